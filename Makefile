@@ -1,0 +1,41 @@
+# serializerd — build, run, test, bench. `make run` and `make test` install the
+# Debian packages they need first (apt, as root or via sudo).
+SWIFT        ?= swift
+CONFIG       ?= config/serializerd.yaml
+APT_PACKAGES := libevent-dev libcurl4-openssl-dev libxml2-dev pkg-config
+BENCH_DATA   ?= ../shared/bench-data
+
+.PHONY: all deps build release run test bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product serializerd
+
+run: release
+	.build/release/serializerd serve --config $(CONFIG)
+
+# One build of everything, then every test target from it.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) build -c release --product serializerd-bench
+	.build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results
+
+clean:
+	rm -rf .build

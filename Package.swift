@@ -1,0 +1,43 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "serializerd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "serializerd", targets: ["serializerd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages, found through pkg-config).
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // Typed wrappers for C variadics and macros; no logic.
+        .target(name: "CShims", dependencies: ["CCurl"]),
+
+        .target(name: "HTTPCore"),
+        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2"]),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore"]),
+        .executableTarget(
+            name: "serializerd",
+            dependencies: [
+                "Proxy", "Serializers", "HTTPCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "serializerd-bench",
+            dependencies: ["Serializers", "HTTPCore"],
+            path: "bench/TranscodeBench",
+            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
+        ),
+
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
+        .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore"]),
+        .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["HTTPCore"]),
+    ]
+)

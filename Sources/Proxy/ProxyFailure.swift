@@ -1,0 +1,119 @@
+import Serializers
+
+/// Every way a proxied request can fail (DESIGN §3's table). The client status is
+/// chosen here and nowhere else.
+public enum ProxyFailure: Error, Sendable, Equatable {
+    /// The response serializer refused the upstream response.
+    case response(SerializationError, upstream: UpstreamEvidence)
+    /// Refused, reset, DNS or TLS failure: libcurl's CURLcode and message.
+    case upstreamUnavailable(curlCode: Int, message: String, url: String?)
+    case upstreamTimeout(url: String?, seconds: Double)
+    case upstreamBodyTooLarge(limit: Int, url: String?)
+    case noRoute
+    case methodNotAllowed(allow: [String])
+    case invalidPath(String)
+    case headersTooLarge(limit: Int)
+    case forbidden
+    case badRequest(String)
+    case requestTooLarge(limit: Int)
+    case unavailable
+
+    /// The status sent to the client. Whenever the serializer's error chain holds an
+    /// unacceptable 4xx/5xx upstream status, the client gets that status.
+    public var clientStatus: Int {
+        switch self {
+        case .response(let error, _): return error.unacceptableErrorStatus ?? 502
+        case .upstreamUnavailable, .upstreamBodyTooLarge: return 502
+        case .upstreamTimeout: return 504
+        case .noRoute: return 404
+        case .methodNotAllowed: return 405
+        case .invalidPath, .badRequest: return 400
+        case .headersTooLarge: return 431
+        case .forbidden: return 403
+        case .requestTooLarge: return 413
+        case .unavailable: return 503
+        }
+    }
+
+    /// The problem type suffix, also the metrics `outcome` (with `_` for `-`).
+    public var typeSuffix: String {
+        switch self {
+        case .response(let error, _): return error.typeSuffix
+        case .upstreamUnavailable: return "upstream-unavailable"
+        case .upstreamTimeout: return "upstream-timeout"
+        case .upstreamBodyTooLarge: return "upstream-body-too-large"
+        case .noRoute: return "no-route"
+        case .methodNotAllowed: return "method-not-allowed"
+        case .invalidPath: return "invalid-path"
+        case .headersTooLarge: return "headers-too-large"
+        case .forbidden: return "forbidden"
+        case .badRequest: return "bad-request"
+        case .requestTooLarge: return "request-too-large"
+        case .unavailable: return "unavailable"
+        }
+    }
+
+    /// AF's error code, or the table's code for serializerd's own failures.
+    public var code: Int {
+        switch self {
+        case .response(let error, _): return error.code
+        case .upstreamUnavailable(let curlCode, _, _): return curlCode
+        case .upstreamTimeout: return 28
+        case .upstreamBodyTooLarge: return 63
+        case .noRoute: return 404
+        case .methodNotAllowed: return 405
+        case .invalidPath: return 400
+        case .headersTooLarge: return 431
+        case .forbidden: return 403
+        case .badRequest: return -1016
+        case .requestTooLarge: return 413
+        case .unavailable: return 503
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .response(let error, _): return error.title
+        case .upstreamUnavailable: return "Could not connect to the server."
+        case .upstreamTimeout: return "The request timed out."
+        case .upstreamBodyTooLarge(let limit, _): return "The upstream response is larger than the limit of \(limit) bytes."
+        case .noRoute: return "No route matches this request."
+        case .methodNotAllowed: return "The route does not allow this method."
+        case .invalidPath: return "The path escapes the route's base URL."
+        case .headersTooLarge(let limit): return "The request headers are larger than the limit of \(limit) bytes."
+        case .forbidden: return "Admin endpoints are not available to this client."
+        case .badRequest: return "The request body cannot be read as parameters."
+        case .requestTooLarge(let limit): return "The request body is larger than the limit of \(limit) bytes."
+        case .unavailable: return "The server is shutting down."
+        }
+    }
+
+    public var detail: String? {
+        switch self {
+        case .response(let error, _): return error.detail
+        case .upstreamUnavailable(_, let message, _): return message
+        case .upstreamTimeout(_, let seconds): return "no complete response within \(seconds) s"
+        case .invalidPath(let why), .badRequest(let why): return why
+        case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", "))"
+        default: return nil
+        }
+    }
+}
+
+/// What the problem document reports of the upstream response.
+public struct UpstreamEvidence: Sendable, Equatable {
+    public var url: String?
+    public var status: Int
+    public var contentType: String?
+    public var body: [UInt8]
+    /// What the serializer could still make of the body (AF's object beside a status error).
+    public var parsed: NormalizedJSON?
+
+    public init(url: String?, status: Int, contentType: String?, body: [UInt8], parsed: NormalizedJSON?) {
+        self.url = url
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.parsed = parsed
+    }
+}

@@ -1,0 +1,28 @@
+/// JSON text that serializerd produced or validated: compact, UTF-8, normalized
+/// escapes. Response serializers return it so the JSON path never needs a tree.
+public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    /// Wraps bytes known to be normalized JSON (from the normalizer or `JSONWriter`).
+    init(trusted bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public init(_ value: JSONValue) {
+        // Writing a JSONValue fails only in canonical mode.
+        self.bytes = (try? value.encoded()) ?? Array("null".utf8)
+    }
+
+    public static let null = NormalizedJSON(trusted: Array("null".utf8))
+
+    /// The value as a tree.
+    public var value: JSONValue { NormalizedReader.read(bytes) }
+
+    /// RFC 8785 canonical form; fails only for numbers outside double range.
+    public func canonicalized() throws(JSONError) -> NormalizedJSON {
+        NormalizedJSON(trusted: try value.encoded(canonical: true))
+    }
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var description: String { text }
+}

@@ -1,0 +1,18 @@
+/// AFCompoundResponseSerializer: the first member that yields a value wins and the
+/// other members' errors are dropped; if none does, the raw serializer's result,
+/// validated with the compound's own lists. Members check their own default content
+/// types but the route's status codes (DESIGN §5).
+struct CompoundResponseSerializer: ResponseSerializer {
+    static let name = "compound"
+
+    let members: [any ResponseSerializer]
+    let fallback: RawResponseSerializer
+
+    func serialize(_ response: UpstreamResponse) -> SerializationResult {
+        for member in members {
+            let result = member.serialize(response)
+            if result.succeeded { return result }
+        }
+        return fallback.serialize(response)
+    }
+}

@@ -1,0 +1,13 @@
+/// AFPropertyListResponseSerializer: XML or binary property lists as JSON.
+struct PlistResponseSerializer: ResponseSerializer {
+    static let name = "plist"
+    static let defaultContentTypes = ["application/x-plist"]
+
+    let validation: ResponseValidation
+
+    func serialize(_ response: UpstreamResponse) -> SerializationResult {
+        validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
+            try PlistTranscoder.transcode(body)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// AFXMLParserResponseSerializer, made JSON in xmltodict's convention.
+struct XMLResponseSerializer: ResponseSerializer {
+    static let name = "xml"
+    static let defaultContentTypes = ["application/xml", "text/xml", "*/*+xml"]
+
+    let validation: ResponseValidation
+    let options: XMLOptions
+
+    func serialize(_ response: UpstreamResponse) -> SerializationResult {
+        validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
+            try XMLTranscoder.transcode(body, options: options)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+/// Reads Apple's binary property list format (`bplist00`) straight into JSON bytes.
+///
+/// Every offset, count and reference is bounds-checked; a reference cycle or
+/// nesting beyond `maxDepth` fails instead of recursing forever.
+struct BinaryPlistReader {
+    let b: ByteReader
+    let offsetSize: Int
+    let refSize: Int
+    let objectCount: Int
+    let offsetTable: Int
+    let maxDepth: Int
+    var out: [UInt8] = []
+    var active: Set<Int> = []
+
+    static func transcode(_ bytes: [UInt8], maxDepth: Int = 512) throws(TranscodeError) -> [UInt8] {
+        var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth)
+        let top = reader.trailerInt(16)
+        try reader.write(object: top, depth: 0)
+        return reader.out
+    }
+
+    init(_ bytes: [UInt8], maxDepth: Int) throws(TranscodeError) {
+        b = ByteReader(bytes)
+        self.maxDepth = maxDepth
+        guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
+            throw TranscodeError("binary property list is truncated (no trailer)")
+        }
+        let t = bytes.count - 32
+        offsetSize = Int(bytes[t + 6])
+        refSize = Int(bytes[t + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(refSize) else {
+            throw TranscodeError("binary property list trailer has invalid integer sizes")
+        }
+        let count = BinaryPlistReader.uint(bytes, t + 8, 8)
+        let table = BinaryPlistReader.uint(bytes, t + 24, 8)
+        guard count > 0, count < UInt64(bytes.count), table >= 8,
+              table + count * UInt64(offsetSize) <= UInt64(t) else {
+            throw TranscodeError("binary property list offset table is out of bounds")
+        }
+        objectCount = Int(count)
+        offsetTable = Int(table)
+        guard trailerInt(16) < objectCount else { throw TranscodeError("binary property list top object is out of range") }
+    }
+
+    func trailerInt(_ at: Int) -> Int {
+        Int(truncatingIfNeeded: BinaryPlistReader.uint(b.bytes, b.count - 32 + at, 8))
+    }
+
+    static func uint(_ bytes: [UInt8], _ at: Int, _ size: Int) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<size { v = v << 8 | UInt64(bytes[at + k]) }
+        return v
+    }
+
+    func offset(of object: Int) throws(TranscodeError) -> Int {
+        guard object >= 0, object < objectCount else { throw TranscodeError("object reference \(object) is out of range") }
+        let at = Int(BinaryPlistReader.uint(b.bytes, offsetTable + object * offsetSize, offsetSize))
+        guard at >= 8, at < offsetTable else { throw TranscodeError("object \(object) lies outside the object area") }
+        return at
+    }
+
+    /// Count from the marker's low nibble, or the int object that follows 0xF.
+    func count(_ at: Int) throws(TranscodeError) -> (Int, Int) {
+        let low = Int(b[at] & 0x0F)
+        guard low == 0x0F else { return (low, at + 1) }
+        let marker = b[at + 1]
+        guard marker & 0xF0 == 0x10 else { throw TranscodeError("invalid length marker at byte \(at + 1)") }
+        let size = 1 << Int(marker & 0x0F)
+        guard size <= 8, at + 2 + size <= offsetTable else { throw TranscodeError("invalid length at byte \(at + 1)") }
+        let v = BinaryPlistReader.uint(b.bytes, at + 2, size)
+        guard v < UInt64(b.count) else { throw TranscodeError("length \(v) at byte \(at + 1) exceeds the body") }
+        return (Int(v), at + 2 + size)
+    }
+
+    func span(_ start: Int, _ length: Int) throws(TranscodeError) -> Range<Int> {
+        guard length >= 0, start + length <= offsetTable else { throw TranscodeError("object at byte \(start) runs past the object area") }
+        return start..<(start + length)
+    }
+
+    func ref(_ at: Int) -> Int { Int(truncatingIfNeeded: BinaryPlistReader.uint(b.bytes, at, refSize)) }
+
+    mutating func write(object: Int, depth: Int) throws(TranscodeError) {
+        guard depth < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+        guard active.insert(object).inserted else { throw TranscodeError("object \(object) contains itself") }
+        defer { active.remove(object) }
+        let at = try offset(of: object)
+        let marker = b[at]
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x00: out.append(contentsOf: "null".utf8)
+            case 0x08: out.append(contentsOf: "false".utf8)
+            case 0x09: out.append(contentsOf: "true".utf8)
+            default: throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
+            }
+        case 0x1:
+            let size = 1 << Int(marker & 0x0F)
+            let range = try span(at + 1, size)
+            guard size <= 16 else { throw TranscodeError("integer of \(size) bytes at byte \(at)") }
+            if size == 16 {
+                // 128-bit integers: libplist and CF store values that fit 64 bits here.
+                out.append(contentsOf: String(Int64(bitPattern: BinaryPlistReader.uint(b.bytes, range.lowerBound + 8, 8))).utf8)
+            } else {
+                let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound, size)
+                out.append(contentsOf: (size == 8 ? String(Int64(bitPattern: raw)) : String(raw)).utf8)
+            }
+        case 0x2:
+            let size = 1 << Int(marker & 0x0F)
+            let range = try span(at + 1, size)
+            let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound, size)
+            switch size {
+            case 4: out.append(contentsOf: try PlistScalars.double(Double(Float(bitPattern: UInt32(raw)))).utf8)
+            case 8: out.append(contentsOf: try PlistScalars.double(Double(bitPattern: raw)).utf8)
+            default: throw TranscodeError("real of \(size) bytes at byte \(at)")
+            }
+        case 0x3:
+            guard marker == 0x33 else { throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)") }
+            let range = try span(at + 1, 8)
+            let seconds = Double(bitPattern: BinaryPlistReader.uint(b.bytes, range.lowerBound, 8))
+            JSONEscaping.appendQuoted(try PlistScalars.isoDate(secondsSince2001: seconds), to: &out)
+        case 0x4:
+            let (n, start) = try count(at)
+            let range = try span(start, n)
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: Base64.encode(Array(b.bytes[range])))
+            out.append(UInt8(ascii: "\""))
+        case 0x5:
+            let (n, start) = try count(at)
+            let range = try span(start, n)
+            guard b.bytes[range].allSatisfy({ $0 < 0x80 }) else { throw TranscodeError("ASCII string at byte \(at) holds non-ASCII bytes") }
+            JSONEscaping.appendQuoted(Array(b.bytes[range]), to: &out)
+        case 0x6:
+            let (n, start) = try count(at)
+            let range = try span(start, n * 2)
+            do throws(JSONError) {
+                let utf8 = try b.bytes.withUnsafeBufferPointer { (all) throws(JSONError) in
+                    try JSONEncodingDetection.transcodeToUTF8(UnsafeBufferPointer(rebasing: all[range]), .utf16BE)
+                }
+                JSONEscaping.appendQuoted(utf8, to: &out)
+            } catch {
+                throw TranscodeError("UTF-16 string at byte \(at): \(error.message)")
+            }
+        case 0x8:
+            let size = Int(marker & 0x0F) + 1
+            let range = try span(at + 1, size)
+            out.append(contentsOf: "{\"CF$UID\":\(BinaryPlistReader.uint(b.bytes, range.lowerBound, size))}".utf8)
+        case 0xA:
+            let (n, start) = try count(at)
+            let range = try span(start, n * refSize)
+            out.append(UInt8(ascii: "["))
+            for k in 0..<n {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                try write(object: ref(range.lowerBound + k * refSize), depth: depth + 1)
+            }
+            out.append(UInt8(ascii: "]"))
+        case 0xD:
+            let (n, start) = try count(at)
+            let range = try span(start, 2 * n * refSize)
+            out.append(UInt8(ascii: "{"))
+            for k in 0..<n {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                let keyObject = ref(range.lowerBound + k * refSize)
+                let keyMarker = b[try offset(of: keyObject)] >> 4
+                guard keyMarker == 0x5 || keyMarker == 0x6 else { throw TranscodeError("dictionary key at byte \(at) is not a string") }
+                try write(object: keyObject, depth: depth + 1)
+                out.append(UInt8(ascii: ":"))
+                try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)
+            }
+            out.append(UInt8(ascii: "}"))
+        default:
+            throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
+        }
+    }
+}

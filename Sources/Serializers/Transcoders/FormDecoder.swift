@@ -1,0 +1,154 @@
+/// Decodes `application/x-www-form-urlencoded` into a JSON object, the inverse of
+/// AF's query-string encoding: `a=1&b[]=x&c[d]=y` → `{"a":"1","b":["x"],"c":{"d":"y"}}`.
+///
+/// A bare key (`a`) is null, `a=` is the empty string, `+` is a space. Key order is
+/// first appearance; a repeated plain key keeps the last value; `a[][k]` starts a
+/// new object in the array when the last one already has `k` (Rack's rule). A key
+/// used both as a scalar and as a container is an error, not a silent overwrite.
+public enum FormDecoder {
+    public static func decode(_ body: [UInt8], charset: String? = nil) throws(TranscodeError) -> JSONValue {
+        let root = FormNode.object()
+        var offset = 0
+        for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            defer { offset += pair.count + 1 }
+            if pair.isEmpty { continue }
+            let eq = pair.firstIndex(of: UInt8(ascii: "="))
+            let rawKey = eq.map { pair[pair.startIndex..<$0] } ?? pair[...]
+            let key = try text(percentDecoded(rawKey, at: offset), charset: charset, at: offset)
+            var value: JSONValue = .null
+            if let eq {
+                let valueOffset = offset + (eq - pair.startIndex) + 1
+                let raw = pair[(eq + 1)...]
+                value = .string(try text(percentDecoded(raw, at: valueOffset), charset: charset, at: valueOffset))
+            }
+            try insert(value, path: keyPath(key), into: root, key: key)
+        }
+        return root.json
+    }
+
+    static func percentDecoded(_ bytes: ArraySlice<UInt8>, at offset: Int) throws(TranscodeError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let c = bytes[i]
+            if c == UInt8(ascii: "+") {
+                out.append(0x20)
+            } else if c == UInt8(ascii: "%") {
+                guard i + 2 < bytes.endIndex, let hi = hexDigit(bytes[i + 1]), let lo = hexDigit(bytes[i + 2]) else {
+                    throw TranscodeError("invalid percent-escape at byte \(offset + i - bytes.startIndex)")
+                }
+                out.append(hi << 4 | lo)
+                i += 2
+            } else {
+                out.append(c)
+            }
+            i += 1
+        }
+        return out
+    }
+
+    static func text(_ bytes: [UInt8], charset: String?, at offset: Int) throws(TranscodeError) -> String {
+        do throws(TranscodeError) {
+            return String(decoding: try TextDecoding.utf8(bytes, charset: charset), as: UTF8.self)
+        } catch {
+            throw TranscodeError("\(error.description) of the field starting at byte \(offset)")
+        }
+    }
+
+    static func hexDigit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - 48
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - 87
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - 55
+        default: return nil
+        }
+    }
+
+    /// `a[b][]` → ["a", "b", ""]; a key without well-formed brackets is taken whole.
+    static func keyPath(_ key: String) -> [String] {
+        guard let open = key.firstIndex(of: "["), open != key.startIndex, key.hasSuffix("]") else { return [key] }
+        var path = [String(key[..<open])]
+        var rest = key[open...]
+        while rest.first == "[" {
+            guard let close = rest.firstIndex(of: "]") else { return [key] }
+            path.append(String(rest[rest.index(after: rest.startIndex)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return rest.isEmpty ? path : [key]
+    }
+
+    /// Whether `path` already leads to a value under `node` (Rack's "key taken" test).
+    static func occupied(_ node: FormNode, _ path: [String]) -> Bool {
+        var current = node
+        for (k, name) in path.enumerated() {
+            guard !name.isEmpty, current.isObject, let next = current.child(name) else { return false }
+            if k == path.count - 1 { return true }
+            current = next
+        }
+        return false
+    }
+
+    static func insert(_ value: JSONValue, path: [String], into node: FormNode, key: String) throws(TranscodeError) {
+        let name = path[0]
+        let rest = Array(path.dropFirst())
+        let conflict = TranscodeError("form field '\(key)' conflicts with an earlier field of another shape")
+        if rest.isEmpty {
+            guard node.child(name)?.isContainer != true else { throw conflict }
+            node.set(name, .leaf(value))
+            return
+        }
+        if rest[0].isEmpty {
+            let array = node.child(name) ?? node.set(name, .array())
+            guard array.isArray else { throw conflict }
+            let tail = Array(rest.dropFirst())
+            if tail.isEmpty { array.items.append(.leaf(value)); return }
+            if let last = array.items.last, last.isObject, !occupied(last, tail) {
+                try insert(value, path: tail, into: last, key: key)
+            } else {
+                let fresh = FormNode.object()
+                array.items.append(fresh)
+                try insert(value, path: tail, into: fresh, key: key)
+            }
+            return
+        }
+        let object = node.child(name) ?? node.set(name, .object())
+        guard object.isObject else { throw conflict }
+        try insert(value, path: rest, into: object, key: key)
+    }
+}
+
+/// A mutable, ordered tree used only while decoding one form body.
+final class FormNode {
+    enum Kind { case leaf(JSONValue), array, object }
+    let kind: Kind
+    var items: [FormNode] = []
+    var keys: [String] = []
+    var children: [String: FormNode] = [:]
+
+    init(_ kind: Kind) { self.kind = kind }
+    static func leaf(_ v: JSONValue) -> FormNode { FormNode(.leaf(v)) }
+    static func array() -> FormNode { FormNode(.array) }
+    static func object() -> FormNode { FormNode(.object) }
+
+    var isArray: Bool { if case .array = kind { return true }; return false }
+    var isObject: Bool { if case .object = kind { return true }; return false }
+    var isContainer: Bool { isArray || isObject }
+
+    func child(_ key: String) -> FormNode? { children[key] }
+
+    @discardableResult
+    func set(_ key: String, _ node: FormNode) -> FormNode {
+        if children[key] == nil { keys.append(key) }
+        children[key] = node
+        return node
+    }
+
+    var json: JSONValue {
+        switch kind {
+        case .leaf(let v): return v
+        case .array: return .array(items.map(\.json))
+        case .object: return .object(keys.map { ($0, children[$0]!.json) })
+        }
+    }
+}

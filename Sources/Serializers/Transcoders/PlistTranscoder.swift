@@ -1,0 +1,14 @@
+/// Property lists → JSON; XML and binary told apart by content, not by Content-Type.
+public enum PlistTranscoder {
+    public static func transcode(_ body: [UInt8], maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> NormalizedJSON {
+        if body.starts(with: Array("bplist".utf8)) {
+            guard body.starts(with: Array("bplist00".utf8)) else {
+                throw TranscodeError("unsupported binary property list version '\(String(decoding: body.prefix(8), as: UTF8.self))'")
+            }
+            return NormalizedJSON(trusted: try BinaryPlistReader.transcode(body, maxDepth: maxDepth))
+        }
+        let builder = PlistXMLBuilder()
+        try XMLSAXParser.parse(body, sink: builder)
+        return NormalizedJSON(trusted: try builder.finish())
+    }
+}

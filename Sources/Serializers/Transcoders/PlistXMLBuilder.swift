@@ -1,0 +1,176 @@
+/// Writes an XML property list as JSON while it is parsed: dict → object (source key
+/// order), array → array, string → string, integer/real → number, true/false,
+/// date → ISO 8601 UTC string, data → base64 string.
+final class PlistXMLBuilder: XMLEventSink {
+    enum Tag: String {
+        case plist, dict, array, key, string, integer, real, `true`, `false`, date, data
+    }
+    struct Level {
+        let tag: Tag
+        var count = 0
+        var awaitingValue = false
+    }
+
+    var out: [UInt8] = []
+    var levels: [Level] = []
+    var text: [UInt8] = []
+    var sawRoot = false
+
+    func startElement(_ element: XMLStartTag) throws(TranscodeError) {
+        let name = String(decoding: UnsafeBufferPointer(start: element.localName, count: strlen(element.localName)), as: UTF8.self)
+        guard let tag = Tag(rawValue: name) else { throw TranscodeError("unknown property list element <\(name)>") }
+        if tag == .plist {
+            guard levels.isEmpty else { throw TranscodeError("<plist> nested inside a property list") }
+            levels.append(Level(tag: .plist))
+            return
+        }
+        guard let parent = levels.last else { throw TranscodeError("property list root must be <plist>") }
+        if parent.tag == .dict {
+            if tag == .key {
+                guard !parent.awaitingValue else { throw TranscodeError("<key> without a value in <dict>") }
+            } else {
+                guard parent.awaitingValue else { throw TranscodeError("<\(name)> in <dict> without a preceding <key>") }
+                levels[levels.count - 1].awaitingValue = false
+            }
+        } else if tag == .key {
+            throw TranscodeError("<key> outside a <dict>")
+        } else if parent.tag == .plist {
+            guard !sawRoot else { throw TranscodeError("<plist> holds more than one value") }
+            sawRoot = true
+        } else if parent.tag != .array {
+            throw TranscodeError("<\(name)> inside <\(parent.tag.rawValue)>")
+        } else {
+            if parent.count > 0 { out.append(UInt8(ascii: ",")) }
+            levels[levels.count - 1].count += 1
+        }
+        levels.append(Level(tag: tag))
+        text.removeAll(keepingCapacity: true)
+        if tag == .dict { out.append(UInt8(ascii: "{")) }
+        if tag == .array { out.append(UInt8(ascii: "[")) }
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        text.append(contentsOf: bytes)
+    }
+
+    func endElement() throws(TranscodeError) {
+        let level = levels.removeLast()
+        switch level.tag {
+        case .plist: return
+        case .dict:
+            guard !level.awaitingValue else { throw TranscodeError("<dict> ends after a <key> without a value") }
+            out.append(UInt8(ascii: "}"))
+        case .array: out.append(UInt8(ascii: "]"))
+        case .key:
+            let parent = levels.count - 1
+            if levels[parent].count > 0 { out.append(UInt8(ascii: ",")) }
+            levels[parent].count += 1
+            levels[parent].awaitingValue = true
+            JSONEscaping.appendQuoted(text, to: &out)
+            out.append(UInt8(ascii: ":"))
+        case .string: JSONEscaping.appendQuoted(text, to: &out)
+        case .integer: out.append(contentsOf: try PlistScalars.integer(trimmedText).utf8)
+        case .real: out.append(contentsOf: try PlistScalars.real(trimmedText).utf8)
+        case .true: out.append(contentsOf: "true".utf8)
+        case .false: out.append(contentsOf: "false".utf8)
+        case .date: JSONEscaping.appendQuoted(try PlistScalars.xmlDate(trimmedText), to: &out)
+        case .data:
+            guard let decoded = Base64.decode(text) else { throw TranscodeError("<data> is not valid base64") }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: Base64.encode(decoded))
+            out.append(UInt8(ascii: "\""))
+        }
+        text.removeAll(keepingCapacity: true)
+    }
+
+    var trimmedText: String { String(decoding: text, as: UTF8.self).trimmingASCIIWhitespace() }
+
+    func finish() throws(TranscodeError) -> [UInt8] {
+        guard sawRoot else { throw TranscodeError("property list has no value") }
+        return out
+    }
+}
+
+/// Scalar conversions shared by the XML and binary property list readers.
+enum PlistScalars {
+    static func integer(_ text: String) throws(TranscodeError) -> String {
+        var digits = Substring(text)
+        var negative = false
+        if digits.first == "+" || digits.first == "-" { negative = digits.first == "-"; digits = digits.dropFirst() }
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") {
+            guard let v = UInt64(digits.dropFirst(2), radix: 16) else { throw TranscodeError("<integer> '\(text)' is not an integer") }
+            return (negative && v != 0 ? "-" : "") + String(v)
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw TranscodeError("<integer> '\(text)' is not an integer")
+        }
+        let trimmed = digits.drop(while: { $0 == "0" })
+        let magnitude = trimmed.isEmpty ? "0" : String(trimmed)
+        return (negative && magnitude != "0" ? "-" : "") + magnitude
+    }
+
+    /// Keeps the lexeme when it is already a JSON number; otherwise re-prints it.
+    static func real(_ text: String) throws(TranscodeError) -> String {
+        if (try? JSONNormalizer.normalize(Array(text.utf8), options: JSONReadOptions())) != nil,
+           text.first != "\"", text != "true", text != "false", text != "null" {
+            return text
+        }
+        guard let v = Double(text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
+            throw TranscodeError("<real> '\(text)' is not a number")
+        }
+        return try double(v)
+    }
+
+    static func double(_ v: Double) throws(TranscodeError) -> String {
+        guard v.isFinite else { throw TranscodeError("real value \(v) has no JSON representation") }
+        return v.description
+    }
+
+    /// XML plist dates are `YYYY-MM-DDTHH:MM:SSZ`; validated and passed through.
+    static func xmlDate(_ text: String) throws(TranscodeError) -> String {
+        let b = Array(text.utf8)
+        let digitPositions = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+        guard b.count == 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "Z"),
+              digitPositions.allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else {
+            throw TranscodeError("<date> '\(text)' is not an ISO 8601 UTC date (YYYY-MM-DDTHH:MM:SSZ)")
+        }
+        return text
+    }
+
+    /// Seconds since 2001-01-01T00:00:00Z (Apple's reference date) as ISO 8601 UTC.
+    static func isoDate(secondsSince2001 seconds: Double) throws(TranscodeError) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e13 else { throw TranscodeError("date \(seconds) is out of range") }
+        let unix = seconds + 978_307_200
+        let whole = unix.rounded(.down)
+        var fraction = unix - whole
+        var days = Int(whole) / 86_400, secs = Int(whole) % 86_400
+        if secs < 0 { secs += 86_400; days -= 1 }
+        let (y, m, d) = civil(fromDays: days)
+        func pad(_ v: Int, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))"
+        fraction = (fraction * 1000).rounded() / 1000
+        if fraction > 0 && fraction < 1 {
+            var ms = pad(Int(fraction * 1000), 3)
+            while ms.last == "0" { ms.removeLast() }
+            text += "." + ms
+        }
+        return text + "Z"
+    }
+
+    /// Howard Hinnant's days-from-civil inverse.
+    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

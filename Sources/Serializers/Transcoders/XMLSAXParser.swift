@@ -1,0 +1,138 @@
+import CLibxml2
+
+/// Receives libxml2 SAX2 events. Pointers are valid only during the call; names are
+/// interned in the parser's dictionary, so equal names have equal pointers.
+protocol XMLEventSink: AnyObject {
+    func startElement(_ element: XMLStartTag) throws(TranscodeError)
+    func endElement() throws(TranscodeError)
+    func characters(_ text: UnsafeBufferPointer<UInt8>)
+}
+
+/// One start tag as libxml2's `startElementNs` reports it.
+struct XMLStartTag {
+    let localName: UnsafePointer<UInt8>
+    let prefix: UnsafePointer<UInt8>?
+    /// `nsCount` pairs of (prefix or nil, URI).
+    let namespaces: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    let nsCount: Int
+    /// `attributeCount` quintuples of (localname, prefix, URI, value, valueEnd).
+    let attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    let attributeCount: Int
+}
+
+/// Drives libxml2's SAX2 push parser over a whole body.
+///
+/// Safety policy: entity declarations are refused (which stops billion-laughs and
+/// external entities at the first `<!ENTITY`), only the five predefined entities
+/// resolve, no DTD is loaded, nothing is fetched (`XML_PARSE_NONET`), and libxml2's
+/// own limits apply (depth 256, text nodes up to 10 MB). Encoding comes from the
+/// byte-order mark and the prolog; the result is always UTF-8.
+enum XMLSAXParser {
+    static let initialized: Void = { xmlInitParser() }()
+
+    static func parse(_ bytes: [UInt8], sink: any XMLEventSink) throws(TranscodeError) {
+        _ = initialized
+        let context = SAXContext(sink: sink)
+        var handler = makeHandler()
+        let box = Unmanaged.passRetained(context)
+        defer { box.release() }
+        guard let ctxt = xmlCreatePushParserCtxt(&handler, box.toOpaque(), nil, 0, nil) else {
+            throw TranscodeError("cannot create the XML parser")
+        }
+        defer { xmlFreeParserCtxt(ctxt) }
+        context.parser = ctxt
+        let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue | XML_PARSE_NOERROR.rawValue
+            | XML_PARSE_NOWARNING.rawValue
+        xmlCtxtUseOptions(ctxt, Int32(options))
+        let chunk = 1 << 24
+        bytes.withUnsafeBufferPointer { buf in
+            buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { base in
+                var offset = 0
+                repeat {
+                    let length = min(chunk, buf.count - offset)
+                    let last = offset + length == buf.count
+                    xmlParseChunk(ctxt, base + offset, Int32(length), last ? 1 : 0)
+                    offset += length
+                } while offset < buf.count && context.failure == nil && ctxt.pointee.wellFormed != 0
+            }
+        }
+        if let failure = context.failure { throw failure }
+        guard ctxt.pointee.wellFormed != 0 else { throw TranscodeError("XML is not well-formed") }
+    }
+
+    static func makeHandler() -> xmlSAXHandler {
+        var h = xmlSAXHandler()
+        h.initialized = UInt32(XML_SAX2_MAGIC)
+        h.startElementNs = { ctx, localname, prefix, _, nbNamespaces, namespaces, nbAttributes, _, attributes in
+            SAXContext.from(ctx).start(XMLStartTag(
+                localName: localname!, prefix: prefix, namespaces: namespaces, nsCount: Int(nbNamespaces),
+                attributes: attributes, attributeCount: Int(nbAttributes)))
+        }
+        h.endElementNs = { ctx, _, _, _ in SAXContext.from(ctx).end() }
+        h.characters = { ctx, text, length in SAXContext.from(ctx).text(text, length) }
+        h.cdataBlock = { ctx, text, length in SAXContext.from(ctx).text(text, length) }
+        h.getEntity = { _, name in xmlGetPredefinedEntity(name) }
+        h.entityDecl = { ctx, name, _, _, _, _ in SAXContext.from(ctx).refuseEntity(name) }
+        h.unparsedEntityDecl = { ctx, name, _, _, _ in SAXContext.from(ctx).refuseEntity(name) }
+        h.reference = { ctx, name in SAXContext.from(ctx).unresolvedReference(name) }
+        h.serror = { ctx, error in SAXContext.from(ctx).libxmlError(error) }
+        return h
+    }
+}
+
+/// The user data libxml2 hands back to every callback; retained for one parse.
+final class SAXContext {
+    let sink: any XMLEventSink
+    var parser: xmlParserCtxtPtr?
+    var failure: TranscodeError?
+
+    init(sink: any XMLEventSink) { self.sink = sink }
+
+    static func from(_ raw: UnsafeMutableRawPointer?) -> SAXContext {
+        Unmanaged<SAXContext>.fromOpaque(raw!).takeUnretainedValue()
+    }
+
+    func stop(_ error: TranscodeError) {
+        if failure == nil { failure = error }
+        if let parser { xmlStopParser(parser) }
+    }
+
+    var position: String {
+        guard let parser else { return "" }
+        return " at line \(xmlSAX2GetLineNumber(parser)), column \(xmlSAX2GetColumnNumber(parser))"
+    }
+
+    func start(_ tag: XMLStartTag) {
+        guard failure == nil else { return }
+        do { try sink.startElement(tag) } catch { stop(error) }
+    }
+
+    func end() {
+        guard failure == nil else { return }
+        do { try sink.endElement() } catch { stop(error) }
+    }
+
+    func text(_ bytes: UnsafePointer<UInt8>?, _ length: Int32) {
+        guard failure == nil, let bytes, length > 0 else { return }
+        sink.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    func refuseEntity(_ name: UnsafePointer<UInt8>?) {
+        let shown = name.map { String(cString: $0) } ?? "?"
+        stop(TranscodeError("entity declaration '\(shown)' refused (entity declarations are not allowed)\(position)"))
+    }
+
+    func unresolvedReference(_ name: UnsafePointer<UInt8>?) {
+        let shown = name.map { String(cString: $0) } ?? "?"
+        stop(TranscodeError("reference to undeclared entity '&\(shown);'\(position)"))
+    }
+
+    func libxmlError(_ error: xmlErrorPtr?) {
+        guard let e = error?.pointee else { return }
+        let undeclaredEntity = e.code == XML_WAR_UNDECLARED_ENTITY.rawValue || e.code == XML_ERR_UNDECLARED_ENTITY.rawValue
+        guard e.level.rawValue >= XML_ERR_ERROR.rawValue || undeclaredEntity else { return }
+        var message = e.message.map { String(cString: $0) } ?? "XML error \(e.code)"
+        while message.last == "\n" || message.last == " " { message.removeLast() }
+        stop(TranscodeError("\(message) at line \(e.line), column \(e.int2)"))
+    }
+}

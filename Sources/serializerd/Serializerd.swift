@@ -1,0 +1,12 @@
+import ArgumentParser
+import HTTPCore
+
+@main
+struct Serializerd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serializerd",
+        abstract: "A local HTTP proxy that applies AFNetworking-style serializer policies.",
+        version: ServerVersion.string,
+        subcommands: [TranscodeCommand.self]
+    )
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+
+/// Whole-buffer reads and writes on file descriptors. No stdio: its buffering
+/// reorders output under pipes, and Swift 6 forbids the `stdout` global anyway.
+enum StandardStreams {
+    static func write(_ bytes: [UInt8], fd: Int32 = 1) {
+        bytes.withUnsafeBufferPointer { buf in
+            var offset = 0
+            while offset < buf.count {
+                let n = Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return }
+                offset += n
+            }
+        }
+    }
+
+    static func readAll(path: String) throws -> [UInt8] {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ValidationError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
+        defer { if fd != 0 { close(fd) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw ValidationError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+}

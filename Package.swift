@@ -35,9 +35,10 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),
 
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
-        .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore"]),
+        .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["HTTPCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -4,10 +4,11 @@ struct PlistResponseSerializer: ResponseSerializer {
     static let defaultContentTypes = ["application/x-plist"]
 
     let validation: ResponseValidation
+    let maxDepth: Int
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
-            try PlistTranscoder.transcode(body)
+            try PlistTranscoder.transcode(body, maxDepth: maxDepth)
         }
     }
 }

@@ -40,8 +40,8 @@ public enum ResponseSerializerRegistry {
     static func member(_ name: String, _ s: ResponseSettings, _ v: ResponseValidation) -> any ResponseSerializer {
         switch name {
         case "json": return JSONResponseSerializer(validation: v, options: s.jsonOptions)
-        case "xml": return XMLResponseSerializer(validation: v, options: s.xml ?? XMLOptions())
-        case "plist": return PlistResponseSerializer(validation: v)
+        case "xml": return XMLResponseSerializer(validation: v, maxDepth: s.maxJSONDepth, options: s.xml ?? XMLOptions())
+        case "plist": return PlistResponseSerializer(validation: v, maxDepth: s.maxJSONDepth)
         case "image": return ImageResponseSerializer(validation: v, options: s.image ?? ImageOptions())
         case "form": return FormResponseSerializer(validation: v)
         case "text": return TextResponseSerializer(validation: v)

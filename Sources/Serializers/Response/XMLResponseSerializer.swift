@@ -4,11 +4,12 @@ struct XMLResponseSerializer: ResponseSerializer {
     static let defaultContentTypes = ["application/xml", "text/xml", "*/*+xml"]
 
     let validation: ResponseValidation
+    let maxDepth: Int
     let options: XMLOptions
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
-            try XMLTranscoder.transcode(body, options: options)
+            try XMLTranscoder.transcode(body, options: options, maxDepth: maxDepth)
         }
     }
 }

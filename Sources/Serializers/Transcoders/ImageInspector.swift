@@ -86,6 +86,12 @@ public enum ImageInspector {
             height = abs(Int(Int32(truncatingIfNeeded: r.le32(22))))
         }
         guard dataOffset >= 14 + headerSize, dataOffset < r.count else { throw truncated("BMP") }
+        let bitsPerPixel = headerSize == 12 ? r.le16(24) : r.le16(28)
+        let compression = headerSize == 12 ? 0 : r.le32(30)
+        let declaredSize = headerSize == 12 ? 0 : r.le32(34)
+        let rowBytes = (bitsPerPixel * width + 31) / 32 * 4
+        let required = [0, 3, 6].contains(compression) ? rowBytes * height : declaredSize
+        guard width > 0, dataOffset + required <= r.count else { throw truncated("BMP") }
         return try sized("bmp", width, height)
     }
 
@@ -99,13 +105,22 @@ public enum ImageInspector {
         let entries = u16(ifd)
         guard ifd + 2 + entries * 12 <= r.count else { throw truncated("TIFF") }
         var width = 0, height = 0
+        var fields: [Int: [Int]] = [:]
         for k in 0..<entries {
             let e = ifd + 2 + k * 12
-            let tag = u16(e), type = u16(e + 2)
-            let value = type == 3 ? u16(e + 8) : u32(e + 8)
-            if tag == 256 { width = value }
-            if tag == 257 { height = value }
+            let tag = u16(e), type = u16(e + 2), count = u32(e + 4)
+            guard type == 3 || type == 4 else { continue }
+            let size = type == 3 ? 2 : 4
+            let base = count * size <= 4 ? e + 8 : u32(e + 8)
+            guard count >= 1, count < 1 << 20, base + count * size <= r.count else { throw truncated("TIFF") }
+            fields[tag] = (0..<count).map { type == 3 ? u16(base + $0 * 2) : u32(base + $0 * 4) }
         }
+        width = fields[256]?.first ?? 0
+        height = fields[257]?.first ?? 0
+        // Pixel data (strips or tiles) must lie inside the body.
+        let offsets = fields[273] ?? fields[324] ?? [], counts = fields[279] ?? fields[325] ?? []
+        guard !offsets.isEmpty, offsets.count == counts.count,
+              zip(offsets, counts).allSatisfy({ $0 + $1 <= r.count }) else { throw truncated("TIFF") }
         return try sized("tiff", width, height)
     }
 

@@ -7,7 +7,7 @@ public enum PlistTranscoder {
             }
             return NormalizedJSON(trusted: try BinaryPlistReader.transcode(body, maxDepth: maxDepth))
         }
-        let builder = PlistXMLBuilder()
+        let builder = PlistXMLBuilder(maxDepth: maxDepth)
         try XMLSAXParser.parse(body, sink: builder)
         return NormalizedJSON(trusted: try builder.finish())
     }

@@ -11,10 +11,13 @@ final class PlistXMLBuilder: XMLEventSink {
         var awaitingValue = false
     }
 
+    let maxDepth: Int
     var out: [UInt8] = []
     var levels: [Level] = []
     var text: [UInt8] = []
     var sawRoot = false
+
+    init(maxDepth: Int) { self.maxDepth = maxDepth }
 
     func startElement(_ element: XMLStartTag) throws(TranscodeError) {
         let name = String(decoding: UnsafeBufferPointer(start: element.localName, count: strlen(element.localName)), as: UTF8.self)
@@ -25,6 +28,7 @@ final class PlistXMLBuilder: XMLEventSink {
             return
         }
         guard let parent = levels.last else { throw TranscodeError("property list root must be <plist>") }
+        guard levels.count <= maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
         if parent.tag == .dict {
             if tag == .key {
                 guard !parent.awaitingValue else { throw TranscodeError("<key> without a value in <dict>") }

@@ -1,4 +1,7 @@
 import CLibxml2
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Receives libxml2 SAX2 events. Pointers are valid only during the call; names are
 /// interned in the parser's dictionary, so equal names have equal pointers.
@@ -32,6 +35,9 @@ enum XMLSAXParser {
 
     static func parse(_ bytes: [UInt8], sink: any XMLEventSink) throws(TranscodeError) {
         _ = initialized
+        // libxml2 reports some errors (e.g. encoding conversion) only on its generic
+        // channel, which prints to stderr; the structured handler below has the facts.
+        silenceGenericErrors()
         let context = SAXContext(sink: sink)
         var handler = makeHandler()
         let box = Unmanaged.passRetained(context)
@@ -60,6 +66,16 @@ enum XMLSAXParser {
         guard ctxt.pointee.wellFormed != 0 else { throw TranscodeError("XML is not well-formed") }
     }
 
+    /// libxml2's default generic handler prints to its context FILE (stderr when
+    /// unset); it cannot take a no-op Swift handler (the C type is variadic), so the
+    /// context becomes /dev/null. The setting is per thread, hence on every parse.
+    static func silenceGenericErrors() {
+        guard let sink = discard.file else { return }
+        xmlSetGenericErrorFunc(sink, nil)
+    }
+
+    static let discard = DiscardFile()
+
     static func makeHandler() -> xmlSAXHandler {
         var h = xmlSAXHandler()
         h.initialized = UInt32(XML_SAX2_MAGIC)
@@ -78,6 +94,12 @@ enum XMLSAXParser {
         h.serror = { ctx, error in SAXContext.from(ctx).libxmlError(error) }
         return h
     }
+}
+
+/// An open `/dev/null` stream, shared for the process's lifetime.
+final class DiscardFile: @unchecked Sendable {
+    let file: UnsafeMutableRawPointer?
+    init() { file = UnsafeMutableRawPointer(fopen("/dev/null", "w")) }
 }
 
 /// The user data libxml2 hands back to every callback; retained for one parse.

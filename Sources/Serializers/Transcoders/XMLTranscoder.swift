@@ -7,8 +7,9 @@
 /// `values` until its parent closes and groups it with its siblings, so memory stays
 /// near the output size and no tree of Swift objects is built.
 public enum XMLTranscoder {
-    public static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions()) throws(TranscodeError) -> NormalizedJSON {
-        let builder = XMLJSONBuilder(options: options, capacity: body.count)
+    public static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(),
+                                 maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> NormalizedJSON {
+        let builder = XMLJSONBuilder(options: options, capacity: body.count, maxDepth: maxDepth)
         try XMLSAXParser.parse(body, sink: builder)
         return NormalizedJSON(trusted: try builder.finish())
     }
@@ -37,6 +38,7 @@ final class XMLJSONBuilder: XMLEventSink {
 
     let strip: Bool
     let forced: Set<[UInt8]>
+    let maxDepth: Int
     var values: [UInt8] = []
     var text: [UInt8] = []
     var frames: [Frame] = []
@@ -55,7 +57,8 @@ final class XMLJSONBuilder: XMLEventSink {
     var groupCount: [Int] = []
     var next: [Int] = []
 
-    init(options: XMLOptions, capacity: Int) {
+    init(options: XMLOptions, capacity: Int, maxDepth: Int) {
+        self.maxDepth = maxDepth
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
         values.reserveCapacity(capacity)
@@ -71,6 +74,7 @@ final class XMLJSONBuilder: XMLEventSink {
     // MARK: events
 
     func startElement(_ tag: XMLStartTag) throws(TranscodeError) {
+        guard frames.count <= maxDepth else { throw TranscodeError("elements nested deeper than the limit of \(maxDepth)") }
         let name = keyID(prefix: tag.prefix, local: tag.localName, attribute: false)
         let pathLength = path.count
         if !forced.isEmpty {

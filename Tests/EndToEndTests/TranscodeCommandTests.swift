@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The `serializerd` binary itself: arguments, stdin/files, stdout and exit codes.
+@Suite struct TranscodeCommandTests {
+    @Test func printsNormalizedJSONFromStdinAndExitsZero() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "json", "--content-type", "application/json"],
+                                          stdin: Array(#" { "a" : [1, null, "\/"] } "#.utf8))
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "{\"a\":[1,null,\"/\"]}\n")
+    }
+
+    @Test func printsTheProblemDocumentAndExitsOneOnFailure() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "json", "--content-type", "application/json",
+                                           "--status", "404"], stdin: Array(#"{"message":"Not Found"}"#.utf8))
+        #expect(result.status == 1)
+        #expect(result.stdoutText.hasPrefix(#"{"type":"urn:serializerd:unacceptable-status","title":"Request failed: not found (404)","status":404,"code":-1011,"upstream":{"status":404,"content_type":"application/json","body":{"message":"Not Found"}}}"#))
+    }
+
+    @Test func withoutContentTypeTheResponseHasNone() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "json"], stdin: Array("{}".utf8))
+        #expect(result.status == 1)
+        #expect(result.stdoutText.contains("unacceptable content-type: (none)"))
+    }
+
+    @Test func readsFilesAndAppliesOptions() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "xml", "--content-type", "application/xml",
+                                           "--option", "xml.force_array=/rss/channel/item", "--option", "namespaces=strip",
+                                           Fixture.path("xml/single-item.xml")])
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "{\"rss\":{\"@version\":\"2.0\",\"channel\":{\"title\":\"Only\",\"item\":[{\"title\":\"Alone\"}]}}}\n")
+    }
+
+    @Test func compoundStatusOptionAndCanonicalOutput() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "compound", "--option", "serializers=xml,json",
+                                           "--option", "acceptable_status_codes=200-299,404", "--status", "404",
+                                           "--content-type", "application/json", "--option", "canonical=true"],
+                                          stdin: Array(#"{"b":1.50,"a":1e2}"#.utf8))
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "{\"a\":100,\"b\":1.5}\n")
+    }
+
+    @Test func badOptionsAreUsageErrorsOnStderr() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "json", "--option", "xml.force_array=/a"], stdin: [])
+        #expect(result.status != 0 && result.status != 1)
+        #expect(result.stderrText.contains("applies to the xml serializer, not json"))
+        let unknown = try ServerBinary.run(["transcode", "--serializer", "yaml"], stdin: [])
+        #expect(unknown.stderrText.contains("unknown serializer 'yaml'"))
+        let missing = try ServerBinary.run(["transcode", "--serializer", "json", "/nonexistent/file.json"])
+        #expect(missing.stderrText.contains("cannot open '/nonexistent/file.json'"))
+    }
+
+    @Test func versionPrintsTheProductVersion() throws {
+        let result = try ServerBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+    }
+
+    @Test func binaryInputThroughRawAndImage() throws {
+        let png = try ServerBinary.run(["transcode", "--serializer", "image", "--content-type", "image/png",
+                                        Fixture.path("images/sample.png")])
+        #expect(png.stdoutText == "{\"format\":\"png\",\"width\":7,\"height\":5,\"bytes\":77}\n")
+        let raw = try ServerBinary.run(["transcode", "--serializer", "raw"], stdin: [0x00, 0xFF])
+        #expect(raw.stdoutText == "{\"bytes\":2,\"base64\":\"AP8=\"}\n")
+    }
+}

@@ -1,0 +1,48 @@
+@testable import Serializers
+import Testing
+
+@Suite struct FormDecoderTests {
+    func form(_ text: String, charset: String? = nil) throws -> String {
+        NormalizedJSON(try FormDecoder.decode(Array(text.utf8), charset: charset)).text
+    }
+
+    @Test func designExampleDecodes() throws {
+        #expect(try form("a=1&b[]=x&c[d]=y") == #"{"a":"1","b":["x"],"c":{"d":"y"}}"#)
+    }
+
+    @Test func percentEscapesAndPlusAreDecoded() throws {
+        #expect(try form("q=a+b%20c%26d&k%5Bn%5D=%E2%98%83") == #"{"q":"a b c&d","k":{"n":"☃"}}"#)
+    }
+
+    @Test func bareKeyIsNullAndEmptyValueIsEmptyString() throws {
+        #expect(try form("a&b=&&c") == #"{"a":null,"b":"","c":null}"#)
+    }
+
+    @Test func arraysOfObjectsFollowRack() throws {
+        #expect(try form("g[][h]=1&g[][i]=2&g[][h]=3") == #"{"g":[{"h":"1","i":"2"},{"h":"3"}]}"#)
+    }
+
+    @Test func repeatedPlainKeyKeepsTheLastValue() throws {
+        #expect(try form("a=1&a=2") == #"{"a":"2"}"#)
+    }
+
+    @Test func shapeConflictsAreErrors() {
+        #expect(throws: TranscodeError.self) { try FormDecoder.decode(Array("a=1&a[b]=2".utf8)) }
+        #expect(throws: TranscodeError.self) { try FormDecoder.decode(Array("a[]=1&a[b]=2".utf8)) }
+    }
+
+    @Test func badEscapesAndBadCharsetsFail() {
+        #expect(throws: TranscodeError.self) { try FormDecoder.decode(Array("a=%zz".utf8)) }
+        #expect(throws: TranscodeError.self) { try FormDecoder.decode(Array("a=%C3".utf8)) }
+    }
+
+    @Test func charsetParameterIsHonoured() throws {
+        #expect(try form("a=caf%E9", charset: "iso-8859-1") == #"{"a":"café"}"#)
+    }
+
+    @Test func roundTripsAFQueryEncoding() throws {
+        let params: [(String, JSONValue)] = [("b", .array([.string("x"), .string("y z")])), ("a", .object([("n", .string("&"))]))]
+        let encoded = QueryStringEncoder.encode(params)
+        #expect(try form(encoded) == #"{"a":{"n":"&"},"b":["x","y z"]}"#)
+    }
+}

@@ -1,0 +1,66 @@
+@testable import Serializers
+import TestSupport
+import Testing
+
+@Suite struct PlistTranscoderTests {
+    static let expected = #"{"name":"A & B","count":-42,"ratio":3.25,"ok":true,"off":false,"when":"2024-01-02T03:04:05Z","blob":"aGVsbG8=","list":[1,"x",{}],"unicode":"héllo ☃ 😀","big":1099511627776,"neg":-1099511627776}"#
+
+    @Test func xmlPropertyListWithAppleDoctypeParses() throws {
+        #expect(try PlistTranscoder.transcode(try Fixture.bytes("plist/sample.plist")).text == Self.expected)
+    }
+
+    @Test func binaryPropertyListParses() throws {
+        #expect(try PlistTranscoder.transcode(try Fixture.bytes("plist/sample.bplist")).text == Self.expected)
+    }
+
+    @Test func serializerHandles204WithEmptyBody() throws {
+        let s = try makeSerializer("plist")
+        let result = s.serialize(UpstreamResponse(status: 204, contentType: "application/x-plist", body: []))
+        #expect(result.error == nil && result.text == "null")
+    }
+
+    @Test func serializerRequiresThePlistContentType() throws {
+        let s = try makeSerializer("plist")
+        let body = try Fixture.bytes("plist/sample.plist")
+        #expect(s.serialize(UpstreamResponse(status: 200, contentType: "application/x-plist", body: body)).succeeded)
+        #expect(s.serialize(UpstreamResponse(status: 200, contentType: "text/plain", body: body)).error?.code == -1016)
+    }
+
+    @Test func datesWithFractionsAndBeforeTheReferenceDate() throws {
+        #expect(try PlistScalars.isoDate(secondsSince2001: 0) == "2001-01-01T00:00:00Z")
+        #expect(try PlistScalars.isoDate(secondsSince2001: -978_307_200) == "1970-01-01T00:00:00Z")
+        #expect(try PlistScalars.isoDate(secondsSince2001: 1.5) == "2001-01-01T00:00:01.5Z")
+        #expect(try PlistScalars.isoDate(secondsSince2001: 730_000_000) == "2024-02-19T01:46:40Z")
+    }
+
+    @Test func truncatedBinaryPlistFails() throws {
+        let body = try Fixture.bytes("plist/sample.bplist")
+        for cut in [8, 20, body.count / 2, body.count - 1] {
+            #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(Array(body.prefix(cut))) }
+        }
+    }
+
+    @Test func selfReferencingBinaryPlistFails() throws {
+        // One array (object 0) whose single element is itself.
+        var body = Array("bplist00".utf8) + [0xA1, 0x00]
+        let table = body.count
+        body += [8]
+        body += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 0]
+        body += [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+        #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(body) }
+    }
+
+    @Test(arguments: [
+        "<plist><dict><key>a</key></dict></plist>", "<plist><dict><string>x</string></dict></plist>",
+        "<plist><integer>12x</integer></plist>", "<plist><date>yesterday</date></plist>", "<plist><foo/></plist>",
+        "<plist><data>!!</data></plist>", "<plist></plist>", "<dict/>", "<plist><real>nan</real></plist>",
+    ])
+    func malformedXMLPlistsFail(input: String) {
+        #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(Array(input.utf8)) }
+    }
+
+    @Test func xmlPlistScalarsNormalize() throws {
+        let text = "<plist><array><integer>007</integer><integer>-0</integer><real>1.</real><real>2.5e3</real></array></plist>"
+        #expect(try PlistTranscoder.transcode(Array(text.utf8)).text == "[7,0,1.0,2.5e3]")
+    }
+}

@@ -1,0 +1,111 @@
+@testable import Serializers
+import Testing
+
+@Suite struct TextAndRawSerializerTests {
+    @Test func textDecodesByCharsetParameter() throws {
+        let s = try makeSerializer("text")
+        let latin = s.serialize(UpstreamResponse(status: 200, contentType: "text/plain; charset=ISO-8859-1", body: [0x63, 0xE9]))
+        #expect(latin.text == "\"cé\"")
+        let sjis = s.serialize(UpstreamResponse(status: 200, contentType: "text/plain; charset=shift_jis", body: [0x82, 0xA0]))
+        #expect(sjis.text == "\"あ\"")
+        #expect(s.serialize(response(200, "text/csv", "a,b\n\"c\"")).text == #""a,b\n\"c\"""#)
+    }
+
+    @Test func textRejectsBytesInvalidForTheCharset() throws {
+        let s = try makeSerializer("text")
+        let bad = s.serialize(UpstreamResponse(status: 200, contentType: "text/plain", body: [0x61, 0xC3, 0x28]))
+        #expect(bad.error?.detail == "text: invalid UTF-8 at byte 1")
+        let ascii = s.serialize(UpstreamResponse(status: 200, contentType: "text/plain; charset=us-ascii", body: [0x61, 0xE9]))
+        #expect(ascii.error?.code == 3840)
+        let unknown = s.serialize(response(200, "text/plain; charset=klingon", "x"))
+        #expect(unknown.error?.detail?.contains("unsupported charset 'klingon'") == true)
+    }
+
+    @Test func textOnlyAcceptsTextTypesByDefault() throws {
+        #expect(try makeSerializer("text").serialize(response(200, "application/json", "{}")).error?.code == -1016)
+    }
+
+    @Test func rawGivesStringsForUTF8AndBase64Otherwise() throws {
+        let s = try makeSerializer("raw")
+        #expect(s.serialize(response(200, nil, "héllo")).text == "\"héllo\"")
+        let binary = s.serialize(UpstreamResponse(status: 200, contentType: "application/octet-stream", body: [0, 0xFF, 0x10]))
+        #expect(binary.text == #"{"bytes":3,"base64":"AP8Q"}"#)
+    }
+}
+
+@Suite struct CompoundResponseSerializerTests {
+    @Test func firstMemberThatYieldsAValueWins() throws {
+        let s = try makeSerializer("compound", ["serializers=xml,json"])
+        let fromJSON = s.serialize(response(200, "application/json", #"{"a":1}"#))
+        #expect(fromJSON.text == #"{"a":1}"# && fromJSON.serializer == "json")
+        let fromXML = s.serialize(response(200, "text/xml", "<a>1</a>"))
+        #expect(fromXML.text == #"{"a":"1"}"# && fromXML.serializer == "xml")
+    }
+
+    @Test func orderDecidesWhenSeveralMembersAccept() throws {
+        let textFirst = try makeSerializer("compound", ["serializers=text,xml"])
+        #expect(textFirst.serialize(response(200, "text/xml", "<a>1</a>")).serializer == "text")
+    }
+
+    @Test func fallsBackToRawWhenNoMemberYields() throws {
+        let s = try makeSerializer("compound", ["serializers=json,image"])
+        let result = s.serialize(response(200, "text/html", "<p>hi</p>"))
+        #expect(result.error == nil)
+        #expect(result.serializer == "raw")
+        #expect(result.text == "\"<p>hi</p>\"")
+    }
+
+    @Test func statusPolicyIsTheRoutesForEveryMember() throws {
+        let s = try makeSerializer("compound", ["serializers=json", "acceptable_status_codes=200-299,404"])
+        #expect(s.serialize(response(404, "application/json", "{}")).serializer == "json")
+        let failed = s.serialize(response(500, "application/json", #"{"e":1}"#))
+        #expect(failed.error == .unacceptableStatus(500, underlying: nil))
+        #expect(failed.serializer == "raw")
+    }
+
+    @Test func fallbackUsesTheCompoundsOwnContentTypes() throws {
+        let s = try makeSerializer("compound", ["serializers=json", "acceptable_content_types=text/plain"])
+        #expect(s.serialize(response(200, "text/html", "<p>")).error == .unacceptableContentType("text/html"))
+    }
+
+    @Test func memberOptionsApply() throws {
+        let s = try makeSerializer("compound", ["serializers=json,image", "image.include_data=true", "remove_null_values=true"])
+        #expect(s.serialize(response(200, "application/json", #"{"a":null}"#)).text == "{}")
+    }
+}
+
+@Suite struct ResponseSerializerRegistryTests {
+    @Test func unknownNamesFail() {
+        #expect(throws: SettingsError.self) { try makeSerializer("yaml") }
+        #expect(throws: SettingsError.self) { try makeSerializer("compound", ["serializers=json,yaml"]) }
+        #expect(throws: SettingsError.self) { try makeSerializer("compound", ["serializers=compound"]) }
+        #expect(throws: SettingsError.self) { try makeSerializer("compound") }
+    }
+
+    @Test func optionsOfAnotherSerializerFail() {
+        #expect(throws: SettingsError.self) { try makeSerializer("json", ["xml.force_array=/a"]) }
+        #expect(throws: SettingsError.self) { try makeSerializer("xml", ["remove_null_values=true"]) }
+        #expect(throws: SettingsError.self) { try makeSerializer("text", ["image.include_data=true"]) }
+        #expect(throws: SettingsError.self) { try makeSerializer("json", ["serializers=json"]) }
+        #expect(throws: SettingsError.self) { try makeSerializer("compound", ["serializers=json", "namespaces=strip"]) }
+    }
+
+    @Test func badValuesFailWithTheKeyNamed() {
+        var settings = ResponseSettings()
+        #expect(throws: SettingsError("acceptable_status_codes: '2xx' is not a status code (100-599) or a range like 200-299")) {
+            try settings.apply(option: "acceptable_status_codes=2xx")
+        }
+        #expect(throws: SettingsError.self) { try settings.apply(option: "acceptable_status_codes=300-200") }
+        #expect(throws: SettingsError.self) { try settings.apply(option: "acceptable_content_types=json") }
+        #expect(throws: SettingsError.self) { try settings.apply(option: "remove_null_values=yes") }
+        #expect(throws: SettingsError.self) { try settings.apply(option: "frobnicate=1") }
+        #expect(throws: SettingsError.self) { try settings.apply(option: "novalue") }
+    }
+
+    @Test func everyNameResolves() throws {
+        for name in ResponseSerializerRegistry.names {
+            let options = name == "compound" ? ["serializers=json"] : []
+            _ = try makeSerializer(name, options)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+@testable import Serializers
+import TestSupport
+import Testing
+
+@Suite struct XMLTranscoderTests {
+    func xml(_ text: String, _ options: XMLOptions = XMLOptions()) throws -> String {
+        try XMLTranscoder.transcode(Array(text.utf8), options: options).text
+    }
+
+    func failure(_ bytes: [UInt8]) -> String? {
+        do { _ = try XMLTranscoder.transcode(bytes); return nil } catch { return error.description }
+    }
+
+    @Test func textAloneBecomesAPlainString() throws {
+        #expect(try xml("<a>hello</a>") == #"{"a":"hello"}"#)
+    }
+
+    @Test func emptyElementBecomesNull() throws {
+        #expect(try xml("<a><b/><c></c><d>  </d></a>") == #"{"a":{"b":null,"c":null,"d":null}}"#)
+    }
+
+    @Test func attributesComeFirstWithAtSigns() throws {
+        #expect(try xml(#"<a x="1" y="&amp;2"><b>t</b></a>"#) == #"{"a":{"@x":"1","@y":"&2","b":"t"}}"#)
+    }
+
+    @Test func textBesideAttributesOrChildrenIsHashText() throws {
+        #expect(try xml(##"<a id="7">value</a>"##) == ##"{"a":{"@id":"7","#text":"value"}}"##)
+        #expect(try xml("<p>Hi <b>there</b> you</p>") == ##"{"p":{"b":"there","#text":"Hi  you"}}"##)
+    }
+
+    @Test func repeatedElementsBecomeArraysAtTheFirstPosition() throws {
+        #expect(try xml("<r><i>1</i><x>y</x><i>2</i><i>3</i></r>") == #"{"r":{"i":["1","2","3"],"x":"y"}}"#)
+    }
+
+    @Test func forceArrayPathsAlwaysGiveArrays() throws {
+        let text = try XMLTranscoder.transcode(try Fixture.bytes("xml/single-item.xml"),
+                                               options: XMLOptions(forceArray: ["/rss/channel/item"])).text
+        #expect(text == #"{"rss":{"@version":"2.0","channel":{"title":"Only","item":[{"title":"Alone"}]}}}"#)
+    }
+
+    @Test func allLeafValuesAreStrings() throws {
+        #expect(try xml("<n><i>42</i><b>true</b></n>") == #"{"n":{"i":"42","b":"true"}}"#)
+    }
+
+    @Test func cdataIsText() throws {
+        #expect(try xml("<a><![CDATA[<p> & ]]></a>") == #"{"a":"<p> &"}"#)
+    }
+
+    @Test func namespacesKeepPrefixesAndDeclarations() throws {
+        let doc = #"<f xmlns:dc="urn:dc" xmlns="urn:d"><dc:c dc:k="v">x</dc:c></f>"#
+        #expect(try xml(doc) == ##"{"f":{"@xmlns:dc":"urn:dc","@xmlns":"urn:d","dc:c":{"@dc:k":"v","#text":"x"}}}"##)
+        #expect(try xml(doc, XMLOptions(namespaces: .strip)) == ##"{"f":{"c":{"@k":"v","#text":"x"}}}"##)
+    }
+
+    @Test func feedFixtureTranscodesWithEveryConvention() throws {
+        let value = try XMLTranscoder.transcode(try Fixture.bytes("xml/feed.xml")).value
+        let channel = try #require(value["rss"]?["channel"])
+        #expect(channel["title"] == .string("Example & Co"))
+        #expect(channel["item"]?[0]?["category"] == .array([.string("a"), .string("b")]))
+        #expect(channel["item"]?[0]?["dc:creator"] == .string("Ann"))
+        #expect(channel["item"]?[1]?["description"] == .string("<p>Hello & welcome</p>"))
+        #expect(channel["item"]?[1]?["enclosure"]?["@length"] == .string("123"))
+    }
+
+    @Test func prologEncodingIsHonoured() throws {
+        #expect(try XMLTranscoder.transcode(try Fixture.bytes("xml/latin1.xml")).text == #"{"note":"café"}"#)
+    }
+
+    @Test func escapesControlCharactersFromCharacterReferences() throws {
+        #expect(try xml("<a>x&#9;y&#10;z\"</a>") == #"{"a":"x\ty\nz\""}"#)
+    }
+
+    @Test func billionLaughsIsRefusedAtTheFirstEntityDeclaration() throws {
+        let message = try #require(failure(try Fixture.bytes("xml/billion-laughs.xml")))
+        #expect(message.contains("entity declaration 'lol' refused"))
+        #expect(message.contains("line 3"))
+    }
+
+    @Test func externalEntitiesAreRefusedAndNothingIsRead() throws {
+        let message = try #require(failure(try Fixture.bytes("xml/external-entity.xml")))
+        #expect(message.contains("entity declaration 'xxe' refused"))
+    }
+
+    @Test func externalDTDIsToleratedButNeverLoaded() throws {
+        #expect(try XMLTranscoder.transcode(try Fixture.bytes("xml/external-dtd.xml")).text == #"{"note":{"to":"Tove"}}"#)
+    }
+
+    @Test(arguments: ["<a><b></a>", "<a>", "", "not xml", "<a x='1' x='2'/>", "<a>&nope;</a>", "<a></a><b/>"])
+    func malformedXMLFailsWithALocation(input: String) throws {
+        let message = try #require(failure(Array(input.utf8)))
+        #expect(message.contains("line") || message.contains("root element") || message.contains("well-formed"), "\(message)")
+    }
+
+    @Test func invalidUTF8IsRefusedNotMangled() throws {
+        #expect(failure(Array("<a>".utf8) + [0xFF, 0xFE] + Array("</a>".utf8)) != nil)
+    }
+
+    @Test func excessiveDepthFails() throws {
+        let deep = Array((String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)).utf8)
+        let message = failure(deep) ?? "no failure"
+        #expect(message.contains("nested deeper than the limit of 512"), "\(message)")
+    }
+}

@@ -31,8 +31,7 @@ let package = Package(
         .executableTarget(
             name: "serializerd-bench",
             dependencies: ["Serializers", "HTTPCore"],
-            path: "bench/TranscodeBench",
-            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
+            path: "bench/TranscodeBench"
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),

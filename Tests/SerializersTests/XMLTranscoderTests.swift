@@ -95,9 +95,17 @@ import Testing
         #expect(failure(Array("<a>".utf8) + [0xFF, 0xFE] + Array("</a>".utf8)) != nil)
     }
 
+    @Test func depthLimitFromSettingsApplies() throws {
+        let s = try makeSerializer("xml", ["max_json_depth=3"])
+        #expect(s.serialize(response(200, "text/xml", "<a><b><c/></b></a>")).succeeded)
+        let deep = s.serialize(response(200, "text/xml", "<a><b><c><d/></c></b></a>"))
+        #expect(deep.error?.detail?.contains("elements nested deeper than the limit of 3") == true)
+    }
+
     @Test func excessiveDepthFails() throws {
         let deep = Array((String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)).utf8)
         let message = failure(deep) ?? "no failure"
-        #expect(message.contains("nested deeper than the limit of 512"), "\(message)")
+        // libxml2's own limit (256 elements) or ours (max_json_depth), whichever is lower.
+        #expect(message.contains("Excessive depth in document: 256") || message.contains("nested deeper than the limit"), "\(message)")
     }
 }

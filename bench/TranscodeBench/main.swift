@@ -1,1 +1,201 @@
-print("bench")
+// Transcode throughput: serializerd's serializers against Foundation on the same bytes,
+// in the same run. Each cell is the median of `--reps` rounds; each round is the median
+// per-iteration time of ≥ 5 iterations and ≥ 0.5 s after a warm-up. Peak memory is
+// measured in a fresh child process per payload (VmHWM after one transcode, minus the
+// RSS before it, over the input size).
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Serializers
+
+struct Options {
+    var dataDirectory = "../shared/bench-data"
+    var outputDirectory: String?
+    var reps = 3
+    var minSeconds = 0.5
+    var only: String?
+}
+
+func parseArguments() -> Options {
+    var options = Options()
+    var args = CommandLine.arguments.dropFirst()
+    while let arg = args.popFirst() {
+        switch arg {
+        case "--data": options.dataDirectory = args.popFirst() ?? options.dataDirectory
+        case "--out": options.outputDirectory = args.popFirst()
+        case "--reps": options.reps = Int(args.popFirst() ?? "") ?? options.reps
+        case "--min-seconds": options.minSeconds = Double(args.popFirst() ?? "") ?? options.minSeconds
+        case "--only": options.only = args.popFirst()
+        default: break
+        }
+    }
+    return options
+}
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Median seconds per iteration of `body`.
+func measure(minSeconds: Double, _ body: () -> Void) -> Double {
+    body()
+    var times: [Double] = []
+    let start = now()
+    while times.count < 5 || now() - start < minSeconds {
+        let t0 = now()
+        body()
+        times.append(now() - t0)
+        if times.count >= 1000 { break }
+    }
+    return median(times)
+}
+
+struct Payload {
+    let name: String
+    let format: String
+    let bytes: [UInt8]
+}
+
+func loadPayloads(_ options: Options) throws -> [Payload] {
+    var payloads: [Payload] = []
+    for file in ["twitter", "citm_catalog", "canada"] {
+        let url = URL(fileURLWithPath: options.dataDirectory).appendingPathComponent("\(file).json")
+        payloads.append(Payload(name: "\(file).json", format: "json", bytes: [UInt8](try Data(contentsOf: url))))
+    }
+    payloads.append(Payload(name: "catalog.xml (generated)", format: "xml", bytes: Generated.xmlCatalog(minimumBytes: 8_000_000)))
+    payloads.append(Payload(name: "twitter.bplist (from twitter.json)", format: "plist", bytes: try Generated.binaryPlist(from: payloads[0].bytes)))
+    return payloads
+}
+
+/// serializerd's transcode of one payload (the path a route takes after validation).
+func ours(_ p: Payload) -> Int {
+    switch p.format {
+    case "json": return (try? JSONNormalizer.normalize(p.bytes))?.count ?? -1
+    case "xml": return (try? XMLTranscoder.transcode(p.bytes))?.bytes.count ?? -1
+    default: return (try? PlistTranscoder.transcode(p.bytes))?.bytes.count ?? -1
+    }
+}
+
+/// Foundation on the same bytes: JSONSerialization parse+serialize, an XMLParser pass
+/// with a counting delegate (no tree), PropertyListSerialization parse.
+func foundation(_ p: Payload, _ data: Data) -> Int {
+    switch p.format {
+    case "json":
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+              let out = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]) else { return -1 }
+        return out.count
+    case "xml":
+        let parser = XMLParser(data: data)
+        let counter = CountingDelegate()
+        parser.delegate = counter
+        parser.shouldProcessNamespaces = true
+        return parser.parse() ? counter.count : -1
+    default:
+        return (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) == nil ? -1 : 1
+    }
+}
+
+final class CountingDelegate: NSObject, XMLParserDelegate {
+    var count = 0
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+        count += 1 + attributeDict.count
+    }
+    func parser(_ parser: XMLParser, foundCharacters string: String) { count += string.utf8.count }
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { count += CDATABlock.count }
+}
+
+/// Runs in a fresh child process: peak RSS growth of one transcode over the input size.
+func memoryProbe(format: String, path: String) {
+    let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
+    let payload = Payload(name: path, format: format, bytes: bytes)
+    let before = ProcStatus.kilobytes("VmRSS")
+    ProcStatus.resetPeak()
+    let written = ours(payload)
+    let peak = ProcStatus.kilobytes("VmHWM")
+    print("\(written) \(Double(peak - before) * 1024 / Double(bytes.count))")
+}
+
+enum ProcStatus {
+    static func kilobytes(_ field: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+
+    /// Writing 5 to clear_refs resets VmHWM to the current RSS (Linux ≥ 4.0).
+    static func resetPeak() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+}
+
+func peakMemoryRatio(_ p: Payload, scratch: URL) -> Double? {
+    let file = scratch.appendingPathComponent(p.name.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "/", with: "_"))
+    try? Data(p.bytes).write(to: file)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["--memory-probe", p.format, file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return nil }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return output.split(separator: " ").last.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+}
+
+func run() throws {
+    if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--memory-probe" {
+        memoryProbe(format: CommandLine.arguments[2], path: CommandLine.arguments[3])
+        return
+    }
+    let options = parseArguments()
+    let payloads = try loadPayloads(options).filter { options.only == nil || $0.name.contains(options.only!) }
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serializerd-bench-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+
+    var rows: [String] = []
+    rows.append("| payload | bytes | serializerd MB/s (min–max) | Foundation MB/s (min–max) | ratio | output bytes | peak memory / input |")
+    rows.append("|---|---|---|---|---|---|---|")
+    for payload in payloads {
+        let data = Data(payload.bytes)
+        var oursRates: [Double] = [], theirsRates: [Double] = []
+        let outputBytes = ours(payload)
+        guard outputBytes >= 0, foundation(payload, data) >= 0 else {
+            print("\(payload.name): a transcoder failed on the benchmark payload")
+            exit(1)
+        }
+        let megabytes = Double(payload.bytes.count) / 1e6
+        for _ in 0..<options.reps {
+            // Interleaved, so host noise hits both sides alike.
+            oursRates.append(megabytes / measure(minSeconds: options.minSeconds) { _ = ours(payload) })
+            theirsRates.append(megabytes / measure(minSeconds: options.minSeconds) { _ = foundation(payload, data) })
+        }
+        let memory = peakMemoryRatio(payload, scratch: scratch).map { String(format: "%.2f×", $0) } ?? "n/a"
+        let o = median(oursRates), f = median(theirsRates)
+        let row = String(format: "| %@ | %d | **%.0f** (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.0f× | %d | %@ |",
+                         payload.name, payload.bytes.count, o, oursRates.min()!, oursRates.max()!,
+                         f, theirsRates.min()!, theirsRates.max()!, o / f, outputBytes, memory)
+        rows.append(row)
+        print(row)
+    }
+    let table = rows.joined(separator: "\n") + "\n"
+    print("\n" + table)
+    if let out = options.outputDirectory {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let stamp = Int(Date().timeIntervalSince1970)
+        try table.write(toFile: "\(out)/transcode-\(stamp).md", atomically: true, encoding: .utf8)
+    }
+}
+
+try run()

@@ -25,23 +25,48 @@ enum JSONEscaping {
         }
     }
 
-    /// Appends `"…"` for already-valid UTF-8 bytes.
-    static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for k in 0..<bytes.count {
-            let c = bytes[k]
-            guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-            if k > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<k])) }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { tmp in
-                var w = 0
-                writeScalar(UInt32(c), into: tmp.baseAddress!, at: &w)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: tmp[0..<w]))
+    /// Bytes that need an escape: controls, `"` and `\`.
+    @inline(__always)
+    static func needsEscape(_ c: UInt8) -> Bool { c < 0x20 || c == 0x22 || c == 0x5C }
+
+    /// Length of `"…"` for these bytes once escaped.
+    static func quotedLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var length = bytes.count + 2
+        for c in bytes where needsEscape(c) {
+            switch c {
+            case 0x22, 0x5C, 0x08, 0x09, 0x0A, 0x0C, 0x0D: length += 1
+            default: length += 5
             }
+        }
+        return length
+    }
+
+    /// Writes `"…"` at `out`, which has room for `quotedLength(bytes)`.
+    static func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) {
+        out[0] = UInt8(ascii: "\"")
+        var w = 1
+        var runStart = 0
+        for k in 0..<bytes.count where needsEscape(bytes[k]) {
+            if k > runStart {
+                (out + w).update(from: bytes.baseAddress! + runStart, count: k - runStart)
+                w += k - runStart
+            }
+            writeScalar(UInt32(bytes[k]), into: out, at: &w)
             runStart = k + 1
         }
-        if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
-        out.append(UInt8(ascii: "\""))
+        if runStart < bytes.count {
+            (out + w).update(from: bytes.baseAddress! + runStart, count: bytes.count - runStart)
+            w += bytes.count - runStart
+        }
+        out[w] = UInt8(ascii: "\"")
+    }
+
+    /// Appends `"…"` for already-valid UTF-8 bytes.
+    static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let length = quotedLength(bytes)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: length))
+        out.withUnsafeMutableBufferPointer { writeQuoted(bytes, to: $0.baseAddress! + start) }
     }
 
     static func appendQuoted(_ string: String, to out: inout [UInt8]) {

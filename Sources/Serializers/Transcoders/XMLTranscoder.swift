@@ -2,10 +2,6 @@
 /// `@name` first, text `#text` last (text alone → a plain string), repeated siblings
 /// → array at the first one's position, `force_array` paths always arrays, empty
 /// element → null, all leaves strings, CDATA is text, whitespace around text trimmed.
-///
-/// It writes JSON bytes as elements close: each closed element's value sits in
-/// `values` until its parent closes and groups it with its siblings, so memory stays
-/// near the output size and no tree of Swift objects is built.
 public enum XMLTranscoder {
     public static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(),
                                  maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> NormalizedJSON {
@@ -15,219 +11,307 @@ public enum XMLTranscoder {
     }
 }
 
+/// The SAX sink. All state lives in one struct, and the class skips dynamic
+/// exclusivity checks (they cost ~40% of the time when every property had one).
 final class XMLJSONBuilder: XMLEventSink {
+    // Only libxml2's callbacks on one thread touch it, one at a time.
+    @exclusivity(unchecked) var core: XMLJSONCore
+
+    init(options: XMLOptions, capacity: Int, maxDepth: Int) {
+        core = XMLJSONCore(options: options, capacity: capacity, maxDepth: maxDepth)
+    }
+
+    func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
+    func endElement() throws(TranscodeError) { core.endElement() }
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
+    func finish() throws(TranscodeError) -> [UInt8] { try core.finish() }
+}
+
+/// Writes the JSON as the document streams by. A child's key is written when it
+/// starts; a run of same-named siblings becomes an array in place (the first value is
+/// shifted by one byte for the `[`). Only a name that repeats after a different one
+/// (`<a/><b/><a/>`) needs regrouping, and only that element's bytes are rewritten.
+struct XMLJSONCore: ~Copyable {
     struct Frame {
-        var valueStart: Int      // where this element's attribute and child bytes begin in `values`
-        var attributesEnd: Int   // end of the `"@a":"v",…` run
-        var childStart: Int      // first index into `children`
-        var textStart: Int       // start of this element's text in `text`
+        var start: Int          // where this element's value begins in `out`
+        var attributesEnd: Int  // end of `{"@a":"v"` when attributes were written
+        var serial: Int         // marks names seen among this element's children
         var name: Int
+        var textStart: Int
         var pathLength: Int
+        var childStart: Int     // first record in `children`
+        var opened = false      // `{` written
+        var members = 0
+        var lastName = -1
+        var runOpen = false     // the last child group is an array still open
+        var needsRegroup = false
     }
     struct Child {
         var name: Int
-        var start: Int
-        var end: Int
+        var valueStart: Int
+        var valueEnd: Int
         var forced: Bool
-    }
-    struct NameKey: Hashable {
-        let prefix: UInt
-        let local: UInt
-        let attribute: Bool
     }
 
     let strip: Bool
     let forced: Set<[UInt8]>
     let maxDepth: Int
-    var values: [UInt8] = []
-    var text: [UInt8] = []
+    var out: ByteBuffer
+    var text = ByteBuffer(capacity: 4096)
     var frames: [Frame] = []
     var children: [Child] = []
     var path: [UInt8] = []
-    /// Quoted JSON keys by name id, and the cache from libxml2's interned pointers.
-    var keys: [[UInt8]] = []
-    var keyIDs: [NameKey: Int] = [:]
-    var assembly: [UInt8] = []
-    // Grouping scratch, reused across elements: head/tail/next linked lists by group.
-    var groupOfName: [Int] = []
-    var groupNames: [Int] = []
-    var groupHead: [Int] = []
-    var groupTail: [Int] = []
-    var groupForced: [Bool] = []
-    var groupCount: [Int] = []
-    var next: [Int] = []
+    var names = NameTable()
+    var seenIn: [Int] = []
+    var serials = 0
 
     init(options: XMLOptions, capacity: Int, maxDepth: Int) {
         self.maxDepth = maxDepth
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
-        values.reserveCapacity(capacity)
-        frames.append(Frame(valueStart: 0, attributesEnd: 0, childStart: 0, textStart: 0, name: -1, pathLength: 0))
+        out = ByteBuffer(capacity: capacity)
+        frames.append(Frame(start: 0, attributesEnd: 0, serial: 0, name: -1, textStart: 0, pathLength: 0, childStart: 0))
     }
 
-    func finish() throws(TranscodeError) -> [UInt8] {
-        guard frames.count == 1, !children.isEmpty else { throw TranscodeError("XML document has no root element") }
-        assemble(frames[0], hasText: false, textRange: 0..<0)
-        return values
+    mutating func finish() throws(TranscodeError) -> [UInt8] {
+        guard frames.count == 1, frames[0].members > 0 else { throw TranscodeError("XML document has no root element") }
+        var document = frames[0]
+        close(&document, textRange: 0..<0)
+        return out.array
     }
 
     // MARK: events
 
-    func startElement(_ tag: XMLStartTag) throws(TranscodeError) {
+    mutating func startElement(_ tag: XMLStartTag) throws(TranscodeError) {
         guard frames.count <= maxDepth else { throw TranscodeError("elements nested deeper than the limit of \(maxDepth)") }
-        let name = keyID(prefix: tag.prefix, local: tag.localName, attribute: false)
+        let name = names.id(prefix: strip ? nil : tag.prefix, local: tag.localName, attribute: false)
         let pathLength = path.count
+        var isForced = false
         if !forced.isEmpty {
             path.append(UInt8(ascii: "/"))
-            let key = keys[name]
-            path.append(contentsOf: key[1..<(key.count - 1)])
+            path.append(contentsOf: names.unquoted(name))
+            isForced = forced.contains(path)
         }
-        let start = values.count
-        if !strip { writeNamespaceDeclarations(tag) }
-        writeAttributes(tag)
-        frames.append(Frame(valueStart: start, attributesEnd: values.count, childStart: children.count,
-                            textStart: text.count, name: name, pathLength: pathLength))
+        beginChild(name, forced: isForced)
+        serials += 1
+        var frame = Frame(start: out.count, attributesEnd: out.count, serial: serials, name: name,
+                          textStart: text.count, pathLength: pathLength, childStart: children.count)
+        if !strip { writeNamespaceDeclarations(tag, into: &frame) }
+        writeAttributes(tag, into: &frame)
+        frame.attributesEnd = out.count
+        frames.append(frame)
     }
 
-    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
-        text.append(contentsOf: bytes)
+    mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        // Leading whitespace is trimmed anyway; most of it sits between elements.
+        if text.count == frames[frames.count - 1].textStart && bytes.allSatisfy(Self.isSpace) { return }
+        text.append(bytes)
     }
 
-    func endElement() throws(TranscodeError) {
-        let frame = frames.removeLast()
+    mutating func endElement() {
+        var frame = frames.removeLast()
         let textRange = trimmed(frame.textStart..<text.count)
-        let isForced = !forced.isEmpty && forced.contains(path)
-        if !forced.isEmpty { path.removeSubrange(frame.pathLength...) }
-        if frame.attributesEnd == frame.valueStart && children.count == frame.childStart {
+        if !frame.opened {
             if textRange.isEmpty {
-                values.append(contentsOf: "null".utf8)
+                out.append("null")
             } else {
-                text.withUnsafeBufferPointer { JSONEscaping.appendQuoted(UnsafeBufferPointer(rebasing: $0[textRange]), to: &values) }
+                out.appendQuoted(textBytes(textRange))
             }
         } else {
-            assemble(frame, hasText: !textRange.isEmpty, textRange: textRange)
+            close(&frame, textRange: textRange)
         }
-        text.removeSubrange(frame.textStart...)
-        children.append(Child(name: frame.name, start: frame.valueStart, end: values.count, forced: isForced))
+        text.removeLast(text.count - frame.textStart)
+        if !forced.isEmpty { path.removeLast(path.count - frame.pathLength) }
+        children[frame.childStart - 1].valueEnd = out.count
+        children.removeLast(children.count - frame.childStart)
     }
 
     // MARK: writing
 
-    func writeNamespaceDeclarations(_ tag: XMLStartTag) {
+    /// Writes the separator and key for a child of the innermost open element.
+    mutating func beginChild(_ name: Int, forced isForced: Bool) {
+        let p = frames.count - 1
+        if !frames[p].opened {
+            out.append(UInt8(ascii: "{"))
+            frames[p].opened = true
+        }
+        if name == frames[p].lastName {
+            if !frames[p].runOpen {
+                // The previous sibling had the same name: make its value an array.
+                let at = children[children.count - 1].valueStart
+                out.insert(UInt8(ascii: "["), at: at)
+                children[children.count - 1].valueStart += 1
+                children[children.count - 1].valueEnd += 1
+                frames[p].runOpen = true
+            }
+            out.append(UInt8(ascii: ","))
+        } else {
+            if frames[p].runOpen { out.append(UInt8(ascii: "]")) }
+            if seenIn.count < names.count { seenIn.append(contentsOf: repeatElement(-1, count: names.count - seenIn.count)) }
+            if seenIn[name] == frames[p].serial { frames[p].needsRegroup = true }
+            seenIn[name] = frames[p].serial
+            if frames[p].members > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(names.quoted(name))
+            out.append(UInt8(ascii: ":"))
+            if isForced { out.append(UInt8(ascii: "[")) }
+            frames[p].runOpen = isForced
+            frames[p].members += 1
+            frames[p].lastName = name
+        }
+        children.append(Child(name: name, valueStart: out.count, valueEnd: out.count, forced: isForced))
+    }
+
+    /// Ends an element written in object form: closes any open run, adds `#text`.
+    mutating func close(_ frame: inout Frame, textRange: Range<Int>) {
+        if frame.needsRegroup {
+            regroup(frame)
+        } else if frame.runOpen {
+            out.append(UInt8(ascii: "]"))
+        }
+        if !textRange.isEmpty {
+            out.append(frame.members > 0 ? ",\"#text\":" : "\"#text\":")
+            out.appendQuoted(textBytes(textRange))
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    mutating func writeNamespaceDeclarations(_ tag: XMLStartTag, into frame: inout Frame) {
         guard let ns = tag.namespaces else { return }
         for k in 0..<tag.nsCount {
-            values.append(contentsOf: "\"@xmlns".utf8)
+            openMember(&frame)
+            out.append("\"@xmlns")
             if let prefix = ns[2 * k] {
-                values.append(UInt8(ascii: ":"))
-                values.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
+                out.append(UInt8(ascii: ":"))
+                out.append(UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
             }
-            values.append(contentsOf: "\":".utf8)
+            out.append("\":")
             let uri = ns[2 * k + 1]!
-            JSONEscaping.appendQuoted(UnsafeBufferPointer(start: uri, count: strlen(uri)), to: &values)
-            values.append(UInt8(ascii: ","))
+            out.appendQuoted(UnsafeBufferPointer(start: uri, count: strlen(uri)))
         }
     }
 
-    func writeAttributes(_ tag: XMLStartTag) {
+    mutating func writeAttributes(_ tag: XMLStartTag, into frame: inout Frame) {
         guard let attrs = tag.attributes else { return }
         for k in 0..<tag.attributeCount {
             let base = 5 * k
-            let id = keyID(prefix: attrs[base + 1], local: attrs[base]!, attribute: true)
-            values.append(contentsOf: keys[id])
-            values.append(UInt8(ascii: ":"))
+            openMember(&frame)
+            let id = names.id(prefix: strip ? nil : attrs[base + 1], local: attrs[base]!, attribute: true)
+            out.append(names.quoted(id))
+            out.append(UInt8(ascii: ":"))
             let start = attrs[base + 3]!, end = attrs[base + 4]!
-            JSONEscaping.appendQuoted(UnsafeBufferPointer(start: start, count: end - start), to: &values)
-            values.append(UInt8(ascii: ","))
+            out.appendQuoted(UnsafeBufferPointer(start: start, count: end - start))
         }
     }
 
-    /// Replaces the element's attribute and child bytes with its object value.
-    func assemble(_ frame: Frame, hasText: Bool, textRange: Range<Int>) {
-        assembly.removeAll(keepingCapacity: true)
-        assembly.append(UInt8(ascii: "{"))
-        assembly.append(contentsOf: values[frame.valueStart..<frame.attributesEnd])
-        groupChildren(from: frame.childStart)
-        values.withUnsafeBufferPointer { v in
-            for g in 0..<groupNames.count {
-                assembly.append(contentsOf: keys[groupNames[g]])
-                assembly.append(UInt8(ascii: ":"))
-                let asArray = groupCount[g] > 1 || groupForced[g]
-                if asArray { assembly.append(UInt8(ascii: "[")) }
-                var j = groupHead[g], first = true
-                while j >= 0 {
-                    if !first { assembly.append(UInt8(ascii: ",")) }
-                    let child = children[frame.childStart + j]
-                    assembly.append(contentsOf: UnsafeBufferPointer(rebasing: v[child.start..<child.end]))
-                    first = false
-                    j = next[j]
-                }
-                if asArray { assembly.append(UInt8(ascii: "]")) }
-                assembly.append(UInt8(ascii: ","))
-            }
+    mutating func openMember(_ frame: inout Frame) {
+        if !frame.opened {
+            out.append(UInt8(ascii: "{"))
+            frame.opened = true
+        } else {
+            out.append(UInt8(ascii: ","))
         }
-        if hasText {
-            assembly.append(contentsOf: "\"#text\":".utf8)
-            text.withUnsafeBufferPointer { JSONEscaping.appendQuoted(UnsafeBufferPointer(rebasing: $0[textRange]), to: &assembly) }
-            assembly.append(UInt8(ascii: ","))
-        }
-        if assembly.last == UInt8(ascii: ",") { assembly.removeLast() }
-        assembly.append(UInt8(ascii: "}"))
-        values.removeSubrange(frame.valueStart...)
-        values.append(contentsOf: assembly)
-        children.removeSubrange(frame.childStart...)
+        frame.members += 1
     }
 
-    /// Groups `children[from...]` by name, in order of first appearance.
-    func groupChildren(from start: Int) {
-        if groupOfName.count < keys.count { groupOfName.append(contentsOf: repeatElement(-1, count: keys.count - groupOfName.count)) }
-        groupNames.removeAll(keepingCapacity: true)
-        groupHead.removeAll(keepingCapacity: true)
-        groupTail.removeAll(keepingCapacity: true)
-        groupForced.removeAll(keepingCapacity: true)
-        groupCount.removeAll(keepingCapacity: true)
-        next.removeAll(keepingCapacity: true)
-        for j in 0..<(children.count - start) {
-            let child = children[start + j]
-            next.append(-1)
-            let g = groupOfName[child.name]
-            if g < 0 {
-                groupOfName[child.name] = groupNames.count
-                groupNames.append(child.name)
-                groupHead.append(j); groupTail.append(j)
-                groupForced.append(child.forced); groupCount.append(1)
-            } else {
-                next[groupTail[g]] = j
-                groupTail[g] = j
-                groupCount[g] += 1
-                groupForced[g] = groupForced[g] || child.forced
-            }
+    /// Rewrites this element's members grouped by name in order of first appearance.
+    mutating func regroup(_ frame: Frame) {
+        let kids = Array(children[frame.childStart...])
+        var order: [Int] = []
+        var groups: [Int: [Int]] = [:]
+        for (k, child) in kids.enumerated() {
+            if groups[child.name] == nil { order.append(child.name) }
+            groups[child.name, default: []].append(k)
         }
-        for name in groupNames { groupOfName[name] = -1 }
+        // Rebuilt at the end of the buffer, then moved down over the original.
+        let rebuiltStart = out.count
+        out.appendCopy(of: frame.start..<frame.attributesEnd)
+        for name in order {
+            let members = groups[name]!
+            out.append(out.count == rebuiltStart ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            out.append(names.quoted(name))
+            out.append(UInt8(ascii: ":"))
+            let asArray = members.count > 1 || kids[members[0]].forced
+            if asArray { out.append(UInt8(ascii: "[")) }
+            for (k, index) in members.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                out.appendCopy(of: kids[index].valueStart..<kids[index].valueEnd)
+            }
+            if asArray { out.append(UInt8(ascii: "]")) }
+        }
+        let length = out.count - rebuiltStart
+        (out.base + frame.start).update(from: out.base + rebuiltStart, count: length)
+        out.removeLast(out.count - frame.start - length)
     }
+
+    func textBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: text.base + range.lowerBound, count: range.count)
+    }
+
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
 
     func trimmed(_ range: Range<Int>) -> Range<Int> {
         var low = range.lowerBound, high = range.upperBound
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-        while low < high && isSpace(text[low]) { low += 1 }
-        while high > low && isSpace(text[high - 1]) { high -= 1 }
+        while low < high && Self.isSpace(text[low]) { low += 1 }
+        while high > low && Self.isSpace(text[high - 1]) { high -= 1 }
         return low..<high
     }
+}
 
-    /// The id of an element or attribute name's quoted JSON key, computed once per name.
-    func keyID(prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
-        let cacheKey = NameKey(prefix: UInt(bitPattern: prefix), local: UInt(bitPattern: local), attribute: attribute)
-        if let id = keyIDs[cacheKey] { return id }
+/// Element and attribute names as quoted JSON keys, computed once per distinct name.
+/// libxml2 interns names, so a direct-mapped cache on the name pointers answers almost
+/// every lookup without hashing strings.
+struct NameTable: ~Copyable {
+    struct Key: Hashable {
+        var prefix: UInt
+        var local: UInt
+        var attribute: Bool
+    }
+
+    /// Every quoted key, back to back; `ranges[id]` locates one.
+    private var bytes = ByteBuffer(capacity: 1024)
+    private var ranges: [Range<Int>] = []
+    private var ids: [Key: Int] = [:]
+    private var cacheKeys = [Key](repeating: Key(prefix: 0, local: 0, attribute: false), count: 256)
+    private var cacheIDs = [Int](repeating: -1, count: 256)
+
+    var count: Int { ranges.count }
+
+    /// The quoted key; valid until the next new name is added.
+    func quoted(_ id: Int) -> UnsafeBufferPointer<UInt8> {
+        let range = ranges[id]
+        return UnsafeBufferPointer(start: bytes.base + range.lowerBound, count: range.count)
+    }
+
+    /// The name without quotes (for force_array paths; attribute names never get here).
+    func unquoted(_ id: Int) -> UnsafeBufferPointer<UInt8> {
+        let range = ranges[id]
+        return UnsafeBufferPointer(start: bytes.base + range.lowerBound + 1, count: range.count - 2)
+    }
+
+    mutating func id(prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
+        let key = Key(prefix: UInt(bitPattern: prefix), local: UInt(bitPattern: local), attribute: attribute)
+        // Interned names sit a few bytes apart, so mix all pointer bits (Fibonacci hashing).
+        let mixed = (key.local ^ (key.prefix &* 31) ^ (attribute ? 1 : 0)) &* 0x9E37_79B9_7F4A_7C15
+        let slot = Int(truncatingIfNeeded: mixed >> 56)
+        if cacheIDs[slot] >= 0 && cacheKeys[slot] == key { return cacheIDs[slot] }
+        let id = ids[key] ?? insert(key, prefix: prefix, local: local, attribute: attribute)
+        cacheKeys[slot] = key
+        cacheIDs[slot] = id
+        return id
+    }
+
+    private mutating func insert(_ key: Key, prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
         var name: [UInt8] = attribute ? [UInt8(ascii: "@")] : []
-        if let prefix, !strip {
+        if let prefix {
             name.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
             name.append(UInt8(ascii: ":"))
         }
         name.append(contentsOf: UnsafeBufferPointer(start: local, count: strlen(local)))
-        var quoted: [UInt8] = []
-        JSONEscaping.appendQuoted(name, to: &quoted)
-        keys.append(quoted)
-        keyIDs[cacheKey] = keys.count - 1
-        return keys.count - 1
+        let start = bytes.count
+        name.withUnsafeBufferPointer { bytes.appendQuoted($0) }
+        ranges.append(start..<bytes.count)
+        ids[key] = ranges.count - 1
+        return ranges.count - 1
     }
 }
 

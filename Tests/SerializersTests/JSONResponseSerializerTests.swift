@@ -68,3 +68,18 @@ import Testing
         #expect(deep.error?.detail?.contains("nesting deeper than the limit of 2") == true)
     }
 }
+
+@Suite struct JSONCharsetTests {
+    @Test func charsetParameterIsIgnoredLikeAF() throws {
+        let s = try makeSerializer("json")
+        let body = Array("{\"a\":\"é\"}".utf8)
+        let result = s.serialize(UpstreamResponse(status: 200, contentType: "application/json; charset=iso-8859-1", body: body))
+        #expect(result.text == "{\"a\":\"é\"}")
+    }
+
+    @Test func latin1BytesAreRejectedNotMangled() throws {
+        let s = try makeSerializer("json")
+        let result = s.serialize(UpstreamResponse(status: 200, contentType: "application/json", body: [0x22, 0xE9, 0x22]))
+        #expect(result.error?.detail == "json: invalid UTF-8 in string at line 1, column 2 (byte 1)")
+    }
+}

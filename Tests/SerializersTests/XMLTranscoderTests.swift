@@ -109,3 +109,18 @@ import Testing
         #expect(message.contains("Excessive depth in document: 256") || message.contains("nested deeper than the limit"), "\(message)")
     }
 }
+
+@Suite struct XMLCharsetTests {
+    @Test func wrongDeclaredEncodingFailsInsteadOfMangling() throws {
+        let body = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>caf".utf8) + [0xE9] + Array("</a>".utf8)
+        let result = try makeSerializer("xml").serialize(UpstreamResponse(status: 200, contentType: "text/xml", body: body))
+        #expect(result.error?.code == 3840)
+        #expect(result.value == nil)
+    }
+
+    @Test func utf16DocumentWithBOMIsRead() throws {
+        var body: [UInt8] = [0xFF, 0xFE]
+        for unit in "<?xml version=\"1.0\" encoding=\"UTF-16\"?><a>é😀</a>".utf16 { body += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(try XMLTranscoder.transcode(body).text == #"{"a":"é😀"}"#)
+    }
+}

@@ -31,6 +31,43 @@ enum Generated {
         return out
     }
 
+    /// JSON of the canonical files' character, for clones without `shared/bench-data`:
+    /// twitter (strings, escaped and raw Unicode, nesting), citm_catalog (many small
+    /// objects and integers), canada (GeoJSON coordinates, number-heavy).
+    static func json(like name: String) -> [UInt8] {
+        var out = ""
+        switch name {
+        case "twitter":
+            out = "{\"statuses\":["
+            for i in 0..<1_200 {
+                out += i > 0 ? "," : ""
+                out += #"{"id":\#(505_874_924_095_815_681 + i),"text":"@aym0566x \u540d\u524d:\u524d\u7530\u3042\u3086\u307f #\#(i) https:\/\/t.co\/x","#
+                out += #""user":{"name":"ブログ \#(i)","screen_name":"user_\#(i)","followers_count":\#(i * 37 % 9_999),"#
+                out += #""profile":{"lang":"ja","verified":false,"url":null}},"entities":{"hashtags":[],"urls":[{"indices":[0,23]}]},"#
+                out += #""retweet_count":\#(i % 7),"favorited":false,"coordinates":null}"#
+            }
+            out += "]}"
+        case "citm_catalog":
+            out = "{\"events\":{"
+            for i in 0..<6_000 {
+                out += i > 0 ? "," : ""
+                out += #""\#(138_586_341 + i)":{"id":\#(138_586_341 + i),"name":"Event \#(i)","subTopicIds":[\#(337_184_269 + i % 9),\#(337_184_283)],"topicIds":[\#(324_846_099 + i % 5)],"logo":null}"#
+            }
+            out += "}}"
+        default:
+            out = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[["
+            var x = -65.613616999999977, y = 43.420273000000009
+            for i in 0..<56_000 {
+                out += i > 0 ? "," : ""
+                out += "[\(x),\(y)]"
+                x += 0.000123456789012345 * Double(i % 17 - 8)
+                y -= 0.000098765432109876 * Double(i % 13 - 6)
+            }
+            out += "]]}}]}"
+        }
+        return Array(out.utf8)
+    }
+
     /// twitter.json as a binary property list (nulls dropped: plists have none).
     static func binaryPlist(from json: [UInt8]) throws -> [UInt8] {
         let object = try JSONSerialization.jsonObject(with: Data(json))

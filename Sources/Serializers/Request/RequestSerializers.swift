@@ -13,39 +13,36 @@ struct HTTPRequestSerializer: RequestSerializer {
 
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
         let parameters = try RequestParameters.decode(r)
+        if URIEncodedMethods.contains(r.method) { return URIEncodedMethods.serialize(r, parameters) }
         let encoded = parameters.map(QueryStringEncoder.encode) ?? ""
-        if URIEncodedMethods.contains(r.method) {
-            return SerializedRequest(query: URIEncodedMethods.join(r.query, encoded), contentType: nil, body: [])
-        }
         return SerializedRequest(query: r.query, contentType: Self.formType, body: Array(encoded.utf8))
     }
 }
 
-/// AFJSONRequestSerializer: URI methods as `http`; others a JSON body; no parameters, no body.
-struct JSONRequestSerializer: RequestSerializer {
+/// AFJSONRequestSerializer and AFPropertyListRequestSerializer: URI methods as `http`;
+/// others the parameters as a body of `contentType`; no parameters, no body.
+struct BodyRequestSerializer: RequestSerializer {
+    let contentType: String
+    let encode: @Sendable (JSONValue) throws(RequestSerializationError) -> [UInt8]
+
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
         let parameters = try RequestParameters.decode(r)
-        if URIEncodedMethods.contains(r.method) {
-            let encoded = parameters.map(QueryStringEncoder.encode) ?? ""
-            return SerializedRequest(query: URIEncodedMethods.join(r.query, encoded), contentType: nil, body: [])
-        }
+        if URIEncodedMethods.contains(r.method) { return URIEncodedMethods.serialize(r, parameters) }
         guard let parameters else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
-        return SerializedRequest(query: r.query, contentType: "application/json",
-                                 body: NormalizedJSON(.object(parameters)).bytes)
+        return SerializedRequest(query: r.query, contentType: contentType, body: try encode(.object(parameters)))
+    }
+
+    static let json = BodyRequestSerializer(contentType: "application/json") { NormalizedJSON($0).bytes }
+    static let plist = BodyRequestSerializer(contentType: "application/x-plist") { (value) throws(RequestSerializationError) in
+        try PlistXMLWriter.write(value)
     }
 }
 
-/// AFPropertyListRequestSerializer: URI methods as `http`; others an XML plist body.
-struct PlistRequestSerializer: RequestSerializer {
-    func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
-        let parameters = try RequestParameters.decode(r)
-        if URIEncodedMethods.contains(r.method) {
-            let encoded = parameters.map(QueryStringEncoder.encode) ?? ""
-            return SerializedRequest(query: URIEncodedMethods.join(r.query, encoded), contentType: nil, body: [])
-        }
-        guard let parameters else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
-        return SerializedRequest(query: r.query, contentType: "application/x-plist",
-                                 body: try PlistXMLWriter.write(.object(parameters)))
+extension URIEncodedMethods {
+    /// GET/HEAD/DELETE: parameters appended to the client's query, no body.
+    static func serialize(_ r: RequestInput, _ parameters: [(String, JSONValue)]?) -> SerializedRequest {
+        let encoded = parameters.map(QueryStringEncoder.encode) ?? ""
+        return SerializedRequest(query: join(r.query, encoded), contentType: nil, body: [])
     }
 }
 
@@ -57,8 +54,8 @@ public enum RequestSerializerRegistry {
         switch name {
         case "passthrough": return PassthroughRequestSerializer()
         case "http": return HTTPRequestSerializer()
-        case "json": return JSONRequestSerializer()
-        case "plist": return PlistRequestSerializer()
+        case "json": return BodyRequestSerializer.json
+        case "plist": return BodyRequestSerializer.plist
         default:
             throw SettingsError("unknown request serializer '\(name)' (expected one of \(names.joined(separator: ", ")))")
         }

@@ -9,6 +9,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System libraries (Debian -dev packages, found through pkg-config).
@@ -20,7 +21,7 @@ let package = Package(
 
         .target(name: "HTTPCore"),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2"]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore"]),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "serializerd",
             dependencies: [
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
-        .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore"]),
+        .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -7,6 +7,6 @@ struct Serializerd: ParsableCommand {
         commandName: "serializerd",
         abstract: "A local HTTP proxy that applies AFNetworking-style serializer policies.",
         version: ServerVersion.string,
-        subcommands: [TranscodeCommand.self]
+        subcommands: [CheckCommand.self, TranscodeCommand.self]
     )
 }

@@ -1,0 +1,68 @@
+import Serializers
+
+/// The whole configuration (DESIGN §2), validated and resolved: durations in seconds,
+/// sizes in bytes, serializers built. Immutable; a reload swaps in a new one.
+public struct ServerConfig: Sendable {
+    public var listen = ListenAddress(host: "127.0.0.1", port: 8080)
+    /// nil = one per CPU.
+    public var workers: Int?
+    public var limits = Limits()
+    public var timeouts = Timeouts()
+    public var adminAllow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]
+    public var log = LogSettings()
+    public var routes: [Route] = []
+    /// The file it came from, for messages.
+    public var source = ""
+
+    public init() {}
+}
+
+public struct Limits: Sendable, Equatable {
+    public var maxRequestBody = 1 << 20
+    public var maxResponseBody = 32 << 20
+    public var maxHeaderBytes = 64 << 10
+    public var maxJSONDepth = JSONReadOptions.defaultMaxDepth
+}
+
+public struct Timeouts: Sendable, Equatable {
+    public var upstream = 30.0
+    public var connect = 5.0
+    public var clientIdle = 60.0
+    public var shutdownGrace = 10.0
+}
+
+public struct LogSettings: Sendable, Equatable {
+    public enum Format: String, Sendable { case json, text }
+    public var format = Format.json
+    public var level = "info"
+}
+
+/// `output:` — what the client receives.
+public struct OutputSettings: Sendable, Equatable {
+    public enum OnFailure: String, Sendable { case problem, passthrough }
+    public var envelope = false
+    public var canonical = false
+    public var onFailure = OnFailure.problem
+}
+
+/// One compiled route.
+public struct Route: Sendable {
+    public let name: String
+    public let prefix: String
+    /// nil = all methods.
+    public let methods: Set<String>?
+    /// Set for absolute-form (HTTP_PROXY-style) routes: lowercased host[:port].
+    public let host: String?
+    public let upstream: UpstreamBase
+    public let timeout: Double
+    public let connectTimeout: Double
+    public let followRedirects: Int
+    public let headers: [(String, String)]
+    public let requestSerializerName: String
+    public let requestSerializer: any RequestSerializer
+    public let response: ResponseSettings
+    public let responseSerializer: any ResponseSerializer
+    public let output: OutputSettings
+
+    public func allows(_ method: String) -> Bool { methods?.contains(method) ?? true }
+}

@@ -1,0 +1,91 @@
+/// A route's `upstream:` URL with AF's baseURL rules: a path without a trailing slash
+/// gets one (`https://h/v1` → `https://h/v1/`), and the client's remainder is appended
+/// as a relative path that can never leave the base.
+public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
+    public let scheme: String
+    /// `host` or `host:port` as written (IPv6 in brackets).
+    public let authority: String
+    /// Always ends with `/`.
+    public let path: String
+
+    public init?(_ text: String) {
+        guard let schemeEnd = text.range(of: "://") else { return nil }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else { return nil }
+        let rest = text[schemeEnd.upperBound...]
+        guard !rest.contains("?"), !rest.contains("#"), !rest.contains("@") else { return nil }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = String(rest[..<slash])
+        guard !authority.isEmpty, authority.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else { return nil }
+        var path = String(rest[slash...])
+        if path.isEmpty { path = "/" }
+        if !path.hasSuffix("/") { path += "/" }
+        guard path.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else { return nil }
+        self.scheme = scheme
+        self.authority = authority
+        self.path = path
+    }
+
+    public var description: String { "\(scheme)://\(authority)\(path)" }
+
+    /// Joins the client's path remainder and query. Fails for any `.`/`..` segment,
+    /// empty segment (`//`), or their percent-encoded forms, and for a backslash or
+    /// control characters, so the result stays under the base URL.
+    public func join(remainder: Substring, query: String?) -> Result<String, PathEscape> {
+        var relative = remainder
+        while relative.first == "/" { relative = relative.dropFirst() ; if relative.first == "/" { return .failure(.emptySegment) } }
+        if !relative.isEmpty {
+            for segment in relative.split(separator: "/", omittingEmptySubsequences: false) {
+                if let problem = Self.check(segment, isLast: segment.endIndex == relative.endIndex) { return .failure(problem) }
+            }
+        }
+        var url = description + relative
+        if let query, !query.isEmpty { url += "?" + query }
+        return .success(url)
+    }
+
+    static func check(_ segment: Substring, isLast: Bool) -> PathEscape? {
+        if segment.isEmpty { return isLast ? nil : .emptySegment }
+        let decoded = percentDecoded(segment)
+        if decoded == "." || decoded == ".." { return .dotSegment }
+        if decoded.contains("/") || decoded.contains("\\") { return .encodedSeparator }
+        if segment.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F || $0 == "\\" }) {
+            return .invalidCharacter
+        }
+        return nil
+    }
+
+    /// Decodes %XX repeatedly, so `%252e` cannot hide a dot either.
+    static func percentDecoded(_ segment: Substring) -> String {
+        var current = Array(segment.utf8)
+        for _ in 0..<3 {
+            var out: [UInt8] = []
+            var i = 0, changed = false
+            while i < current.count {
+                if current[i] == UInt8(ascii: "%"), i + 2 < current.count,
+                   let v = UInt8(String(decoding: current[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+                    out.append(v); i += 3; changed = true
+                } else {
+                    out.append(current[i]); i += 1
+                }
+            }
+            current = out
+            if !changed { break }
+        }
+        return String(decoding: current, as: UTF8.self)
+    }
+}
+
+/// Why a client path was refused (→ 400 invalid-path).
+public enum PathEscape: Error, Sendable, Equatable, CustomStringConvertible {
+    case dotSegment, emptySegment, encodedSeparator, invalidCharacter
+
+    public var description: String {
+        switch self {
+        case .dotSegment: return "the path contains a '.' or '..' segment"
+        case .emptySegment: return "the path contains an empty segment ('//')"
+        case .encodedSeparator: return "the path contains an encoded '/' or '\\'"
+        case .invalidCharacter: return "the path contains a control character, space or backslash"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Proxy
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--config PATH`, resolved in DESIGN §2's order: the flag, `$SERIALIZERD_CONFIG`,
+/// `./config/serializerd.yaml`, `/etc/serializerd/serializerd.yaml`.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .customLong("config"), help: "Configuration file.")
+    var path: String?
+
+    static let searchPath = ["config/serializerd.yaml", "/etc/serializerd/serializerd.yaml"]
+
+    func resolvedPath(environment: [String: String]) throws -> String {
+        if let path { return path }
+        if let fromEnvironment = environment["SERIALIZERD_CONFIG"], !fromEnvironment.isEmpty { return fromEnvironment }
+        if let found = Self.searchPath.first(where: { access($0, R_OK) == 0 }) { return found }
+        throw ValidationError("no configuration file: pass --config PATH, set SERIALIZERD_CONFIG, or create \(Self.searchPath.joined(separator: " or "))")
+    }
+
+    func load(environment: [String: String]) throws -> ServerConfig {
+        let path = try resolvedPath(environment: environment)
+        let bytes: [UInt8]
+        do { bytes = try StandardStreams.readAll(path: path) } catch {
+            throw ConfigFailure(message: "\(path): error: cannot read the configuration file")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigFailure(message: "\(path): error: the configuration file is not UTF-8")
+        }
+        do { return try ConfigLoader.load(yaml: text, file: path, environment: environment) } catch {
+            throw ConfigFailure(message: error.description)
+        }
+    }
+}
+
+/// A config error: printed as is on stderr, exit status 1.
+struct ConfigFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+enum ProcessEnvironment {
+    static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") { result[String(text[..<eq])] = String(text[text.index(after: eq)...]) }
+            pointer += 1
+        }
+        return result
+    }
+}

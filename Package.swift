@@ -18,10 +18,12 @@ let package = Package(
         .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // Typed wrappers for C variadics and macros; no logic.
         .target(name: "CShims", dependencies: ["CCurl"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CShims", "EventLoop", "HTTPCore"]),
 
         .target(name: "HTTPCore"),
+        .target(name: "EventLoop", dependencies: ["CLibevent", "HTTPCore"]),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2"]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "serializerd",
             dependencies: [

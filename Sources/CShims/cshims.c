@@ -27,3 +27,15 @@ CURLMcode cshim_multi_setopt_long(CURLM *multi, CURLMoption option, long value) 
 CURLMcode cshim_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
     return curl_multi_setopt(multi, option, value);
 }
+CURLcode cshim_easy_setopt_write_function(CURL *easy, curl_write_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, callback);
+}
+CURLcode cshim_easy_setopt_header_function(CURL *easy, curl_write_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, callback);
+}
+CURLMcode cshim_multi_setopt_socket_function(CURLM *multi, curl_socket_callback callback) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+}
+CURLMcode cshim_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback callback) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+}

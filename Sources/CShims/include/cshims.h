@@ -14,4 +14,9 @@ CURLcode cshim_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
 CURLMcode cshim_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLMcode cshim_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
 
+CURLcode cshim_easy_setopt_write_function(CURL *easy, curl_write_callback callback);
+CURLcode cshim_easy_setopt_header_function(CURL *easy, curl_write_callback callback);
+CURLMcode cshim_multi_setopt_socket_function(CURLM *multi, curl_socket_callback callback);
+CURLMcode cshim_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback callback);
+
 #endif

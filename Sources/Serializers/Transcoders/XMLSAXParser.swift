@@ -1,4 +1,4 @@
-import CLibxml2
+internal import CLibxml2
 #if canImport(Glibc)
 import Glibc
 #endif

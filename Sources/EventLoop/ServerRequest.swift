@@ -1,0 +1,93 @@
+internal import CLibevent
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client request. evhttp owns it until the single reply; `respond` refuses a
+/// second reply, so every path replies exactly once.
+public final class ServerRequest {
+    private let raw: OpaquePointer
+    public private(set) var replied = false
+    public let method: String
+    /// The request-target as sent: `/path?q` (origin-form) or `http://host/path` (absolute-form).
+    public let target: String
+
+    init(_ raw: OpaquePointer) {
+        self.raw = raw
+        method = ServerRequest.methodName(evhttp_request_get_command(raw))
+        target = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? "/"
+    }
+
+    public var headers: [(String, String)] {
+        var result: [(String, String)] = []
+        guard let list = evhttp_request_get_input_headers(raw) else { return result }
+        var entry = list.pointee.tqh_first
+        while let current = entry {
+            result.append((String(cString: current.pointee.key), String(cString: current.pointee.value)))
+            entry = current.pointee.next.tqe_next
+        }
+        return result
+    }
+
+    public func header(_ name: String) -> String? {
+        evhttp_find_header(evhttp_request_get_input_headers(raw), name).map { String(cString: $0) }
+    }
+
+    public var body: [UInt8] {
+        guard let buffer = evhttp_request_get_input_buffer(raw) else { return [] }
+        let length = evbuffer_get_length(buffer)
+        guard length > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: length)
+        _ = bytes.withUnsafeMutableBytes { evbuffer_copyout(buffer, $0.baseAddress, length) }
+        return bytes
+    }
+
+    /// The socket peer's address (never X-Forwarded-For).
+    public var peerAddress: String {
+        guard let connection = evhttp_request_get_connection(raw) else { return "" }
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        return address.map { String(cString: $0) } ?? ""
+    }
+
+    public func respond(status: Int, headers: [(String, String)], body: [UInt8]) {
+        guard !replied else { return }
+        replied = true
+        let output = evhttp_request_get_output_headers(raw)
+        for (name, value) in headers { evhttp_add_header(output, name, value) }
+        let buffer = evbuffer_new()
+        defer { evbuffer_free(buffer) }
+        if !body.isEmpty { _ = body.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) } }
+        evhttp_send_reply(raw, Int32(status), ServerRequest.reason(status), buffer)
+    }
+
+    /// evhttp leaves Nagle on for accepted sockets, which stalls multi-segment replies
+    /// ~40 ms on the client's delayed ACK.
+    static func disableNagle(_ req: OpaquePointer) {
+        guard let connection = evhttp_request_get_connection(req),
+              let bev = evhttp_connection_get_bufferevent(connection) else { return }
+        let fd = bufferevent_getfd(bev)
+        guard fd >= 0 else { return }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    static func methodName(_ command: evhttp_cmd_type) -> String {
+        switch command {
+        case EVHTTP_REQ_GET: return "GET"
+        case EVHTTP_REQ_POST: return "POST"
+        case EVHTTP_REQ_HEAD: return "HEAD"
+        case EVHTTP_REQ_PUT: return "PUT"
+        case EVHTTP_REQ_DELETE: return "DELETE"
+        case EVHTTP_REQ_OPTIONS: return "OPTIONS"
+        case EVHTTP_REQ_TRACE: return "TRACE"
+        case EVHTTP_REQ_CONNECT: return "CONNECT"
+        case EVHTTP_REQ_PATCH: return "PATCH"
+        default: return "UNKNOWN"
+        }
+    }
+
+    static func reason(_ status: Int) -> String { HTTPReason.phrase(status) }
+}

@@ -1,0 +1,75 @@
+internal import CLibevent
+
+/// A persistent libevent event on a descriptor or signal. Retained by its owner;
+/// libevent holds an unretained pointer, so `cancel()` must run before release.
+public final class Watch {
+    private var event: OpaquePointer?
+    private let fire: (Bool, Bool) -> Void
+    private let loop: EventLoop
+    private let fd: Int32
+
+    init(loop: EventLoop, fd: Int32, flags: Int16, _ fire: @escaping (Bool, Bool) -> Void) {
+        self.fire = fire
+        self.loop = loop
+        self.fd = fd
+        event = event_new(loop.base, fd, flags, Watch.callback, Unmanaged.passUnretained(self).toOpaque())
+        event_add(event, nil)
+    }
+
+    static func flags(read: Bool, write: Bool) -> Int16 {
+        Int16((read ? EV_READ : 0) | (write ? EV_WRITE : 0) | EV_PERSIST)
+    }
+
+    /// Changes the watched directions (curl's CURL_POLL_* updates).
+    public func set(read: Bool, write: Bool) {
+        guard let event else { return }
+        event_del(event)
+        event_assign(event, loop.base, fd, Watch.flags(read: read, write: write), Watch.callback,
+                     Unmanaged.passUnretained(self).toOpaque())
+        event_add(event, nil)
+    }
+
+    public func cancel() {
+        guard let event else { return }
+        event_del(event)
+        event_free(event)
+        self.event = nil
+    }
+
+    /// event_callback_fn
+    static let callback: event_callback_fn = { _, what, arg in
+        Unmanaged<Watch>.fromOpaque(arg!).takeUnretainedValue().fire(what & Int16(EV_READ) != 0, what & Int16(EV_WRITE) != 0)
+    }
+}
+
+/// A one-shot timer that can be re-armed; `schedule(after: 0)` means the next loop turn.
+public final class Timer {
+    private var event: OpaquePointer?
+    private let fire: () -> Void
+
+    init(loop: EventLoop, _ fire: @escaping () -> Void) {
+        self.fire = fire
+        event = event_new(loop.base, -1, 0, Timer.callback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    public func schedule(after seconds: Double) {
+        var tv = timeval(seconds: seconds)
+        event_add(event, &tv)
+    }
+
+    public func stop() {
+        if let event { event_del(event) }
+    }
+
+    public func cancel() {
+        guard let event else { return }
+        event_del(event)
+        event_free(event)
+        self.event = nil
+    }
+
+    /// event_callback_fn
+    static let callback: event_callback_fn = { _, _, arg in
+        Unmanaged<Timer>.fromOpaque(arg!).takeUnretainedValue().fire()
+    }
+}

@@ -1,0 +1,35 @@
+/// Which headers cross the proxy, in each direction (DESIGN §3, §4).
+enum HeaderPolicy {
+    /// Hop-by-hop (RFC 9110 §7.6.1) and what libcurl or the writer sets itself.
+    static let notForwardedUpstream: Set<String> = [
+        "host", "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization",
+        "proxy-authenticate", "proxy-connection", "content-length", "content-type", "accept-encoding", "expect",
+        "x-request-id", "x-forwarded-for",
+    ]
+
+    /// The upstream headers a normalized response carries to the client.
+    static let forwardedDownstream: [String] = ["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"]
+
+    /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
+    static let hopByHopDownstream: Set<String> = [
+        "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",
+        "proxy-connection", "content-length", "content-encoding",
+    ]
+
+    /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
+    /// then X-Forwarded-For and X-Request-Id.
+    static func upstreamHeaders(client: [(String, String)], route: [(String, String)], contentType: String?,
+                                peer: String, requestID: String) -> [(String, String)] {
+        let overridden = Set(route.map { $0.0.lowercased() })
+        var result = client.filter {
+            let name = $0.0.lowercased()
+            return !notForwardedUpstream.contains(name) && !name.hasPrefix("proxy-") && !overridden.contains(name)
+        }
+        result += route
+        if let contentType { result.append(("Content-Type", contentType)) }
+        let prior = client.filter { $0.0.lowercased() == "x-forwarded-for" }.map(\.1)
+        result.append(("X-Forwarded-For", (prior + [peer]).joined(separator: ", ")))
+        result.append(("X-Request-Id", requestID))
+        return result
+    }
+}

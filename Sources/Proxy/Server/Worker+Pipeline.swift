@@ -1,0 +1,96 @@
+import EventLoop
+import HTTPCore
+import Serializers
+import Upstream
+
+extension Worker {
+    /// The whole life of one request on this worker (DESIGN §1).
+    func handle(_ request: ServerRequest) {
+        let writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? RequestID.make(),
+                                    started: Clock.now())
+        if shuttingDown {
+            writer.problem(.unavailable, route: nil, extraHeaders: [("Connection", "close")])
+            return
+        }
+        if request.method == "CONNECT" {
+            writer.problem(.methodNotAllowed(allow: proxiedMethods), route: nil)
+            return
+        }
+        guard let target = RequestTarget(request.target) else {
+            writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
+            return
+        }
+        if target.host == nil, let admin = AdminEndpoint(path: target.path) {
+            serveAdmin(admin, request: request, writer: writer)
+            return
+        }
+        switch table.match(method: request.method, path: target.path, host: target.host) {
+        case .noRoute: writer.problem(.noRoute, route: nil)
+        case .methodNotAllowed(let allow): writer.problem(.methodNotAllowed(allow: allow), route: nil)
+        case .route(let route): forward(request, target: target, route: route, writer: writer)
+        }
+    }
+
+    var proxiedMethods: [String] {
+        var methods: Set<String> = []
+        for route in table.routes { methods.formUnion(route.methods ?? ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) }
+        return methods.sorted()
+    }
+
+    func forward(_ request: ServerRequest, target: RequestTarget, route: Route, writer: ResponseWriter) {
+        let remainder = target.path.dropFirst(route.prefix.count)
+        let serialized: SerializedRequest
+        do throws(RequestSerializationError) {
+            serialized = try route.requestSerializer.serialize(RequestInput(
+                method: request.method, query: target.query, contentType: request.header("Content-Type"), body: request.body))
+        } catch {
+            writer.problem(.badRequest(error.description), route: route.name)
+            return
+        }
+        let url: String
+        switch route.upstream.join(remainder: remainder, query: serialized.query) {
+        case .failure(let escape):
+            writer.problem(.invalidPath(escape.description), route: route.name)
+            return
+        case .success(let joined):
+            url = joined
+        }
+        let headers = HeaderPolicy.upstreamHeaders(client: request.headers, route: route.headers, contentType: serialized.contentType,
+                                                   peer: request.peerAddress, requestID: writer.requestID)
+        let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
+                                       timeout: route.timeout, connectTimeout: route.connectTimeout,
+                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
+        let sent = Clock.now()
+        requestStarted()
+        session.start(upstream) { [unowned self] result in
+            var writer = writer
+            writer.upstreamSeconds = Clock.now() - sent
+            self.complete(result, url: url, route: route, writer: &writer)
+            self.requestFinished()
+        }
+    }
+
+    func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter) {
+        let reply: UpstreamReply
+        switch result {
+        case .failure(.timeout): return writer.problem(.upstreamTimeout(url: url, seconds: route.timeout), route: route.name)
+        case .failure(.bodyTooLarge(let limit)): return writer.problem(.upstreamBodyTooLarge(limit: limit, url: url), route: route.name)
+        case .failure(.aborted): return writer.problem(.unavailable, route: route.name)
+        case .failure(.unavailable(let code, let message)):
+            return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: url), route: route.name)
+        case .success(let success): reply = success
+        }
+        let started = Clock.now()
+        let outcome = route.responseSerializer.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
+        writer.serializeSeconds = Clock.now() - started
+        if outcome.succeeded, let value = outcome.value {
+            writer.success(value, serializer: outcome.serializer, reply: reply, output: route.output)
+        } else if route.output.onFailure == .passthrough {
+            writer.passthrough(reply)
+        } else {
+            let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
+            let evidence = UpstreamEvidence(url: url, status: reply.status, contentType: reply.contentType, body: reply.body, parsed: outcome.value)
+            writer.problem(.response(error, upstream: evidence), route: route.name)
+        }
+    }
+}

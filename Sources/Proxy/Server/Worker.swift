@@ -1,0 +1,83 @@
+import EventLoop
+import HTTPCore
+import Serializers
+import Upstream
+
+/// One event-loop thread: its own evhttp on the shared port, its own curl multi. A
+/// request lives and dies here, so the request path takes no lock.
+final class Worker {
+    let loop: EventLoop
+    let session: SessionManager
+    private(set) var server: HTTPServer!
+    private(set) var config: ServerConfig
+    private(set) var table: RouteTable
+    private var mailboxWatch: Watch?
+    private var graceTimer: Timer?
+    private(set) var shuttingDown = false
+    private(set) var inFlight = 0
+    let mailbox: Mailbox
+
+    init(config: ServerConfig, socket: Int32, mailbox: Mailbox) throws(EventLoopError) {
+        loop = try EventLoop()
+        session = try SessionManager(loop: loop)
+        self.config = config
+        self.table = RouteTable(config.routes)
+        self.mailbox = mailbox
+        let settings = HTTPServerSettings(maxHeaderBytes: config.limits.maxHeaderBytes,
+                                          maxBodyBytes: config.limits.maxRequestBody, idleTimeout: config.timeouts.clientIdle)
+        server = try HTTPServer(loop: loop, socket: socket, settings: settings) { [unowned self] in self.handle($0) }
+        mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
+    }
+
+    /// Runs the loop until shutdown completes, then frees everything on this thread.
+    func run() {
+        loop.run()
+        session.close()
+        mailboxWatch?.cancel()
+        graceTimer?.cancel()
+        server.close()
+        loop.close()
+    }
+
+    private func readMailbox() {
+        for command in mailbox.drain() {
+            switch command {
+            case .reload(let newConfig):
+                // In-flight requests keep the route they captured; new ones see the new table.
+                config = newConfig
+                table = RouteTable(newConfig.routes)
+            case .shutdown:
+                beginShutdown()
+            }
+        }
+    }
+
+    private func beginShutdown() {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        server.stopAccepting()
+        let timer = loop.makeTimer { [unowned self] in
+            // Grace is over: whatever is still waiting on an upstream gets its 503 now.
+            self.session.abortAll()
+            self.finishIfIdle()
+        }
+        timer.schedule(after: config.timeouts.shutdownGrace)
+        graceTimer = timer
+        finishIfIdle()
+    }
+
+    func finishIfIdle() {
+        guard shuttingDown, inFlight == 0 else { return }
+        mailboxWatch?.cancel()
+        mailboxWatch = nil
+        // A short pause lets the last replies flush before the loop ends.
+        loop.exit(after: 0.1)
+    }
+
+    func requestStarted() { inFlight += 1 }
+
+    func requestFinished() {
+        inFlight -= 1
+        finishIfIdle()
+    }
+}

@@ -1,0 +1,186 @@
+internal import CCurl
+internal import CShims
+import EventLoop
+
+/// AFURLSessionManager on libcurl's multi interface, driven by one worker's event loop
+/// (the hiperfifo pattern): curl tells us which sockets and timeout to watch, the loop
+/// tells curl when they fire, and finished transfers are drained after every action.
+/// Keep-alive connections live in the multi handle's pool and are reused across tasks.
+public final class SessionManager {
+    private let loop: EventLoop
+    private let multi: UnsafeMutableRawPointer
+    private var watches: [Int32: Watch] = [:]
+    private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var timer: Timer!
+    private var closed = false
+
+    /// `curl_global_init`, once, before any thread starts.
+    public static func globalInit() {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }
+
+    public init(loop: EventLoop) throws(EventLoopError) {
+        guard let multi = curl_multi_init() else { throw EventLoopError("curl_multi_init failed") }
+        self.loop = loop
+        self.multi = multi
+        timer = loop.makeTimer { [unowned self] in self.action(socket: CURL_SOCKET_TIMEOUT, flags: 0) }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = cshim_multi_setopt_socket_function(multi, SessionManager.socketCallback)
+        _ = cshim_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
+        _ = cshim_multi_setopt_timer_function(multi, SessionManager.timerCallback)
+        _ = cshim_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
+    }
+
+    public var inFlight: Int { transfers.count }
+
+    /// Starts one task; `completion` runs on this loop exactly once.
+    public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
+        guard !closed, let easy = curl_easy_init() else {
+            completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
+            return
+        }
+        let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
+        configure(transfer, request)
+        transfers[easy] = transfer
+        let code = curl_multi_add_handle(multi, easy)
+        if code != CURLM_OK {
+            transfers[easy] = nil
+            transfer.release()
+            transfer.finish(.failure(.unavailable(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)))))
+        }
+    }
+
+    private func configure(_ t: Transfer, _ r: UpstreamRequest) {
+        let easy = t.easy
+        let me = Unmanaged.passUnretained(t).toOpaque()
+        cshim_easy_setopt_string(easy, CURLOPT_URL, r.url)
+        cshim_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        cshim_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        cshim_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        cshim_easy_setopt_string(easy, CURLOPT_PROXY, "")              // never the environment's proxy
+        cshim_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")    // every encoding libcurl decodes
+        cshim_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(r.timeout * 1000))
+        cshim_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
+        cshim_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.followRedirects > 0 ? 1 : 0)
+        cshim_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.followRedirects)
+        cshim_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.maxResponseBytes))
+        cshim_easy_setopt_write_function(easy, Transfer.write)
+        cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        cshim_easy_setopt_header_function(easy, Transfer.header)
+        cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
+        cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer)
+        switch r.method {
+        case "GET": break
+        case "HEAD": cshim_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+        default: cshim_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, r.method)
+        }
+        if !r.body.isEmpty || ["POST", "PUT", "PATCH"].contains(r.method) {
+            cshim_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.count))
+            // COPYPOSTFIELDS copies the bytes now (POSTFIELDS would keep the pointer).
+            _ = r.body.withUnsafeBytes { bytes in
+                cshim_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
+            }
+        }
+        // No Expect: 100-continue round trip for larger bodies.
+        var list = curl_slist_append(nil, "Expect:")
+        for (name, value) in r.headers { list = curl_slist_append(list, "\(name): \(value)") }
+        t.headerList = list
+        cshim_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
+    }
+
+    /// Fails every transfer in flight (shutdown); each completion still runs once.
+    public func abortAll() {
+        for (easy, transfer) in transfers {
+            curl_multi_remove_handle(multi, easy)
+            transfer.release()
+            transfer.finish(.failure(.aborted))
+        }
+        transfers.removeAll()
+    }
+
+    /// Tears down after the loop stopped: callbacks unset first, because
+    /// curl_multi_cleanup can still call them.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        abortAll()
+        _ = cshim_multi_setopt_socket_function(multi, nil)
+        _ = cshim_multi_setopt_timer_function(multi, nil)
+        curl_multi_cleanup(multi)
+        for watch in watches.values { watch.cancel() }
+        watches.removeAll()
+        timer.cancel()
+    }
+
+    // MARK: driving curl
+
+    private func action(socket: curl_socket_t, flags: Int32) {
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, socket, flags, &running)
+        drain()
+    }
+
+    /// Reads every finished transfer (result before remove_handle) and completes it.
+    private func drain() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            guard let transfer = transfers.removeValue(forKey: easy) else { continue }
+            let result = outcome(transfer, code)
+            transfer.release()
+            transfer.finish(result)
+        }
+    }
+
+    private func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamReply, UpstreamFailure> {
+        if t.overLimit || code == CURLE_FILESIZE_EXCEEDED { return .failure(.bodyTooLarge(limit: t.limit)) }
+        if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout) }
+        guard code == CURLE_OK else {
+            let message = t.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : t.errorMessage
+            return .failure(.unavailable(code: Int(code.rawValue), message: message))
+        }
+        var status = 0
+        cshim_easy_getinfo_long(t.easy, CURLINFO_RESPONSE_CODE, &status)
+        var typePointer: UnsafePointer<CChar>?
+        cshim_easy_getinfo_string(t.easy, CURLINFO_CONTENT_TYPE, &typePointer)
+        var urlPointer: UnsafePointer<CChar>?
+        cshim_easy_getinfo_string(t.easy, CURLINFO_EFFECTIVE_URL, &urlPointer)
+        return .success(UpstreamReply(status: status, headers: t.headers, contentType: typePointer.map { String(cString: $0) },
+                                      body: t.body, url: urlPointer.map { String(cString: $0) } ?? ""))
+    }
+
+    fileprivate func socketChanged(_ fd: curl_socket_t, what: Int32) {
+        switch what {
+        case CURL_POLL_REMOVE:
+            watches.removeValue(forKey: fd)?.cancel()
+        default:
+            let read = what == CURL_POLL_IN || what == CURL_POLL_INOUT
+            let write = what == CURL_POLL_OUT || what == CURL_POLL_INOUT
+            if let watch = watches[fd] {
+                watch.set(read: read, write: write)
+            } else {
+                watches[fd] = loop.watch(fd: fd, read: read, write: write) { [unowned self] readable, writable in
+                    self.action(socket: fd, flags: (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0))
+                }
+            }
+        }
+    }
+
+    fileprivate func timerChanged(_ milliseconds: Int) {
+        if milliseconds < 0 { timer.stop() } else { timer.schedule(after: Double(milliseconds) / 1000) }
+    }
+
+    /// CURLMOPT_SOCKETFUNCTION
+    static let socketCallback: curl_socket_callback = { _, fd, what, userp, _ in
+        Unmanaged<SessionManager>.fromOpaque(userp!).takeUnretainedValue().socketChanged(fd, what: what)
+        return 0
+    }
+
+    /// CURLMOPT_TIMERFUNCTION — never calls curl; a 0 ms timer fires on the next turn.
+    static let timerCallback: curl_multi_timer_callback = { _, milliseconds, userp in
+        Unmanaged<SessionManager>.fromOpaque(userp!).takeUnretainedValue().timerChanged(milliseconds)
+        return 0
+    }
+}

@@ -1,0 +1,90 @@
+internal import CCurl
+internal import CShims
+
+/// One upstream task: AF's per-task delegate. It owns its easy handle and header list,
+/// accumulates status, headers and body (capped), and completes exactly once.
+final class Transfer {
+    let easy: UnsafeMutableRawPointer
+    let limit: Int
+    let completion: (Result<UpstreamReply, UpstreamFailure>) -> Void
+    var body: [UInt8] = []
+    var headers: [(String, String)] = []
+    var overLimit = false
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
+    let errorBuffer: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        return buffer
+    }()
+    private(set) var finished = false
+
+    init(easy: UnsafeMutableRawPointer, limit: Int, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
+        self.easy = easy
+        self.limit = limit
+        self.completion = completion
+    }
+
+    /// Hands the outcome over once; later calls are ignored.
+    func finish(_ result: Result<UpstreamReply, UpstreamFailure>) {
+        guard !finished else { return }
+        finished = true
+        completion(result)
+    }
+
+    /// Frees the C side. Runs after curl_multi_remove_handle.
+    func release() {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        errorBuffer.deallocate()
+    }
+
+    func received(_ data: UnsafeRawBufferPointer) -> Int {
+        guard body.count + data.count <= limit else {
+            overLimit = true
+            return 0   // != size*nmemb: libcurl aborts with CURLE_WRITE_ERROR
+        }
+        body.append(contentsOf: data.bindMemory(to: UInt8.self))
+        return data.count
+    }
+
+    /// One header line; a status line starts a new response (redirects, 1xx).
+    func receivedHeader(_ data: UnsafeRawBufferPointer) {
+        let line = String(decoding: data.bindMemory(to: UInt8.self), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers.removeAll()
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = String(line[..<colon])
+        let value = line[line.index(after: colon)...].trimmingCharacters()
+        headers.append((name, value))
+    }
+
+    var errorMessage: String { String(cString: errorBuffer) }
+
+    /// CURLOPT_WRITEFUNCTION
+    static let write: curl_write_callback = { pointer, size, count, userdata in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        return transfer.received(UnsafeRawBufferPointer(start: pointer, count: size * count))
+    }
+
+    /// CURLOPT_HEADERFUNCTION
+    static let header: curl_write_callback = { pointer, size, count, userdata in
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+        transfer.receivedHeader(UnsafeRawBufferPointer(start: pointer, count: size * count))
+        return size * count
+    }
+}
+
+extension Substring {
+    /// Trims spaces, tabs and the line ending, byte-wise ("\r\n" is one Character).
+    func trimmingCharacters() -> String {
+        var bytes = utf8[...]
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        while let f = bytes.first, isSpace(f) { bytes = bytes.dropFirst() }
+        while let l = bytes.last, isSpace(l) { bytes = bytes.dropLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,52 @@
+/// One request for the upstream, fully resolved by the proxy.
+public struct UpstreamRequest: Sendable {
+    public var url: String
+    public var method: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    public var timeout: Double
+    public var connectTimeout: Double
+    public var followRedirects: Int
+    public var maxResponseBytes: Int
+
+    public init(url: String, method: String, headers: [(String, String)], body: [UInt8], timeout: Double,
+                connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.maxResponseBytes = maxResponseBytes
+    }
+}
+
+/// The upstream's final response (after any redirects), body decoded.
+public struct UpstreamReply: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var contentType: String?
+    public var body: [UInt8]
+    public var url: String
+
+    public func header(_ name: String) -> String? {
+        headers.last { $0.0.caseInsensitiveEquals(name) }?.1
+    }
+}
+
+/// Why no response came back.
+public enum UpstreamFailure: Error, Sendable, Equatable {
+    /// Refused, reset, DNS, TLS…: libcurl's CURLcode and its message.
+    case unavailable(code: Int, message: String)
+    case timeout
+    case bodyTooLarge(limit: Int)
+    /// The transfer was abandoned (shutdown).
+    case aborted
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Proxy
+
+/// `serializerd [serve]`: run the daemon until SIGTERM/SIGINT.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the proxy daemon (the default command)."
+    )
+
+    @OptionGroup var config: ConfigOptions
+
+    @Option(name: .customLong("listen"), help: "Listen address (host:port), overriding the config and SERIALIZERD_LISTEN.")
+    var listen: String?
+
+    func run() throws {
+        let environment = ProcessEnvironment.current
+        let override = try listenOverride(environment)
+        let loaded: ServerConfig
+        do { loaded = try load(environment, override) } catch let failure as ConfigFailure {
+            StandardStreams.write(Array((failure.message + "\n").utf8), fd: 2)
+            throw ExitCode(1)
+        }
+        let server = Server(config: loaded) { try load(ProcessEnvironment.current, override) }
+        do { try server.run() } catch {
+            StandardStreams.write(Array("serializerd: error: \(error)\n".utf8), fd: 2)
+            throw ExitCode(1)
+        }
+    }
+
+    /// Flag beats environment beats file.
+    func listenOverride(_ environment: [String: String]) throws -> ListenAddress? {
+        guard let text = listen ?? environment["SERIALIZERD_LISTEN"], !text.isEmpty else { return nil }
+        guard let address = ListenAddress(text) else {
+            throw ValidationError("--listen/SERIALIZERD_LISTEN: expected host:port such as 127.0.0.1:8080, found '\(text)'")
+        }
+        return address
+    }
+
+    func load(_ environment: [String: String], _ override: ListenAddress?) throws -> ServerConfig {
+        var loaded = try config.load(environment: environment)
+        if let override { loaded.listen = override }
+        return loaded
+    }
+}

@@ -15,7 +15,7 @@ import Testing
 
     @Test func remainderAndQueryAreAppended() {
         #expect(joined("users/42", "a=1&b=2") == "https://api.example.org/v1/users/42?a=1&b=2")
-        #expect(joined("/users/") == "https://api.example.org/v1/users/")
+        #expect(joined("users/") == "https://api.example.org/v1/users/")
         #expect(joined("") == "https://api.example.org/v1/")
     }
 

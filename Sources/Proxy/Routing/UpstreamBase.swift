@@ -28,12 +28,13 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(scheme)://\(authority)\(path)" }
 
-    /// Joins the client's path remainder and query. Fails for any `.`/`..` segment,
+    /// Joins the client's path remainder (what follows the route prefix, without a
+    /// leading `/`) and query. Fails for any `.`/`..` segment,
     /// empty segment (`//`), or their percent-encoded forms, and for a backslash or
     /// control characters, so the result stays under the base URL.
     public func join(remainder: Substring, query: String?) -> Result<String, PathEscape> {
-        var relative = remainder
-        while relative.first == "/" { relative = relative.dropFirst() ; if relative.first == "/" { return .failure(.emptySegment) } }
+        let relative = remainder
+        if relative.first == "/" { return .failure(.emptySegment) }
         if !relative.isEmpty {
             for segment in relative.split(separator: "/", omittingEmptySubsequences: false) {
                 if let problem = Self.check(segment, isLast: segment.endIndex == relative.endIndex) { return .failure(problem) }

@@ -23,6 +23,7 @@ public final class Server {
     public func run() throws {
         _ = ProcessStart.monotonic
         signal(SIGPIPE, SIG_IGN)
+        Self.unblockControlSignals()
         SessionManager.globalInit()
         let count = config.workers ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var port = config.listen.port
@@ -47,6 +48,15 @@ public final class Server {
         for watch in watches { watch.cancel() }
         main.close()
         LifecycleLog.event("stopped")
+    }
+
+    /// A blocked signal mask survives exec; a parent that blocked SIGTERM (test runners,
+    /// some supervisors) would otherwise make the daemon unstoppable.
+    static func unblockControlSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     private func startWorker(socket: Int32) {

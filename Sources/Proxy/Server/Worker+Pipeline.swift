@@ -13,7 +13,8 @@ extension Worker {
             return
         }
         if request.method == "CONNECT" {
-            writer.problem(.methodNotAllowed(allow: proxiedMethods), route: nil)
+            // No tunnel follows, so the connection ends with the answer.
+            writer.problem(.methodNotAllowed(allow: proxiedMethods), route: nil, extraHeaders: [("Connection", "close")])
             return
         }
         guard let target = RequestTarget(request.target) else {
@@ -38,7 +39,10 @@ extension Worker {
     }
 
     func forward(_ request: ServerRequest, target: RequestTarget, route: Route, writer: ResponseWriter) {
-        let remainder = target.path.dropFirst(route.prefix.count)
+        var remainder = target.path.dropFirst(route.prefix.count)
+        // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a
+        // leading `/` would be an empty segment, which join() refuses.
+        if !route.prefix.hasSuffix("/"), remainder.first == "/" { remainder = remainder.dropFirst() }
         let serialized: SerializedRequest
         do throws(RequestSerializationError) {
             serialized = try route.requestSerializer.serialize(RequestInput(

@@ -1,0 +1,81 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// DESIGN §3's failure table, row by row, through the real daemon.
+@Suite(.timeLimit(.minutes(2)))
+struct ProxyFailureTests {
+    static let routes = [
+        route("api", prefix: "/api/", extra: "    match: { prefix: /api/, methods: [GET, POST] }\n"),
+        route("slow", prefix: "/slow/", extra: "    timeout: 300ms\n"),
+        "  - name: down\n    match: { prefix: /down/ }\n    upstream: http://127.0.0.1:9/\n",
+        route("redirect", prefix: "/follow/", extra: "    follow_redirects: 2\n"),
+    ].joined().replacingOccurrences(of: "    match: { prefix: /api/ }\n", with: "")
+
+    func problem(_ proxy: ProxyHarness, _ response: RawResponse) -> (type: String?, code: Int?) {
+        let doc = proxy.json(response)
+        return ((doc?["type"] as? String)?.replacingOccurrences(of: "urn:serializerd:", with: ""), doc?["code"] as? Int)
+    }
+
+    @Test func everyFailureRowHasItsStatusTypeAndCode() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, top: "limits: { max_response_body: 64KiB, max_request_body: 1KiB }\n")
+
+        func expectRow(_ target: String, method: String = "GET", body: [UInt8] = [], _ status: Int, _ type: String, _ code: Int,
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let response = try proxy.get(target, method: method, body: body)
+            let (gotType, gotCode) = problem(proxy, response)
+            #expect(response.status == status, "\(target): \(response.text)", sourceLocation: sourceLocation)
+            #expect(gotType == type && gotCode == code, "\(target): \(response.text)", sourceLocation: sourceLocation)
+            #expect(response.header("Content-Type") == "application/problem+json", sourceLocation: sourceLocation)
+            #expect(response.header("X-Request-Id") != nil, sourceLocation: sourceLocation)
+        }
+
+        try expectRow("/api/json?status=404", 404, "unacceptable-status", -1011)
+        try expectRow("/api/json?status=302", 502, "unacceptable-status", -1011)
+        try expectRow("/api/json?type=text/html", 502, "unacceptable-content-type", -1016)
+        try expectRow("/api/json?body=oops", 502, "serialization-failed", 3840)
+        try expectRow("/api/json?body=oops&status=500", 500, "serialization-failed", 3840)
+        try expectRow("/down/x", 502, "upstream-unavailable", 7)
+        try expectRow("/api/garbage", 502, "upstream-unavailable", 1)
+        try expectRow("/slow/slow?seconds=2", 504, "upstream-timeout", 28)
+        try expectRow("/api/big?bytes=200000", 502, "upstream-body-too-large", 63)
+        try expectRow("/nowhere", 404, "no-route", 404)
+        try expectRow("/api/json", method: "DELETE", 405, "method-not-allowed", 405)
+        try expectRow("/api/%2e%2e/etc/passwd", 400, "invalid-path", 400)
+        try expectRow("/api//etc/passwd", 400, "invalid-path", 400)
+        try expectRow("/-/nothing", 404, "no-route", 404)
+
+        let reset = try proxy.get("/api/reset")
+        #expect(reset.status == 502 && problem(proxy, reset).type == "upstream-unavailable")
+
+        let notAllowed = try proxy.get("/api/json", method: "DELETE")
+        #expect(notAllowed.header("Allow") == "GET, POST")
+        let connect = try proxy.get("api.example.org:443", method: "CONNECT")
+        #expect(connect.status == 405 || connect.status == 400)
+
+        let notFound = proxy.json(try proxy.get("/api/json?status=404"))
+        #expect((notFound?["upstream"] as? [String: Any])?["body"] as? [String: Any] != nil)
+        #expect(notFound?["route"] as? String == "api")
+
+        let tooLarge = try proxy.get("/api/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 4096))
+        #expect(tooLarge.status == 413)
+
+        // Redirects are followed only where the route allows them.
+        #expect(try proxy.get("/follow/redirect").text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
+        #expect(try proxy.get("/api/redirect").status == 502)
+        #expect(proxy.finish() == 0)
+    }
+
+    @Test func adminEndpointsAnswerOnlyAllowedNetworks() throws {
+        let open = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        let health = try open.get("/-/health")
+        #expect(health.status == 200 && open.json(health)?["status"] as? String == "ok")
+        open.finish()
+
+        let closed = try ProxyHarness(routes: route("api", prefix: "/api/"), top: "admin: { allow: [10.0.0.0/8] }\n")
+        defer { closed.finish() }
+        let forbidden = try closed.get("/-/health")
+        #expect(forbidden.status == 403 && problem(closed, forbidden).type == "forbidden")
+        #expect(try closed.get("/api/json").status == 200)
+    }
+}

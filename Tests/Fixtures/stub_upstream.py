@@ -1,0 +1,93 @@
+"""A real upstream for serializerd's end-to-end tests, on loopback only.
+
+Prints its port on the first line of stdout, then serves until killed. Each path
+is a scenario (see `routes`); query parameters tune it."""
+import gzip, json, signal, socket, struct, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs
+
+
+class Stub(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body, ctype="application/json", extra=()):
+        self.send_response(status)
+        if ctype:
+            self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra:
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def handle_any(self):
+        url = urlparse(self.path)
+        q = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        name = url.path.rstrip("/").split("/")[-1]
+        status = int(q.get("status", 200))
+        ctype = q.get("type", "application/json")
+        if name == "echo":
+            doc = {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                   "body": self.body().decode("utf-8", "replace")}
+            return self.reply(status, json.dumps(doc).encode())
+        self.body()
+        if name == "json":
+            return self.reply(status, q.get("body", '{"a": [1, 2.50, null], "b": "x\\/y"}').encode(), ctype,
+                              [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Vary", "Accept"), ("X-Other", "1")])
+        if name == "xml":
+            return self.reply(status, b'<?xml version="1.0"?><rss><channel><item><t>a</t></item></channel></rss>', "application/xml")
+        if name == "plist":
+            return self.reply(status, b'<?xml version="1.0"?><plist version="1.0"><dict><key>k</key><integer>7</integer></dict></plist>',
+                              "application/x-plist")
+        if name == "png":
+            with open(q["file"], "rb") as f:
+                return self.reply(status, f.read(), "image/png")
+        if name == "text":
+            return self.reply(status, "caf\u00e9".encode("latin-1"), "text/plain; charset=iso-8859-1")
+        if name == "form":
+            return self.reply(status, b"a=1&b[]=x&c[d]=y", "application/x-www-form-urlencoded")
+        if name == "empty":
+            return self.reply(int(q.get("status", 204)), b"", None if "notype" in q else ctype)
+        if name == "space":
+            return self.reply(status, b" ", ctype)
+        if name == "slow":
+            time.sleep(float(q.get("seconds", "2")))
+            return self.reply(status, b'{"slow":true}')
+        if name == "big":
+            return self.reply(status, b'"' + b"x" * int(q.get("bytes", "100")) + b'"')
+        if name == "gzip":
+            data = gzip.compress(b'{"zipped":true}')
+            return self.reply(status, data, "application/json", [("Content-Encoding", "gzip")])
+        if name == "redirect":
+            return self.reply(302, b"", None, [("Location", "/v1/json")])
+        if name == "garbage":
+            self.wfile.write(b"this is not HTTP at all\r\n\r\n")
+            self.close_connection = True
+            return
+        if name == "reset":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"partial\":")
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        return self.reply(404, b'{"error":"no such scenario"}')
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_any
+
+
+# The test runner's blocked signals are inherited; SIGTERM must stop the stub.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+server = ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+server.serve_forever()

@@ -13,25 +13,82 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         self.parameters = parameters
     }
 
-    /// Parses a header value; nil when it has no `type/subtype` shape.
+    private init(parsedType: String, subtype: String, parameters: [String: String]) {
+        self.type = parsedType
+        self.subtype = subtype
+        self.parameters = parameters
+    }
+
+    /// Parses a header value; nil when it has no `type/subtype` shape. Works on UTF-8
+    /// bytes: it runs for every upstream response.
     public init?(_ header: String) {
-        var pieces = header.split(separator: ";", omittingEmptySubsequences: false)
-        guard !pieces.isEmpty else { return nil }
-        let essence = pieces.removeFirst().trimmingASCIIWhitespace()
-        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-              parts.allSatisfy({ $0.allSatisfy(MediaType.isTokenCharacter) }) else { return nil }
-        var parameters: [String: String] = [:]
-        for piece in pieces {
-            guard let eq = piece.firstIndex(of: "=") else { continue }
-            let name = piece[..<eq].trimmingASCIIWhitespace().lowercased()
-            var value = piece[piece.index(after: eq)...].trimmingASCIIWhitespace()
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = String(value.dropFirst().dropLast())
-            }
-            if !name.isEmpty { parameters[name] = value }
+        var text = header
+        guard let parsed = text.withUTF8({ MediaType.parse($0) }) else { return nil }
+        self.init(parsedType: parsed.0, subtype: parsed.1, parameters: parsed.2)
+    }
+
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> (String, String, [String: String])? {
+        var i = 0
+        let n = b.count
+        func skipSpace() { while i < n && (b[i] == 0x20 || b[i] == 0x09) { i += 1 } }
+        func token() -> String? {
+            let start = i
+            while i < n && isToken(b[i]) { i += 1 }
+            guard i > start else { return nil }
+            return lowercased(UnsafeBufferPointer(rebasing: b[start..<i]))
         }
-        self.init(type: String(parts[0]), subtype: String(parts[1]), parameters: parameters)
+        skipSpace()
+        guard let type = token(), i < n, b[i] == UInt8(ascii: "/") else { return nil }
+        i += 1
+        guard let subtype = token() else { return nil }
+        skipSpace()
+        var parameters: [String: String] = [:]
+        while i < n {
+            guard b[i] == UInt8(ascii: ";") else { return nil }
+            i += 1
+            skipSpace()
+            guard let name = token() else {
+                if i >= n { break }
+                return nil
+            }
+            skipSpace()
+            guard i < n, b[i] == UInt8(ascii: "=") else { parameters[name] = ""; skipSpace(); continue }
+            i += 1
+            skipSpace()
+            var value: String
+            if i < n && b[i] == UInt8(ascii: "\"") {
+                let start = i + 1
+                i = start
+                while i < n && b[i] != UInt8(ascii: "\"") { i += 1 }
+                value = String(decoding: UnsafeBufferPointer(rebasing: b[start..<min(i, n)]), as: UTF8.self)
+                if i < n { i += 1 }
+            } else {
+                let start = i
+                while i < n && b[i] != UInt8(ascii: ";") && b[i] != 0x20 && b[i] != 0x09 { i += 1 }
+                value = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+            }
+            parameters[name] = value
+            skipSpace()
+        }
+        return (type, subtype, parameters)
+    }
+
+    static func isToken(_ c: UInt8) -> Bool {
+        guard c > 0x20, c < 0x7F else { return false }
+        switch c {
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "@"),
+             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""),
+             UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "?"), UInt8(ascii: "="),
+             UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return false
+        default:
+            return true
+        }
+    }
+
+    static func lowercased(_ b: UnsafeBufferPointer<UInt8>) -> String {
+        if !b.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return String(decoding: b, as: UTF8.self) }
+        return String(decoding: b.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// `type/subtype`, lowercased, without parameters: what AF calls the MIME type.
@@ -48,10 +105,6 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { essence }
 
-    static func isTokenCharacter(_ c: Character) -> Bool {
-        guard let a = c.asciiValue, a > 0x20, a < 0x7F else { return false }
-        return !"()<>@,;:\\\"/[]?={}".contains(c)
-    }
 }
 
 extension StringProtocol {

@@ -13,6 +13,9 @@ public final class SessionManager {
     private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
     private var timer: Timer!
     private var closed = false
+    /// Finished easy handles, reset and kept for the next task.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private let maxIdleHandles = 64
 
     /// `curl_global_init`, once, before any thread starts.
     public static func globalInit() {
@@ -35,7 +38,7 @@ public final class SessionManager {
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
-        guard !closed, let easy = curl_easy_init() else {
+        guard !closed, let easy = idleHandles.popLast() ?? curl_easy_init() else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
             return
         }
@@ -107,6 +110,8 @@ public final class SessionManager {
         _ = cshim_multi_setopt_socket_function(multi, nil)
         _ = cshim_multi_setopt_timer_function(multi, nil)
         curl_multi_cleanup(multi)
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles.removeAll()
         for watch in watches.values { watch.cancel() }
         watches.removeAll()
         timer.cancel()
@@ -129,8 +134,20 @@ public final class SessionManager {
             curl_multi_remove_handle(multi, easy)
             guard let transfer = transfers.removeValue(forKey: easy) else { continue }
             let result = outcome(transfer, code)
-            transfer.release()
+            recycle(transfer)
             transfer.finish(result)
+        }
+    }
+
+    /// Keeps the easy handle for reuse (fewer allocations per request); the connection
+    /// pool lives in the multi handle either way.
+    private func recycle(_ transfer: Transfer) {
+        if idleHandles.count < maxIdleHandles {
+            curl_easy_reset(transfer.easy)
+            idleHandles.append(transfer.easy)
+            transfer.releaseKeepingHandle()
+        } else {
+            transfer.release()
         }
     }
 

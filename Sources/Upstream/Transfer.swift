@@ -35,6 +35,11 @@ final class Transfer {
     /// Frees the C side. Runs after curl_multi_remove_handle.
     func release() {
         curl_easy_cleanup(easy)
+        releaseKeepingHandle()
+    }
+
+    /// Frees what this task owned but leaves the (reset) easy handle to the pool.
+    func releaseKeepingHandle() {
         curl_slist_free_all(headerList)
         headerList = nil
         errorBuffer.deallocate()
@@ -51,15 +56,18 @@ final class Transfer {
 
     /// One header line; a status line starts a new response (redirects, 1xx).
     func receivedHeader(_ data: UnsafeRawBufferPointer) {
-        let line = String(decoding: data.bindMemory(to: UInt8.self), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            headers.removeAll()
+        let line = data.bindMemory(to: UInt8.self)
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            headers.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon])
-        let value = line[line.index(after: colon)...].trimmingCharacters()
-        headers.append((name, value))
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        var start = colon + 1, end = line.count
+        while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }
+        while end > start && (line[end - 1] == 0x20 || line[end - 1] == 0x09 || line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }
+        headers.append((String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
+                        String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)))
     }
 
     var errorMessage: String { String(cString: errorBuffer) }
@@ -75,16 +83,5 @@ final class Transfer {
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
         transfer.receivedHeader(UnsafeRawBufferPointer(start: pointer, count: size * count))
         return size * count
-    }
-}
-
-extension Substring {
-    /// Trims spaces, tabs and the line ending, byte-wise ("\r\n" is one Character).
-    func trimmingCharacters() -> String {
-        var bytes = utf8[...]
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
-        while let f = bytes.first, isSpace(f) { bytes = bytes.dropFirst() }
-        while let l = bytes.last, isSpace(l) { bytes = bytes.dropLast() }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# serializerd vs nginx as a reverse proxy, in front of the same nginx origin, on
+# loopback only. Layout: origin and proxy pinned to core 1, wrk to core 0. Runs are
+# interleaved (nginx proxy, serializerd, …) and repeated; medians are reported with
+# ratios. Every load run is bounded by wrk's -d.
+#
+#   bench/proxy.sh                 # REPS=3 DUR=5s, sizes 1KB 100KB 1MB + XML
+#   REPS=5 DUR=10s bench/proxy.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=${REPS:-3}
+DUR=${DUR:-5s}
+CONNS=${CONNS:-32}
+WORK=${WORK:-/tmp/serializerd-bench}
+ORIGIN=18081 PROXY=18082 SERIALIZERD=18084
+BIN=.build/release/serializerd
+
+for tool in nginx wrk taskset python3; do
+  command -v "$tool" >/dev/null || { echo "bench/proxy.sh needs $tool (apt-get install nginx-light wrk util-linux python3)"; exit 1; }
+done
+[ -x "$BIN" ] || swift build -c release --product serializerd
+
+rm -rf "$WORK" && mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
+python3 - "$WORK/www" <<'EOF'
+import json, random, sys
+random.seed(7)
+out = sys.argv[1]
+def item(i):
+    return {"id": i, "name": f"item {i}", "price": round(random.random() * 100, 2), "tags": ["a", "b", "c"][: i % 4],
+            "active": i % 2 == 0, "note": None, "text": "lorem ipsum dolor sit amet \u00e9\u00e8 " * (i % 3)}
+for name, size in [("small", 1_000), ("medium", 100_000), ("large", 1_000_000)]:
+    items, data = [], b""
+    while len(data) < size:
+        items.append(item(len(items)))
+        data = json.dumps({"items": items}, indent=1).encode()
+    open(f"{out}/{name}.json", "wb").write(data)
+parts = ['<?xml version="1.0"?>\n<catalog xmlns:x="urn:x">']
+i = 0
+while sum(map(len, parts)) < 100_000:
+    i += 1
+    parts.append(f'<product id="p{i}" x:sku="S{i}"><name>Widget {i} &amp; co</name><price cur="EUR">{i % 97}.5</price>'
+                 f'<tags><tag>a</tag><tag>b</tag></tags><d><![CDATA[<b>x</b>]]></d></product>')
+parts.append("</catalog>")
+open(f"{out}/catalog.xml", "w").write("\n".join(parts))
+EOF
+
+cat > "$WORK/nginx.conf" <<EOF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  include /etc/nginx/mime.types;
+  access_log off;
+  client_body_temp_path $WORK/tmp/body; proxy_temp_path $WORK/tmp/proxy;
+  fastcgi_temp_path $WORK/tmp/fcgi; uwsgi_temp_path $WORK/tmp/uwsgi; scgi_temp_path $WORK/tmp/scgi;
+  keepalive_requests 10000000;
+  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
+  server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
+  server {
+    listen 127.0.0.1:$PROXY;
+    location /bench/ {
+      proxy_pass http://origin/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffers 128 16k;
+      proxy_max_temp_file_size 0;
+    }
+  }
+}
+EOF
+
+cat > "$WORK/serializerd.yaml" <<EOF
+listen: 127.0.0.1:$SERIALIZERD
+workers: 1
+limits: { max_response_body: 32MiB }
+log: { format: json, level: warning }
+routes:
+  - name: json
+    match: { prefix: /bench/ }
+    upstream: http://127.0.0.1:$ORIGIN/
+  - name: xml
+    match: { prefix: /xml/ }
+    upstream: http://127.0.0.1:$ORIGIN/
+    response: { serializer: xml }
+EOF
+
+taskset -c 1 nginx -c "$WORK/nginx.conf"
+taskset -c 1 "$BIN" serve --config "$WORK/serializerd.yaml" > "$WORK/logs/serializerd.log" 2>&1 &
+SPID=$!
+cleanup() { kill "$SPID" 2>/dev/null || true; kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; }
+trap cleanup EXIT
+for _ in $(seq 50); do curl -fs "http://127.0.0.1:$SERIALIZERD/bench/small.json" >/dev/null 2>&1 && break; sleep 0.1; done
+curl -fs "http://127.0.0.1:$SERIALIZERD/bench/small.json" >/dev/null || { echo "serializerd did not start"; cat "$WORK/logs/serializerd.log"; exit 1; }
+rss() { awk '/VmRSS/ {print $2}' "/proc/$SPID/status"; }
+IDLE_RSS=$(rss)
+
+# wrk → "req/s p50_ms p99_ms"
+run() {
+  taskset -c 0 wrk -t1 -c"$1" -d"$DUR" --latency "$2" 2>/dev/null | python3 -c '
+import re, sys
+t = sys.stdin.read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+def ms(label):
+    m = re.search(r"\s" + label + r"%\s+([\d.]+)(us|ms|s)", t)
+    v, u = float(m.group(1)), m.group(2)
+    return v / 1000 if u == "us" else v * 1000 if u == "s" else v
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
+p50, p99 = ms("50"), ms("99")
+print(f"{rps:.0f} {p50:.3f} {p99:.3f} {errors.group(1) if errors else 0}")'
+}
+
+RESULTS="$WORK/results.tsv"
+: > "$RESULTS"
+for size in small medium large; do
+  for rep in $(seq "$REPS"); do
+    echo "nginx $size $rep $(run "$CONNS" "http://127.0.0.1:$PROXY/bench/$size.json")" >> "$RESULTS"
+    echo "serializerd $size $rep $(run "$CONNS" "http://127.0.0.1:$SERIALIZERD/bench/$size.json")" >> "$RESULTS"
+  done
+done
+PEAK_RSS=$(rss)
+for rep in $(seq "$REPS"); do
+  echo "serializerd xml $rep $(run "$CONNS" "http://127.0.0.1:$SERIALIZERD/xml/catalog.xml")" >> "$RESULTS"
+  echo "direct c1 $rep $(run 1 "http://127.0.0.1:$ORIGIN/small.json")" >> "$RESULTS"
+  echo "nginx c1 $rep $(run 1 "http://127.0.0.1:$PROXY/bench/small.json")" >> "$RESULTS"
+  echo "serializerd c1 $rep $(run 1 "http://127.0.0.1:$SERIALIZERD/bench/small.json")" >> "$RESULTS"
+done
+
+python3 - "$RESULTS" "$IDLE_RSS" "$PEAK_RSS" "$WORK/www" <<'EOF'
+import os, statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+def med(target, size, col):
+    vals = [float(r[3 + col]) for r in rows if r[0] == target and r[1] == size]
+    return statistics.median(vals), min(vals), max(vals)
+size_bytes = {s: os.path.getsize(f"{sys.argv[4]}/{s}.json") for s in ["small", "medium", "large"]}
+print(f"| body | nginx proxy req/s (min–max) | serializerd req/s (min–max) | ratio | nginx p50 / p99 ms | serializerd p50 / p99 ms |")
+print("|---|---|---|---|---|---|")
+for size in ["small", "medium", "large"]:
+    n, s = med("nginx", size, 0), med("serializerd", size, 0)
+    print(f"| {size} JSON ({size_bytes[size]:,} B) | {n[0]:,.0f} ({n[1]:,.0f}–{n[2]:,.0f}) | {s[0]:,.0f} ({s[1]:,.0f}–{s[2]:,.0f}) | "
+          f"**{s[0] / n[0]:.2f}×** | {med('nginx', size, 1)[0]:.2f} / {med('nginx', size, 2)[0]:.2f} | "
+          f"{med('serializerd', size, 1)[0]:.2f} / {med('serializerd', size, 2)[0]:.2f} |")
+x = med("serializerd", "xml", 0)
+print(f"| XML → JSON (100 KB) | — | {x[0]:,.0f} ({x[1]:,.0f}–{x[2]:,.0f}) | — | — | {med('serializerd', 'xml', 1)[0]:.2f} / {med('serializerd', 'xml', 2)[0]:.2f} |")
+d, n1, s1 = med("direct", "c1", 1)[0], med("nginx", "c1", 1)[0], med("serializerd", "c1", 1)[0]
+print(f"\nOne connection, 1 KB: p50 direct {d:.3f} ms, nginx proxy {n1:.3f} ms (+{n1 - d:.3f}), serializerd {s1:.3f} ms (+{s1 - d:.3f})")
+print(f"serializerd RSS: idle {int(sys.argv[2]) / 1024:.1f} MiB, after the JSON runs {int(sys.argv[3]) / 1024:.1f} MiB")
+errors = sum(int(r[6]) for r in rows)
+print(f"non-2xx responses across all runs: {errors}")
+EOF

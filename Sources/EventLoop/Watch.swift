@@ -7,11 +7,13 @@ public final class Watch {
     private let fire: (Bool, Bool) -> Void
     private let loop: EventLoop
     private let fd: Int32
+    private var flags: Int16
 
     init(loop: EventLoop, fd: Int32, flags: Int16, _ fire: @escaping (Bool, Bool) -> Void) {
         self.fire = fire
         self.loop = loop
         self.fd = fd
+        self.flags = flags
         event = event_new(loop.base, fd, flags, Watch.callback, Unmanaged.passUnretained(self).toOpaque())
         event_add(event, nil)
     }
@@ -22,9 +24,11 @@ public final class Watch {
 
     /// Changes the watched directions (curl's CURL_POLL_* updates).
     public func set(read: Bool, write: Bool) {
-        guard let event else { return }
+        let wanted = Watch.flags(read: read, write: write)
+        guard let event, wanted != flags else { return }
+        flags = wanted
         event_del(event)
-        event_assign(event, loop.base, fd, Watch.flags(read: read, write: write), Watch.callback,
+        event_assign(event, loop.base, fd, wanted, Watch.callback,
                      Unmanaged.passUnretained(self).toOpaque())
         event_add(event, nil)
     }

@@ -8,7 +8,7 @@ enum HeaderPolicy {
     ]
 
     /// The upstream headers a normalized response carries to the client.
-    static let forwardedDownstream: [String] = ["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"]
+    static let forwardedDownstreamSet: Set<String> = ["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"]
 
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
     static let hopByHopDownstream: Set<String> = [
@@ -20,14 +20,19 @@ enum HeaderPolicy {
     /// then X-Forwarded-For and X-Request-Id.
     static func upstreamHeaders(client: [(String, String)], route: [(String, String)], contentType: String?,
                                 peer: String, requestID: String) -> [(String, String)] {
-        let overridden = Set(route.map { $0.0.lowercased() })
-        var result = client.filter {
-            let name = $0.0.lowercased()
-            return !notForwardedUpstream.contains(name) && !name.hasPrefix("proxy-") && !overridden.contains(name)
+        let overridden = route.isEmpty ? [] : Set(route.map { $0.0.lowercased() })
+        var result: [(String, String)] = []
+        result.reserveCapacity(client.count + route.count + 3)
+        var prior: [String] = []
+        for (field, value) in client {
+            let name = field.lowercased()
+            if name == "x-forwarded-for" { prior.append(value) }
+            if !notForwardedUpstream.contains(name) && !name.hasPrefix("proxy-") && !overridden.contains(name) {
+                result.append((field, value))
+            }
         }
         result += route
         if let contentType { result.append(("Content-Type", contentType)) }
-        let prior = client.filter { $0.0.lowercased() == "x-forwarded-for" }.map(\.1)
         result.append(("X-Forwarded-For", (prior + [peer]).joined(separator: ", ")))
         result.append(("X-Request-Id", requestID))
         return result

@@ -8,13 +8,17 @@ struct RequestTarget {
     init?(_ target: String) {
         var rest = Substring(target)
         var host: String?
-        if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
+        let head = target.utf8.prefix(8)
+        let isHTTPS = head.count == 8 && String(decoding: head, as: UTF8.self).lowercased() == "https://"
+        let isHTTP = !isHTTPS && head.count >= 7 && String(decoding: head.prefix(7), as: UTF8.self).lowercased() == "http://"
+        if isHTTP || isHTTPS {
+            let scheme = isHTTPS ? "https://" : "http://"
             rest = rest.dropFirst(scheme.count)
             let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
             var authority = rest[..<end].lowercased()
             let defaultPort = scheme == "http://" ? ":80" : ":443"
             if authority.hasSuffix(defaultPort) { authority.removeLast(defaultPort.count) }
-            guard !authority.isEmpty, !authority.contains("@") else { return nil }
+            guard !authority.isEmpty, !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
             host = authority
             rest = rest[end...]
             if rest.isEmpty || rest.first == "?" { rest = "/" + rest }

@@ -43,8 +43,8 @@ struct ResponseWriter {
         var bytes = body.bytes
         if output.envelope { bytes = Self.envelope(reply, data: bytes) }
         var headers = [("Content-Type", "application/json; charset=utf-8"), ("X-Serializerd-Serializer", serializer)]
-        for name in HeaderPolicy.forwardedDownstream {
-            for (field, fieldValue) in reply.headers where field.lowercased() == name { headers.append((field, fieldValue)) }
+        for (field, fieldValue) in reply.headers where HeaderPolicy.forwardedDownstreamSet.contains(field.lowercased()) {
+            headers.append((field, fieldValue))
         }
         send(status: reply.status, headers: headers, body: bytes)
     }

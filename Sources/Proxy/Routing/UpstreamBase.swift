@@ -47,12 +47,16 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
 
     static func check(_ segment: Substring, isLast: Bool) -> PathEscape? {
         if segment.isEmpty { return isLast ? nil : .emptySegment }
-        let decoded = percentDecoded(segment)
-        if decoded == "." || decoded == ".." { return .dotSegment }
-        if decoded.contains("/") || decoded.contains("\\") { return .encodedSeparator }
-        if segment.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F || $0 == "\\" }) {
-            return .invalidCharacter
+        let bytes = segment.utf8
+        if bytes.contains(where: { $0 < 0x21 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) { return .invalidCharacter }
+        if !bytes.contains(UInt8(ascii: "%")) {
+            // No escapes: only a literal "." or ".." can be a dot segment.
+            return bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) && bytes.count <= 2 ? .dotSegment : nil
         }
+        let decoded = Array(percentDecoded(segment).utf8)
+        if decoded == [0x2E] || decoded == [0x2E, 0x2E] { return .dotSegment }
+        if decoded.contains(UInt8(ascii: "/")) || decoded.contains(UInt8(ascii: "\\")) { return .encodedSeparator }
+        if decoded.contains(where: { $0 < 0x21 || $0 == 0x7F }) { return .invalidCharacter }
         return nil
     }
 

@@ -5,12 +5,13 @@ CONFIG       ?= config/serializerd.yaml
 APT_PACKAGES := libevent-dev libcurl4-openssl-dev libxml2-dev pkg-config
 BENCH_DATA   ?= ../shared/bench-data
 
-.PHONY: all deps build release run test bench clean
+.PHONY: all deps build release run test bench bench-proxy clean
 
 all: build
 
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@command -v python3 >/dev/null 2>&1 || missing_py=python3; \
+	missing="$$missing_py"; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -39,6 +40,14 @@ PIN := $(shell command -v taskset >/dev/null 2>&1 && echo "taskset -c 1")
 bench: deps
 	$(SWIFT) build -c release --product serializerd-bench
 	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results
+
+# serializerd vs nginx as a reverse proxy (installs nginx-light and wrk if missing).
+bench-proxy: deps
+	@command -v nginx >/dev/null && command -v wrk >/dev/null || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx-light wrk; }
+	$(SWIFT) build -c release --product serializerd
+	bench/proxy.sh
 
 clean:
 	rm -rf .build

@@ -24,6 +24,7 @@ public final class Server {
         _ = ProcessStart.monotonic
         signal(SIGPIPE, SIG_IGN)
         Self.unblockControlSignals()
+        MallocTuning.apply()
         SessionManager.globalInit()
         let count = config.workers ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var port = config.listen.port

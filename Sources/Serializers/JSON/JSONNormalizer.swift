@@ -131,6 +131,7 @@ struct NormalizerCore: ~Copyable {
 
     /// Returns true when the top-level value is complete; false when positioned at the
     /// next value to parse.
+    @inline(__always)
     mutating func afterValue() throws(JSONError) -> Bool {
         while depth > 0 {
             let top = stack[depth - 1]
@@ -168,6 +169,7 @@ struct NormalizerCore: ~Copyable {
 
     /// At an object member's key. Writes `,"key":` and returns true when the value
     /// should be parsed next; returns false when a null value was dropped.
+    @inline(__always)
     mutating func beginMember() throws(JSONError) -> Bool {
         guard i < n, p[i] == UInt8(ascii: "\"") else { throw unexpected("a string key") }
         let mark = w
@@ -190,6 +192,7 @@ struct NormalizerCore: ~Copyable {
 
     /// At an array element. Writes the separator and returns true when the element
     /// should be parsed next; returns false when a null element was dropped.
+    @inline(__always)
     mutating func beginElement() throws(JSONError) -> Bool {
         if options.removeNullValues && atNull() {
             try skipNull()
@@ -209,6 +212,7 @@ struct NormalizerCore: ~Copyable {
         w = mark
     }
 
+    @inline(__always)
     mutating func copyLiteral(_ word: StaticString) throws(JSONError) {
         let len = word.utf8CodeUnitCount
         let bytes = word.utf8Start
@@ -221,6 +225,7 @@ struct NormalizerCore: ~Copyable {
         i += len
     }
 
+    @inline(__always)
     mutating func copyNumber() throws(JSONError) {
         let start = i
         if p[i] == UInt8(ascii: "-") { i += 1 }
@@ -244,6 +249,7 @@ struct NormalizerCore: ~Copyable {
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
     /// Copies a string starting at its opening quote, re-escaping to the normalized set.
+    @inline(__always)
     mutating func copyString() throws(JSONError) {
         let open = i
         put(UInt8(ascii: "\""))

@@ -30,7 +30,8 @@ public enum RawHTTP {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        // Whole seconds and microseconds: a zero timeval would mean "wait forever".
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: max(1, Int((timeout - timeout.rounded(.down)) * 1_000_000)))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

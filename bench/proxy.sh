@@ -6,6 +6,7 @@
 #
 #   bench/proxy.sh                 # REPS=3 DUR=5s, sizes 1KB 100KB 1MB + XML
 #   REPS=5 DUR=10s bench/proxy.sh
+#   SOAK=300 bench/proxy.sh        # then 256 connections on 100 KB for 300 s, RSS every 30 s
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -126,6 +127,15 @@ for rep in $(seq "$REPS"); do
   echo "nginx c1 $rep $(run 1 "http://127.0.0.1:$PROXY/bench/small.json")" >> "$RESULTS"
   echo "serializerd c1 $rep $(run 1 "http://127.0.0.1:$SERIALIZERD/bench/small.json")" >> "$RESULTS"
 done
+
+if [ -n "${SOAK:-}" ]; then
+  taskset -c 0 wrk -t1 -c256 -d"${SOAK}s" "http://127.0.0.1:$SERIALIZERD/bench/medium.json" > "$WORK/soak.txt" 2>&1 &
+  WRK=$!
+  SAMPLES=""
+  for _ in $(seq $(( SOAK / 30 ))); do sleep 30; SAMPLES="$SAMPLES $(( $(rss) / 1024 ))"; done
+  wait "$WRK" || true
+  echo "soak: 256 connections, 100 KB, ${SOAK}s: $(grep Requests/sec "$WORK/soak.txt" | awk '{print $2}') req/s; RSS MiB every 30 s:$SAMPLES; $(grep -c 'Non-2xx' "$WORK/soak.txt") runs with non-2xx"
+fi
 
 python3 - "$RESULTS" "$IDLE_RSS" "$PEAK_RSS" "$WORK/www" <<'EOF'
 import os, statistics, sys

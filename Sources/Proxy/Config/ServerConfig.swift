@@ -45,8 +45,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var onFailure = OnFailure.problem
 }
 
-/// One compiled route.
-public struct Route: Sendable {
+/// One compiled route. A class: it is handed along every stage of every request, and
+/// copying a struct of this size retained each of its fields at every step.
+public final class Route: Sendable {
     public let name: String
     public let prefix: String
     /// nil = all methods.
@@ -63,6 +64,26 @@ public struct Route: Sendable {
     public let response: ResponseSettings
     public let responseSerializer: any ResponseSerializer
     public let output: OutputSettings
+
+    init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
+         connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
+         requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
+         output: OutputSettings) {
+        self.name = name
+        self.prefix = prefix
+        self.methods = methods
+        self.host = host
+        self.upstream = upstream
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.headers = headers
+        self.requestSerializerName = requestSerializerName
+        self.requestSerializer = requestSerializer
+        self.response = response
+        self.responseSerializer = responseSerializer
+        self.output = output
+    }
 
     public func allows(_ method: String) -> Bool { methods?.contains(method) ?? true }
 }

@@ -60,11 +60,12 @@ struct ProxyLifecycleTests {
         let port = proxy.port
         let slowStatus = Locked(0)
         let client = Thread {
-            let status = (try? RawHTTP.request(port: port, target: "/api/slow?seconds=1", timeout: 10).status) ?? -1
+            let status = (try? RawHTTP.request(port: port, target: "/api/slow?seconds=2", timeout: 10).status) ?? -1
             slowStatus.update { $0 = status }
         }
         client.start()
-        usleep(300_000)
+        // Long enough for the request to reach the daemon even on a loaded machine.
+        usleep(700_000)
         proxy.daemon.signal(SIGTERM)
         let exit = proxy.daemon.waitForExit(timeout: 10)
         proxy.finish()
@@ -79,11 +80,11 @@ struct ProxyLifecycleTests {
         let port = proxy.port
         let slowReply = Locked<RawResponse?>(nil)
         let client = Thread {
-            let response = try? RawHTTP.request(port: port, target: "/api/slow?seconds=3", timeout: 10)
+            let response = try? RawHTTP.request(port: port, target: "/api/slow?seconds=4", timeout: 10)
             slowReply.update { $0 = response }
         }
         client.start()
-        usleep(300_000)
+        usleep(700_000)
         proxy.daemon.signal(SIGTERM)
         #expect(proxy.daemon.waitForExit(timeout: 10) == 0)
         proxy.finish()

@@ -21,17 +21,13 @@ public enum ListeningSocket {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, host, &address.sin6_addr)
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            bound = bindTo(fd, &address)
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &address.sin_addr)
-            bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            bound = bindTo(fd, &address)
         }
         guard bound == 0 else {
             let error = failure("bind \(host):\(port)")
@@ -46,16 +42,21 @@ public enum ListeningSocket {
         return (fd, boundPort(fd))
     }
 
+    /// bind(2) for a sockaddr_in or sockaddr_in6.
+    static func bindTo<Address>(_ fd: Int32, _ address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+    }
+
     static func boundPort(_ fd: Int32) -> Int {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        return withUnsafeMutablePointer(to: &storage) { pointer in
+            _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            // The port sits at the same offset in sockaddr_in and sockaddr_in6.
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
         }
-        if storage.ss_family == sa_family_t(AF_INET6) {
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) } }
-        }
-        return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) } }
     }
 
     static func failure(_ what: String) -> EventLoopError {

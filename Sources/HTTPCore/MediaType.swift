@@ -7,14 +7,9 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     public let subtype: String
     public let parameters: [String: String]
 
-    public init(type: String, subtype: String, parameters: [String: String] = [:]) {
-        self.type = type.lowercased()
-        self.subtype = subtype.lowercased()
-        self.parameters = parameters
-    }
-
-    private init(parsedType: String, subtype: String, parameters: [String: String]) {
-        self.type = parsedType
+    /// Names already lowercased by `parse`.
+    private init(type: String, subtype: String, parameters: [String: String]) {
+        self.type = type
         self.subtype = subtype
         self.parameters = parameters
     }
@@ -24,7 +19,7 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
     public init?(_ header: String) {
         var text = header
         guard let parsed = text.withUTF8({ MediaType.parse($0) }) else { return nil }
-        self.init(parsedType: parsed.0, subtype: parsed.1, parameters: parsed.2)
+        self.init(type: parsed.0, subtype: parsed.1, parameters: parsed.2)
     }
 
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> (String, String, [String: String])? {

@@ -53,13 +53,6 @@ public enum ProblemDocument {
 
     /// The first 4 KiB of a UTF-8 body, cut at a character boundary; nil if not UTF-8.
     static func textPreview(_ body: [UInt8]) -> String? {
-        guard UTF8Text.isValid(body) else { return nil }
-        let prefix = Array(body.prefix(textPreviewLimit + 4))
-        var end = min(prefix.count, textPreviewLimit)
-        if prefix.count > textPreviewLimit {
-            while end > 0 && prefix[end] & 0xC0 == 0x80 { end -= 1 }
-        }
-        let cut = Array(prefix[..<end])
-        return String(validating: cut, as: UTF8.self)
+        UTF8Text.preview(body, maxBytes: textPreviewLimit)
     }
 }

@@ -34,8 +34,6 @@ public final class SessionManager {
         _ = cshim_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
     }
 
-    public var inFlight: Int { transfers.count }
-
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
         guard !closed, let easy = idleHandles.popLast() ?? curl_easy_init() else {

@@ -29,10 +29,6 @@ public struct UpstreamReply: Sendable {
     public var contentType: String?
     public var body: [UInt8]
     public var url: String
-
-    public func header(_ name: String) -> String? {
-        headers.last { $0.0.caseInsensitiveEquals(name) }?.1
-    }
 }
 
 /// Why no response came back.
@@ -43,10 +39,4 @@ public enum UpstreamFailure: Error, Sendable, Equatable {
     case bodyTooLarge(limit: Int)
     /// The transfer was abandoned (shutdown).
     case aborted
-}
-
-extension String {
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
-    }
 }

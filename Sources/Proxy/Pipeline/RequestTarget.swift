@@ -8,11 +8,10 @@ struct RequestTarget {
     init?(_ target: String) {
         var rest = Substring(target)
         var host: String?
-        let head = target.utf8.prefix(8)
-        let isHTTPS = head.count == 8 && String(decoding: head, as: UTF8.self).lowercased() == "https://"
-        let isHTTP = !isHTTPS && head.count >= 7 && String(decoding: head.prefix(7), as: UTF8.self).lowercased() == "http://"
-        if isHTTP || isHTTPS {
-            let scheme = isHTTPS ? "https://" : "http://"
+        // ASCII case-insensitive: `| 0x20` lowercases letters and leaves ":" and "/" alone.
+        if let scheme = ["https://", "http://"].first(where: { scheme in
+            target.utf8.count >= scheme.utf8.count && zip(target.utf8, scheme.utf8).allSatisfy { $0 | 0x20 == $1 }
+        }) {
             rest = rest.dropFirst(scheme.count)
             let end = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
             var authority = rest[..<end].lowercased()

@@ -1,3 +1,4 @@
+import HTTPCore
 import Serializers
 #if canImport(Glibc)
 import Glibc
@@ -18,13 +19,6 @@ public enum LifecycleLog {
     static func timestamp() -> String {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        var seconds = ts.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ v: Int32, _ n: Int = 2) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, n - s.count)) + s
-        }
-        return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).\(pad(Int32(ts.tv_nsec / 1_000_000), 3))Z"
+        return UTCTimestamp.format(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9, fraction: .milliseconds)
     }
 }

@@ -96,7 +96,7 @@ public final class Server {
     }
 }
 
-/// A detached-free pthread running one closure (the worker owns everything it creates).
+/// A joinable pthread running one closure (the worker owns everything it creates).
 enum WorkerThread {
     final class Body: @unchecked Sendable {
         let run: @Sendable () -> Void

@@ -76,9 +76,5 @@ struct ByteBuffer: ~Copyable {
 
     subscript(_ i: Int) -> UInt8 { base[i] }
 
-    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        body(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
-    }
-
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }

@@ -46,9 +46,4 @@ public enum JSONValue: Sendable, Equatable {
         try writer.write(self)
         return writer.bytes
     }
-
-    /// Compact JSON text as a String (for logs, tests and diagnostics).
-    public var jsonText: String {
-        String(decoding: (try? encoded()) ?? [], as: UTF8.self)
-    }
 }

@@ -28,7 +28,7 @@ public struct JSONWriter {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            let ordered = canonical ? JSONWriter.canonicalOrder(members) : members
+            let ordered = canonical ? JSONWriter.lastWinsSortedByUTF16(members) : members
             for (k, member) in ordered.enumerated() {
                 if k > 0 { bytes.append(UInt8(ascii: ",")) }
                 JSONEscaping.appendQuoted(member.0, to: &bytes)
@@ -39,9 +39,9 @@ public struct JSONWriter {
         }
     }
 
-    /// Sorted by UTF-16 code units; for repeated keys the last one wins, as in
-    /// ECMAScript's JSON.parse (RFC 8785 input is I-JSON, which has no duplicates).
-    static func canonicalOrder(_ members: [(String, JSONValue)]) -> [(String, JSONValue)] {
+    /// One member per key (the last, as ECMAScript's JSON.parse and an NSDictionary
+    /// keep), sorted by UTF-16 code units: RFC 8785's order, and AF's query-key order.
+    static func lastWinsSortedByUTF16(_ members: [(String, JSONValue)]) -> [(String, JSONValue)] {
         var lastIndex: [String: Int] = [:]
         for (k, m) in members.enumerated() { lastIndex[m.0] = k }
         let unique = members.enumerated().filter { lastIndex[$0.element.0] == $0.offset }.map(\.element)

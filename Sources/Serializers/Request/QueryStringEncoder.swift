@@ -4,7 +4,7 @@
 public enum QueryStringEncoder {
     public static func encode(_ parameters: [(String, JSONValue)]) -> String {
         var pairs: [String] = []
-        for (key, value) in sortedUnique(parameters) {
+        for (key, value) in JSONWriter.lastWinsSortedByUTF16(parameters) {
             append(field: key, value: value, to: &pairs)
         }
         return pairs.joined(separator: "&")
@@ -13,7 +13,7 @@ public enum QueryStringEncoder {
     static func append(field: String, value: JSONValue, to pairs: inout [String]) {
         switch value {
         case .object(let members):
-            for (key, nested) in sortedUnique(members) {
+            for (key, nested) in JSONWriter.lastWinsSortedByUTF16(members) {
                 append(field: "\(field)[\(key)]", value: nested, to: &pairs)
             }
         case .array(let items):
@@ -27,14 +27,6 @@ public enum QueryStringEncoder {
         case .string(let s):
             pairs.append(percentEscaped(field) + "=" + percentEscaped(s))
         }
-    }
-
-    /// An NSDictionary has one value per key (the last one); then AF sorts the keys.
-    static func sortedUnique(_ members: [(String, JSONValue)]) -> [(String, JSONValue)] {
-        var last: [String: Int] = [:]
-        for (k, m) in members.enumerated() { last[m.0] = k }
-        return members.enumerated().filter { last[$0.element.0] == $0.offset }.map(\.element)
-            .sorted { $0.0.utf16.lexicographicallyPrecedes($1.0.utf16) }
     }
 
     static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)

@@ -77,4 +77,11 @@ enum UTF8Validation {
 /// UTF-8 checks for the layers above (problem previews, logs).
 public enum UTF8Text {
     public static func isValid(_ bytes: [UInt8]) -> Bool { UTF8Validation.isValid(bytes) }
+
+    /// The text of at most `maxBytes` leading bytes, cut at a character boundary; nil
+    /// when the bytes are not UTF-8.
+    public static func preview(_ bytes: [UInt8], maxBytes: Int) -> String? {
+        guard isValid(bytes) else { return nil }
+        return String(decoding: UTF8Validation.prefix(bytes, maxBytes: maxBytes), as: UTF8.self)
+    }
 }

@@ -145,36 +145,6 @@ enum PlistScalars {
     /// Seconds since 2001-01-01T00:00:00Z (Apple's reference date) as ISO 8601 UTC.
     static func isoDate(secondsSince2001 seconds: Double) throws(TranscodeError) -> String {
         guard seconds.isFinite, abs(seconds) < 1e13 else { throw TranscodeError("date \(seconds) is out of range") }
-        let unix = seconds + 978_307_200
-        let whole = unix.rounded(.down)
-        var fraction = unix - whole
-        var days = Int(whole) / 86_400, secs = Int(whole) % 86_400
-        if secs < 0 { secs += 86_400; days -= 1 }
-        let (y, m, d) = civil(fromDays: days)
-        func pad(_ v: Int, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))"
-        fraction = (fraction * 1000).rounded() / 1000
-        if fraction > 0 && fraction < 1 {
-            var ms = pad(Int(fraction * 1000), 3)
-            while ms.last == "0" { ms.removeLast() }
-            text += "." + ms
-        }
-        return text + "Z"
-    }
-
-    /// Howard Hinnant's days-from-civil inverse.
-    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        return UTCTimestamp.format(unixSeconds: seconds + 978_307_200, fraction: .trimmedMilliseconds)
     }
 }

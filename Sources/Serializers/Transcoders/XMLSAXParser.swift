@@ -23,7 +23,7 @@ struct XMLStartTag {
     let attributeCount: Int
 }
 
-/// Drives libxml2's SAX2 push parser over a whole body.
+/// Drives libxml2's SAX2 parser over a whole body.
 ///
 /// Safety policy: entity declarations are refused (which stops billion-laughs and
 /// external entities at the first `<!ENTITY`), only the five predefined entities
@@ -85,10 +85,10 @@ enum XMLSAXParser {
         h.characters = { ctx, text, length in SAXContext.with(ctx) { $0.text(text, length) } }
         h.cdataBlock = { ctx, text, length in SAXContext.with(ctx) { $0.text(text, length) } }
         h.getEntity = { _, name in xmlGetPredefinedEntity(name) }
-        h.entityDecl = { ctx, name, _, _, _, _ in SAXContext.from(ctx).refuseEntity(name) }
-        h.unparsedEntityDecl = { ctx, name, _, _, _ in SAXContext.from(ctx).refuseEntity(name) }
-        h.reference = { ctx, name in SAXContext.from(ctx).unresolvedReference(name) }
-        h.serror = { ctx, error in SAXContext.from(ctx).libxmlError(error) }
+        h.entityDecl = { ctx, name, _, _, _, _ in SAXContext.with(ctx) { $0.refuseEntity(name) } }
+        h.unparsedEntityDecl = { ctx, name, _, _, _ in SAXContext.with(ctx) { $0.refuseEntity(name) } }
+        h.reference = { ctx, name in SAXContext.with(ctx) { $0.unresolvedReference(name) } }
+        h.serror = { ctx, error in SAXContext.with(ctx) { $0.libxmlError(error) } }
         return h
     }
 }
@@ -108,12 +108,8 @@ final class SAXContext {
 
     init(sink: any XMLEventSink) { self.sink = sink }
 
-    static func from(_ raw: UnsafeMutableRawPointer?) -> SAXContext {
-        Unmanaged<SAXContext>.fromOpaque(raw!).takeUnretainedValue()
-    }
-
-    /// The hot callbacks borrow the context without a retain/release pair; the parse
-    /// holds the +1 for as long as libxml2 can call back.
+    /// Callbacks borrow the context without a retain/release pair; the parse holds the
+    /// +1 for as long as libxml2 can call back.
     @inline(__always)
     static func with(_ raw: UnsafeMutableRawPointer?, _ body: (SAXContext) -> Void) {
         Unmanaged<SAXContext>.fromOpaque(raw!)._withUnsafeGuaranteedRef(body)

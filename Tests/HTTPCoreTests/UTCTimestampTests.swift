@@ -1,0 +1,20 @@
+import HTTPCore
+import Testing
+
+@Suite struct UTCTimestampTests {
+    @Test func formatsEpochAndCivilDates() {
+        #expect(UTCTimestamp.format(unixSeconds: 0, fraction: .trimmedMilliseconds) == "1970-01-01T00:00:00Z")
+        #expect(UTCTimestamp.format(unixSeconds: 951_782_400, fraction: .trimmedMilliseconds) == "2000-02-29T00:00:00Z")
+        #expect(UTCTimestamp.format(unixSeconds: -1, fraction: .trimmedMilliseconds) == "1969-12-31T23:59:59Z")
+    }
+
+    @Test func logMillisecondsAreTruncatedAndAlwaysThreeDigits() {
+        #expect(UTCTimestamp.format(unixSeconds: 1.9999, fraction: .milliseconds) == "1970-01-01T00:00:01.999Z")
+        #expect(UTCTimestamp.format(unixSeconds: 2, fraction: .milliseconds) == "1970-01-01T00:00:02.000Z")
+    }
+
+    @Test func trimmedMillisecondsRoundAndCarryIntoTheSecond() {
+        #expect(UTCTimestamp.format(unixSeconds: 1.25, fraction: .trimmedMilliseconds) == "1970-01-01T00:00:01.25Z")
+        #expect(UTCTimestamp.format(unixSeconds: 59.9996, fraction: .trimmedMilliseconds) == "1970-01-01T00:01:00Z")
+    }
+}

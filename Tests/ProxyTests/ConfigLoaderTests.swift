@@ -71,12 +71,16 @@ import Testing
         ("    timeout: 1x\n", "routes[0].timeout: expected a positive duration"),
         ("    response: { serializer: yaml }\n", "routes[0].response.serializer: unknown serializer 'yaml'"),
         ("    response: { serializer: json, xml: { namespaces: strip } }\n", "routes[0].response.xml: applies to the xml serializer, not json"),
-        ("    response: { acceptable_status_codes: [2xx] }\n", "routes[0].response.acceptable_status_codes: acceptable_status_codes: '2xx'"),
+        ("    response: { acceptable_status_codes: [2xx] }\n", "routes[0].response.acceptable_status_codes: '2xx' is not a status code"),
         ("    request: { serializer: xml }\n", "routes[0].request: unknown request serializer 'xml'"),
         ("    output: { on_failure: explode }\n", "routes[0].output.on_failure: expected problem or passthrough"),
         ("    headers: { Authorization: \"Bearer ${TOKEN}\" }\n", "routes[0].headers.Authorization: environment variable TOKEN is not set"),
         ("    follow_redirects: -1\n", "routes[0].follow_redirects: expected an integer from 0 to 50"),
         ("    accept_mimes: [a/b]\n", "routes[0].accept_mimes: unknown key"),
+        ("    response: { serializer: xml, xml: { namespaces: drop } }\n", "routes[0].response.xml.namespaces: expected keep or strip, found 'drop'"),
+        ("    response: { serializer: [json] }\n", "routes[0].response.serializer: expected a string"),
+        ("    response: { remove_null_values: maybe }\n", "routes[0].response.remove_null_values: expected true or false, found 'maybe'"),
+        ("    response: { serializer: json, image: {} }\n", "routes[0].response.image: applies to the image serializer, not json"),
     ])
     func routeMistakesNameTheirKey(extra: String, expected: String) {
         let message = failure(route + extra)

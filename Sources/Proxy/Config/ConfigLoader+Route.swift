@@ -71,61 +71,58 @@ extension ConfigLoader {
         return try m["serializer"]?.string() ?? "passthrough"
     }
 
+    /// The `response:` block. Key positions are checked here; values go through
+    /// `ResponseSettings.apply`, the same parser `transcode --option` uses.
     static func response(_ node: ConfigNode?, parent: ConfigNode, config: ServerConfig) throws(ConfigError) -> (ResponseSettings, any ResponseSerializer) {
         var settings = ResponseSettings()
         settings.maxJSONDepth = config.limits.maxJSONDepth
-        guard let node else {
-            do throws(SettingsError) { return (settings, try ResponseSerializerRegistry.make(settings)) } catch { throw parent.error(error.message) }
-        }
-        let m = try node.mapping(allowed: responseKeys)
-        if let n = m["serializer"] { settings.serializer = try n.string() }
-        if let n = m["acceptable_status_codes"] {
-            if n.isNull {
-                settings.acceptableStatusCodes = nil
-            } else {
-                let items = try n.strings()
-                do throws(SettingsError) { settings.acceptableStatusCodes = try StatusCodeSet(parsing: items) } catch {
-                    throw n.error(error.message)
+        var members: [String: ConfigNode] = [:]
+        if let node {
+            members = try node.mapping(allowed: responseKeys)
+            for (key, child) in ConfigNode.inSourceOrder(members) {
+                switch key {
+                case "xml":
+                    for (sub, value) in ConfigNode.inSourceOrder(try child.mapping(allowed: ["force_array", "namespaces"])) { try apply("xml.\(sub)", value, to: &settings) }
+                    if settings.xml == nil { settings.xml = XMLOptions() }
+                case "image":
+                    for (sub, value) in ConfigNode.inSourceOrder(try child.mapping(allowed: ["include_data"])) { try apply("image.\(sub)", value, to: &settings) }
+                    if settings.image == nil { settings.image = ImageOptions() }
+                default:
+                    try apply(key, child, to: &settings)
                 }
             }
-        }
-        if let n = m["acceptable_content_types"] {
-            if n.isNull {
-                settings.acceptableContentTypes = .any
-            } else {
-                let items = try n.strings()
-                do throws(SettingsError) { settings.acceptableContentTypes = .only(try ResponseSettings.mediaRanges(items)) } catch {
-                    throw n.error(error.message)
-                }
-            }
-        }
-        if let n = m["remove_null_values"] { settings.removeNullValues = try n.bool() }
-        if let n = m["allow_fragments"] { settings.allowFragments = try n.bool() }
-        if let n = m["serializers"] { settings.serializers = try n.strings() }
-        if let n = m["xml"] {
-            let x = try n.mapping(allowed: ["force_array", "namespaces"])
-            var options = XMLOptions()
-            if let f = x["force_array"] { options.forceArray = try f.strings() }
-            if let ns = x["namespaces"] {
-                let text = try ns.string()
-                guard let mode = XMLOptions.Namespaces(rawValue: text) else { throw ns.error("expected keep or strip, found '\(text)'") }
-                options.namespaces = mode
-            }
-            settings.xml = options
-        }
-        if let n = m["image"] {
-            let i = try n.mapping(allowed: ["include_data"])
-            settings.image = ImageOptions(includeData: try i["include_data"]?.bool() ?? false)
         }
         do throws(SettingsError) {
             return (settings, try ResponseSerializerRegistry.make(settings))
         } catch {
             // Point at the offending key when the message names one.
             let key = responseKeys.first { error.message.hasPrefix($0 + ":") } ?? "serializer"
-            var message = error.message
-            if message.hasPrefix(key + ": ") { message.removeFirst(key.count + 2) }
-            throw (m[key] ?? node).error(message)
+            throw (members[key] ?? node ?? parent).error(withoutKey(error.message, key))
         }
+    }
+
+    static let listKeys: Set<String> = ["acceptable_status_codes", "acceptable_content_types", "serializers", "xml.force_array"]
+
+    static func apply(_ key: String, _ node: ConfigNode, to settings: inout ResponseSettings) throws(ConfigError) {
+        let value: String
+        if node.isNull {
+            value = "null"
+        } else if listKeys.contains(key), case .sequence = node.node {
+            value = try node.strings().joined(separator: ",")
+        } else {
+            value = try node.string()
+        }
+        do throws(SettingsError) { try settings.apply(option: "\(key)=\(value)") } catch {
+            throw node.error(withoutKey(error.message, key))
+        }
+    }
+
+    /// The error path already names the key; drop it from the message's front.
+    static func withoutKey(_ message: String, _ key: String) -> String {
+        for name in [key, String(key.split(separator: ".").last ?? "")] where message.hasPrefix(name + ": ") {
+            return String(message.dropFirst(name.count + 2))
+        }
+        return message
     }
 
     static func output(_ node: ConfigNode?) throws(ConfigError) -> OutputSettings {

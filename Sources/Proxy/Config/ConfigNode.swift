@@ -38,6 +38,13 @@ struct ConfigNode {
         return members
     }
 
+    /// A mapping's members in the order the file writes them (first error first).
+    static func inSourceOrder(_ members: [String: ConfigNode]) -> [(String, ConfigNode)] {
+        members.sorted { a, b in
+            (a.value.node.mark?.line ?? 0, a.value.node.mark?.column ?? 0) < (b.value.node.mark?.line ?? 0, b.value.node.mark?.column ?? 0)
+        }
+    }
+
     func sequence() throws(ConfigError) -> [ConfigNode] {
         guard case .sequence(let items) = node else { throw error("expected a list") }
         return items.enumerated().map {

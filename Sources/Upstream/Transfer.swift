@@ -46,12 +46,21 @@ final class Transfer {
     }
 
     func received(_ data: UnsafeRawBufferPointer) -> Int {
+        if body.isEmpty { reserveDeclaredLength() }
         guard body.count + data.count <= limit else {
             overLimit = true
             return 0   // != size*nmemb: libcurl aborts with CURLE_WRITE_ERROR
         }
         body.append(contentsOf: data.bindMemory(to: UInt8.self))
         return data.count
+    }
+
+    /// Sizes the body once from Content-Length, instead of regrowing it by doubling
+    /// (each regrowth copies everything received so far).
+    private func reserveDeclaredLength() {
+        var declared: curl_off_t = -1
+        cshim_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
+        if declared > 0 { body.reserveCapacity(min(Int(declared), limit)) }
     }
 
     /// One header line; a status line starts a new response (redirects, 1xx).

@@ -11,12 +11,23 @@ enum Clock {
     }
 }
 
-/// Request ids: 16 random hex digits.
-enum RequestID {
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let value = generator.next() as UInt64
-        let hex = String(value, radix: 16)
+/// Request ids: 16 hex digits from a per-worker SplitMix64 stream, seeded once from
+/// the system generator (which costs a getrandom syscall per call). Ids need to be
+/// unique, not secret.
+struct RequestID {
+    private var state: UInt64
+
+    init() {
+        var system = SystemRandomNumberGenerator()
+        state = system.next()
+    }
+
+    mutating func make() -> String {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        let hex = String(z ^ (z >> 31), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 

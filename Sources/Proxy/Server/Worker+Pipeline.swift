@@ -6,7 +6,7 @@ import Upstream
 extension Worker {
     /// The whole life of one request on this worker (DESIGN §1).
     func handle(_ request: ServerRequest) {
-        let writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? RequestID.make(),
+        let writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
                                     started: Clock.now())
         if shuttingDown {
             writer.problem(.unavailable, route: nil, extraHeaders: [("Connection", "close")])

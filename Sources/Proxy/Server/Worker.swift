@@ -16,6 +16,7 @@ final class Worker {
     private(set) var shuttingDown = false
     private(set) var inFlight = 0
     let mailbox: Mailbox
+    var requestIDs = RequestID()
 
     init(config: ServerConfig, socket: Int32, mailbox: Mailbox) throws(EventLoopError) {
         loop = try EventLoop()

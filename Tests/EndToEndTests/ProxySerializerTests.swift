@@ -51,6 +51,9 @@ struct ProxySerializerTests {
         let envelope = try proxy.get("/e/json?body=%7B%22b%22:1.50,%22a%22:1e2%7D")
         #expect(envelope.text.hasPrefix(#"{"status":200,"headers":{"#))
         #expect(envelope.text.hasSuffix(#""data":{"a":100,"b":1.5}}"#))
+        let notCanonical = try proxy.get("/e/json?body=%5B1e400%5D")
+        #expect(notCanonical.status == 502)
+        #expect(notCanonical.text.contains("urn:serializerd:serialization-failed") && notCanonical.text.contains("1e400"))
 
         let noContent = try proxy.get("/j/empty?status=204")
         #expect(noContent.status == 204 && noContent.body.isEmpty)

@@ -15,7 +15,8 @@ extension ConfigLoader {
         guard prefix.hasPrefix("/") else { throw prefixNode.error("a prefix starts with '/', found '\(prefix)'") }
         var host: String?
         if let hostNode = match["host"] { host = try hostNode.string().lowercased() }
-        if host == nil, let reserved = reservedPrefixes.first(where: { prefix.hasPrefix($0) || $0.hasPrefix(prefix) && prefix != "/" }) {
+        // Admin paths are matched before routes, so only prefixes inside them are unreachable.
+        if host == nil, let reserved = reservedPrefixes.first(where: { prefix.hasPrefix($0) }) {
             throw prefixNode.error("'\(prefix)' overlaps the reserved admin path \(reserved)")
         }
         var methods: Set<String>?

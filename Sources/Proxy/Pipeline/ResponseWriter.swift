@@ -37,11 +37,8 @@ struct ResponseWriter {
     }
 
     /// A serialized value: the upstream status, JSON, the cache headers forwarded.
-    func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, output: OutputSettings) {
-        var body = value
-        if output.canonical, let canonical = try? value.canonicalized() { body = canonical }
-        var bytes = body.bytes
-        if output.envelope { bytes = Self.envelope(reply, data: bytes) }
+    func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, envelope: Bool) {
+        let bytes = envelope ? Self.envelope(reply, data: value.bytes) : value.bytes
         var headers = [("Content-Type", "application/json; charset=utf-8"), ("X-Serializerd-Serializer", serializer)]
         for (field, fieldValue) in reply.headers where HeaderPolicy.forwardedDownstreamSet.contains(field.lowercased()) {
             headers.append((field, fieldValue))

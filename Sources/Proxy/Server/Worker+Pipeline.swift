@@ -74,6 +74,18 @@ extension Worker {
         }
     }
 
+    /// RFC 8785 form; a number outside double range cannot be canonical, which is a
+    /// serialization failure like any other (never silently non-canonical output).
+    static func canonicalized(_ outcome: SerializationResult) -> SerializationResult {
+        guard outcome.succeeded, let value = outcome.value else { return outcome }
+        do throws(JSONError) {
+            return SerializationResult(value: try value.canonicalized(), error: nil, serializer: outcome.serializer)
+        } catch {
+            return SerializationResult(value: nil, error: .serializationFailed(serializer: outcome.serializer, detail: error.description,
+                                                                                underlying: nil), serializer: outcome.serializer)
+        }
+    }
+
     func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter) {
         let reply: UpstreamReply
         switch result {
@@ -85,10 +97,11 @@ extension Worker {
         case .success(let success): reply = success
         }
         let started = Clock.now()
-        let outcome = route.responseSerializer.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
+        var outcome = route.responseSerializer.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
+        if route.output.canonical { outcome = Self.canonicalized(outcome) }
         writer.serializeSeconds = Clock.now() - started
         if outcome.succeeded, let value = outcome.value {
-            writer.success(value, serializer: outcome.serializer, reply: reply, output: route.output)
+            writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
         } else if route.output.onFailure == .passthrough {
             writer.passthrough(reply)
         } else {

@@ -50,7 +50,7 @@ struct ProxyLifecycleTests {
             }
         }
         let all = statuses.current
-        #expect(all.count >= 16)
+        #expect(all.count >= 8)   // each client ran at least once while reloads were in progress
         #expect(all.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: all, by: { $0 }).mapValues(\.count))")
         #expect(daemon.waitForLine { _ in daemon.text.components(separatedBy: "\"msg\":\"config_reloaded\"").count - 1 == 5 } != nil)
     }

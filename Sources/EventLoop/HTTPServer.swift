@@ -16,13 +16,14 @@ public struct HTTPServerSettings: Sendable {
     }
 }
 
-/// libevent's evhttp on one loop, accepting on a socket this worker owns.
+/// libevent's evhttp on one loop, accepting on sockets this worker owns (evhttp closes
+/// them when it is freed).
 public final class HTTPServer {
     private let http: OpaquePointer
-    private var bound: OpaquePointer?
+    private var bound: [OpaquePointer] = []
     private let handler: (ServerRequest) -> Void
 
-    public init(loop: EventLoop, socket fd: Int32, settings: HTTPServerSettings,
+    public init(loop: EventLoop, sockets: [Int32], settings: HTTPServerSettings,
                 handler: @escaping (ServerRequest) -> Void) throws(EventLoopError) {
         guard let http = evhttp_new(loop.base) else { throw EventLoopError("evhttp_new failed") }
         self.http = http
@@ -37,14 +38,19 @@ public final class HTTPServer {
             | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue
         evhttp_set_allowed_methods(http, UInt16(all))
         evhttp_set_gencb(http, HTTPServer.requestCallback, Unmanaged.passUnretained(self).toOpaque())
-        guard let bound = evhttp_accept_socket_with_handle(http, fd) else { throw EventLoopError("evhttp_accept_socket failed") }
-        self.bound = bound
+        for fd in sockets {
+            guard let handle = evhttp_accept_socket_with_handle(http, fd) else {
+                evhttp_free(http)
+                throw EventLoopError("evhttp_accept_socket failed")
+            }
+            bound.append(handle)
+        }
     }
 
     /// Stops accepting new connections; open ones keep being served.
     public func stopAccepting() {
-        if let bound { evhttp_del_accept_socket(http, bound) }
-        bound = nil
+        for handle in bound { evhttp_del_accept_socket(http, handle) }
+        bound = []
     }
 
     /// Frees evhttp (and with it every open connection). Only after the loop stopped.

@@ -42,6 +42,59 @@ public enum ListeningSocket {
         return (fd, boundPort(fd))
     }
 
+    /// Checks a descriptor handed over by a service manager (socket activation) and
+    /// makes it non-blocking and close-on-exec. Throws when it cannot be served on.
+    public static func adopt(_ fd: Int32) throws(EventLoopError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw EventLoopError("descriptor \(fd) is not open") }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw EventLoopError("descriptor \(fd) is not a socket") }
+        guard option(fd, SO_TYPE) == Int32(SOCK_STREAM.rawValue) else { throw EventLoopError("descriptor \(fd) is not a stream (TCP) socket") }
+        guard option(fd, SO_ACCEPTCONN) == 1 else { throw EventLoopError("descriptor \(fd) is not listening") }
+        let family = localFamily(fd)
+        guard family == AF_INET || family == AF_INET6 else { throw EventLoopError("descriptor \(fd) is not an IPv4 or IPv6 socket") }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The bound address as `host:port` (`[v6]:port` for IPv6).
+    public static func localAddress(_ fd: Int32) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &storage) { pointer -> String in
+            _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    var address = v6.pointee.sin6_addr
+                    inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+                    return "[\(String(cString: text))]:\(UInt16(bigEndian: v6.pointee.sin6_port))"
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                var address = v4.pointee.sin_addr
+                inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+                return "\(String(cString: text)):\(UInt16(bigEndian: v4.pointee.sin_port))"
+            }
+        }
+    }
+
+    static func option(_ fd: Int32, _ name: Int32) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0 ? value : -1
+    }
+
+    static func localFamily(_ fd: Int32) -> Int32 {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return ok == 0 ? Int32(storage.ss_family) : -1
+    }
+
     /// bind(2) for a sockaddr_in or sockaddr_in6.
     static func bindTo<Address>(_ fd: Int32, _ address: inout Address) -> Int32 {
         withUnsafePointer(to: &address) {

@@ -19,10 +19,11 @@ struct ServeCommand: ParsableCommand {
         let loaded: ServerConfig
         do { loaded = try load(environment, override) } catch let failure as ConfigFailure {
             StandardStreams.write(Array((failure.message + "\n").utf8), fd: 2)
-            throw ExitCode(1)
+            // EX_CONFIG: the unit's RestartPreventExitStatus stops systemd retrying a broken file.
+            throw ExitCode(78)
         }
         let server = Server(config: loaded) { try load(ProcessEnvironment.current, override) }
-        do { try server.run() } catch {
+        do { try server.run(environment: environment) } catch {
             StandardStreams.write(Array("serializerd: error: \(error)\n".utf8), fd: 2)
             throw ExitCode(1)
         }

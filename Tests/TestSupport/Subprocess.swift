@@ -21,11 +21,14 @@ public enum ServerBinary {
         return dir.appendingPathComponent("serializerd")
     }
 
-    /// Runs with `stdin` piped in; kills the process after `timeout` seconds.
-    public static func run(_ arguments: [String], stdin: [UInt8] = [], timeout: TimeInterval = 20) throws -> CommandResult {
+    /// Runs with `stdin` piped in; kills the process after `timeout` seconds. Another
+    /// `executable` (a shell, a launcher) may start the daemon; `environment` is added.
+    public static func run(_ arguments: [String], stdin: [UInt8] = [], timeout: TimeInterval = 20,
+                           executable: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable ?? url
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output

@@ -12,6 +12,8 @@ public final class Server {
     private let reload: () throws -> ServerConfig
     private var mailboxes: [Mailbox] = []
     private var threads: [pthread_t] = []
+    private var heartbeats: [Heartbeat] = []
+    private var notifier: ServiceNotifier?
 
     /// `reload` re-reads and validates the configuration for SIGHUP.
     public init(config: ServerConfig, reload: @escaping () throws -> ServerConfig) {
@@ -20,35 +22,88 @@ public final class Server {
     }
 
     /// Serves until SIGTERM/SIGINT, then returns after every worker has drained.
-    public func run() throws {
+    /// `environment` carries the service manager's variables (NOTIFY_SOCKET,
+    /// WATCHDOG_USEC, LISTEN_PID/LISTEN_FDS).
+    public func run(environment: [String: String]) throws {
         _ = ProcessStart.monotonic
         signal(SIGPIPE, SIG_IGN)
         Self.unblockControlSignals()
         MallocTuning.apply()
         SessionManager.globalInit()
         let count = config.workers ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        var port = config.listen.port
-        var sockets: [Int32] = []
-        for _ in 0..<count {
-            let opened = try ListeningSocket.open(host: config.listen.host, port: port)
-            port = opened.port
-            sockets.append(opened.fd)
-        }
+        let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)
+        notifier = ServiceNotifier(environment: environment)
+        let watchdog = ServiceWatchdog.interval(environment: environment)
         let main = try EventLoop()
-        for socket in sockets { startWorker(socket: socket) }
-        let listen = ListenAddress(host: config.listen.host, port: port)
-        LifecycleLog.event("ready", [("listen", .string(listen.description)), ("workers", .number(String(count))),
+        let startup = StartupReport()
+        for sockets in perWorker {
+            let heartbeat = watchdog.map { Heartbeat(interval: $0 / 4) }
+            if let heartbeat { heartbeats.append(heartbeat) }
+            startWorker(sockets: sockets, heartbeat: heartbeat, startup: startup)
+        }
+        guard startup.waitForAll(count) else {
+            for mailbox in mailboxes { mailbox.post(.shutdown) }
+            for thread in threads { pthread_join(thread, nil) }
+            main.close()
+            throw EventLoopError("a worker could not start (see the worker_failed event)")
+        }
+        LifecycleLog.event("ready", [("listen", .string(listen)), ("workers", .number(String(count))),
                                      ("routes", .number(String(config.routes.count))), ("config", .string(config.source))])
+        notifier?.send("READY=1\nSTATUS=\(status(listen))")
         var watches: [Watch] = []
         for sig in [SIGTERM, SIGINT] {
             watches.append(main.onSignal(sig) { [unowned self] in self.shutdown(main, signal: sig) })
         }
-        watches.append(main.onSignal(SIGHUP) { [unowned self] in self.reloadConfig() })
+        watches.append(main.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(listen: listen) })
+        let watchdogTimer = watchdog.map { startWatchdog(main, interval: $0 / 2) }
         main.run()
         for thread in threads { pthread_join(thread, nil) }
         for watch in watches { watch.cancel() }
+        watchdogTimer?.cancel()
         main.close()
         LifecycleLog.event("stopped")
+    }
+
+    /// One set of listening sockets per worker: inherited from the service manager (each
+    /// worker accepts on its own duplicate) or bound here with SO_REUSEPORT.
+    private func listeningSockets(workers: Int, environment: [String: String]) throws -> ([[Int32]], String) {
+        if let inherited = try SocketActivation.inheritedSockets(environment: environment) {
+            let perWorker = (0..<workers).map { _ in inherited.map { fcntl($0, F_DUPFD_CLOEXEC, 3) } }
+            let address = inherited.map(ListeningSocket.localAddress).joined(separator: ",")
+            for fd in inherited { close(fd) }
+            return (perWorker, address)
+        }
+        var port = config.listen.port
+        var perWorker: [[Int32]] = []
+        for _ in 0..<workers {
+            let opened = try ListeningSocket.open(host: config.listen.host, port: port)
+            port = opened.port
+            perWorker.append([opened.fd])
+        }
+        return (perWorker, ListenAddress(host: config.listen.host, port: port).description)
+    }
+
+    private func status(_ listen: String) -> String {
+        "serving on \(listen), \(config.routes.count) routes"
+    }
+
+    /// Pings systemd only while every worker's heartbeat moves (see `Heartbeat`).
+    private func startWatchdog(_ main: EventLoop, interval: Double) -> Timer {
+        var seen = heartbeats.map(\.count)
+        var timer: Timer!
+        timer = main.makeTimer { [unowned self] in
+            let now = heartbeats.map(\.count)
+            let stalled = zip(now, seen).enumerated().filter { $0.element.0 == $0.element.1 }.map(\.offset)
+            seen = now
+            if stalled.isEmpty {
+                notifier?.send("WATCHDOG=1")
+            } else {
+                LifecycleLog.event("worker_stalled", level: "error", [("workers", .array(stalled.map { .number(String($0)) }))])
+            }
+            timer.schedule(after: interval)
+        }
+        timer.schedule(after: interval)
+        return timer
     }
 
     /// A blocked signal mask survives exec; a parent that blocked SIGTERM (test runners,
@@ -60,28 +115,37 @@ public final class Server {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
-    private func startWorker(socket: Int32) {
+    private func startWorker(sockets: [Int32], heartbeat: Heartbeat?, startup: StartupReport) {
         let mailbox = Mailbox()
         mailboxes.append(mailbox)
         let config = self.config
         threads.append(WorkerThread.spawn {
+            let worker: Worker
             do {
-                let worker = try Worker(config: config, socket: socket, mailbox: mailbox)
-                worker.run()
+                worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat)
             } catch {
                 LifecycleLog.event("worker_failed", level: "error", [("error", .string("\(error)"))])
+                for fd in sockets { close(fd) }
+                startup.report(ok: false)
+                return
             }
+            startup.report(ok: true)
+            worker.run()
         })
     }
 
     private func shutdown(_ main: EventLoop, signal: Int32) {
         LifecycleLog.event("shutdown", [("signal", .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")),
                                         ("grace_seconds", .number(String(config.timeouts.shutdownGrace)))])
+        notifier?.send("STOPPING=1\nSTATUS=draining in-flight requests")
         for mailbox in mailboxes { mailbox.post(.shutdown) }
         main.exit()
     }
 
-    private func reloadConfig() {
+    private func reloadConfig(listen: String) {
+        notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(ServiceNotifier.monotonicMicroseconds())")
+        // READY=1 whatever the outcome: a failed reload keeps serving the old config.
+        defer { notifier?.send("READY=1\nSTATUS=\(status(listen))") }
         do {
             var fresh = try reload()
             // The listening address and worker count belong to the running process.

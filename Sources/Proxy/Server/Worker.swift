@@ -18,7 +18,9 @@ final class Worker {
     let mailbox: Mailbox
     var requestIDs = RequestID()
 
-    init(config: ServerConfig, socket: Int32, mailbox: Mailbox) throws(EventLoopError) {
+    private var heartbeatTimer: Timer?
+
+    init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?) throws(EventLoopError) {
         loop = try EventLoop()
         session = try SessionManager(loop: loop)
         self.config = config
@@ -26,8 +28,16 @@ final class Worker {
         self.mailbox = mailbox
         let settings = HTTPServerSettings(maxHeaderBytes: config.limits.maxHeaderBytes,
                                           maxBodyBytes: config.limits.maxRequestBody, idleTimeout: config.timeouts.clientIdle)
-        server = try HTTPServer(loop: loop, socket: socket, settings: settings) { [unowned self] in self.handle($0) }
+        server = try HTTPServer(loop: loop, sockets: sockets, settings: settings) { [unowned self] in self.handle($0) }
         mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
+        if let heartbeat {
+            let timer = loop.makeTimer { [unowned self] in
+                heartbeat.beat()
+                self.heartbeatTimer?.schedule(after: heartbeat.interval)
+            }
+            timer.schedule(after: 0)
+            heartbeatTimer = timer
+        }
     }
 
     /// Runs the loop until shutdown completes, then frees everything on this thread.
@@ -36,6 +46,7 @@ final class Worker {
         session.close()
         mailboxWatch?.cancel()
         graceTimer?.cancel()
+        heartbeatTimer?.cancel()
         server.close()
         loop.close()
     }
@@ -71,6 +82,8 @@ final class Worker {
         guard shuttingDown, inFlight == 0 else { return }
         mailboxWatch?.cancel()
         mailboxWatch = nil
+        heartbeatTimer?.cancel()
+        heartbeatTimer = nil
         // A short pause lets the last replies flush before the loop ends.
         loop.exit(after: 0.1)
     }

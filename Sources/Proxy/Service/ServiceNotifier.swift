@@ -1,0 +1,95 @@
+import EventLoop
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// systemd's notification protocol (sd_notify(3)): one datagram of `KEY=value` lines to
+/// `$NOTIFY_SOCKET`. Written here rather than linking libsystemd: the protocol is stable
+/// and documented as the interface, and it is a single sendto.
+public final class ServiceNotifier {
+    private let fd: Int32
+    private var address = sockaddr_un()
+    private let addressLength: socklen_t
+
+    /// nil when the process was not started by a service manager that listens.
+    public init?(environment: [String: String]) {
+        guard let path = environment["NOTIFY_SOCKET"], path.count > 1 else { return nil }
+        var bytes = Array(path.utf8)
+        // A leading '@' names a socket in the abstract namespace.
+        if bytes[0] == UInt8(ascii: "@") { bytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes[0] == 0 || bytes[0] == UInt8(ascii: "/"), bytes.count < capacity else { return nil }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        self.fd = fd
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        // Abstract names are not NUL-terminated: the length says where they end.
+        addressLength = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes[0] == 0 ? 0 : 1))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `state` (e.g. "READY=1\nSTATUS=…"); false when the manager is gone.
+    @discardableResult
+    public func send(_ state: String) -> Bool {
+        var message = Array(state.utf8)
+        let length = addressLength
+        return message.withUnsafeMutableBytes { body in
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, body.baseAddress, body.count, Int32(MSG_NOSIGNAL), $0, length) == body.count
+                }
+            }
+        }
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, for `RELOADING=1`'s MONOTONIC_USEC (systemd ≥ 253
+    /// requires it with Type=notify-reload; older versions ignore it).
+    public static func monotonicMicroseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
+    }
+}
+
+/// The watchdog interval systemd asks for (`WatchdogSec=` → `$WATCHDOG_USEC`), meant for
+/// this process (`$WATCHDOG_PID`, when set, must be ours).
+public enum ServiceWatchdog {
+    public static func interval(environment: [String: String]) -> Double? {
+        guard let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
+        if let pid = environment["WATCHDOG_PID"], Int32(pid) != getpid() { return nil }
+        return Double(usec) / 1_000_000
+    }
+}
+
+/// Listening sockets passed by a service manager (sd_listen_fds(3)): descriptors 3…
+/// when `$LISTEN_PID` is this process.
+public enum SocketActivation {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// nil when nothing was passed to this process; the descriptors otherwise, checked.
+    public static func inheritedSockets(environment: [String: String]) throws(Failure) -> [Int32]? {
+        guard let pidText = environment["LISTEN_PID"] else { return nil }
+        guard let pid = Int32(pidText) else {
+            throw Failure(description: "LISTEN_PID: expected a process id, found '\(pidText)'")
+        }
+        guard pid == getpid() else { return nil }
+        let countText = environment["LISTEN_FDS"] ?? ""
+        guard let count = Int32(countText), count > 0, count < 64 else {
+            throw Failure(description: "LISTEN_FDS: expected the number of inherited listening sockets (1 or more), found '\(countText)'")
+        }
+        var sockets: [Int32] = []
+        for fd in 3..<(3 + count) {
+            do { try ListeningSocket.adopt(fd) } catch {
+                throw Failure(description: "LISTEN_FDS: \(error); socket activation needs listening TCP sockets (ListenStream=)")
+            }
+            sockets.append(fd)
+        }
+        // Children (none today) must not believe the sockets are theirs.
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
+        return sockets
+    }
+}

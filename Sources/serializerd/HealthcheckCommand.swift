@@ -1,0 +1,56 @@
+import ArgumentParser
+import HTTPCore
+import Proxy
+import Upstream
+
+/// `serializerd healthcheck [--url URL]`: exit 0 when the daemon's health endpoint
+/// answers 200 — for Docker's HEALTHCHECK and other supervisors (no curl in the image).
+struct HealthcheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "healthcheck",
+        abstract: "Ask a running daemon's /-/health endpoint; exit 0 when it is healthy, 1 otherwise."
+    )
+
+    @Option(name: .customLong("url"), help: "Health endpoint URL (default: /-/health on the config's listen address, or SERIALIZERD_LISTEN).")
+    var url: String?
+
+    @Option(name: .customLong("timeout"), help: "Seconds to wait for the answer.")
+    var timeout: Double = 3
+
+    @OptionGroup var config: ConfigOptions
+
+    func run() throws {
+        let target = try url ?? defaultURL(ProcessEnvironment.current)
+        switch Probe.get(url: target, timeout: timeout) {
+        case .success(let answer) where answer.status == 200:
+            StandardStreams.write(Array("\(target): healthy\n".utf8))
+        case .success(let answer):
+            StandardStreams.write(Array("\(target): unhealthy: HTTP \(answer.status)\n".utf8), fd: 2)
+            throw ExitCode(1)
+        case .failure(let failure):
+            StandardStreams.write(Array("\(target): unreachable: \(failure.message)\n".utf8), fd: 2)
+            throw ExitCode(1)
+        }
+    }
+
+    /// The address the daemon would listen on, made reachable from this host: a
+    /// wildcard bind is asked on loopback, which the default admin.allow admits.
+    func defaultURL(_ environment: [String: String]) throws -> String {
+        let listen: ListenAddress
+        if let text = environment["SERIALIZERD_LISTEN"], !text.isEmpty, let parsed = ListenAddress(text) {
+            listen = parsed
+        } else {
+            do { listen = try config.load(environment: environment).listen } catch let failure as ConfigFailure {
+                StandardStreams.write(Array("\(failure.message)\nserializerd healthcheck: pass --url, or a readable --config\n".utf8), fd: 2)
+                throw ExitCode(1)
+            }
+        }
+        let host = switch listen.host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::": "[::1]"
+        case let other where other.contains(":"): "[\(other)]"
+        case let other: other
+        }
+        return "http://\(host):\(listen.port)/-/health"
+    }
+}

@@ -19,11 +19,18 @@ struct ConfigOptions: ParsableArguments {
         throw ValidationError("no configuration file: pass --config PATH, set SERIALIZERD_CONFIG, or create \(Self.searchPath.joined(separator: " or "))")
     }
 
+    /// "cannot open 'x': Permission denied" → "Permission denied".
+    static func reason(_ error: Error) -> String {
+        let text = "\(error)"
+        guard let colon = text.range(of: "': ") else { return text }
+        return String(text[colon.upperBound...])
+    }
+
     func load(environment: [String: String]) throws -> ServerConfig {
         let path = try resolvedPath(environment: environment)
         let bytes: [UInt8]
         do { bytes = try StandardStreams.readAll(path: path) } catch {
-            throw ConfigFailure(message: "\(path): error: cannot read the configuration file")
+            throw ConfigFailure(message: "\(path): error: cannot read the configuration file (\(Self.reason(error)))")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigFailure(message: "\(path): error: the configuration file is not UTF-8")

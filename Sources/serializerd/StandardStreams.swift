@@ -20,6 +20,8 @@ enum StandardStreams {
         }
     }
 
+    /// The reason reads as the OS gives it (`No such file or directory`, `Permission
+    /// denied`, `Is a directory`), so operators see what to fix.
     static func readAll(path: String) throws -> [UInt8] {
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ValidationError("cannot open '\(path)': \(String(cString: strerror(errno)))") }

@@ -132,7 +132,7 @@ struct ServiceManagerTests {
         #expect(result.stderrText.hasPrefix("\(path):5:15: error:"), "\(result.stderrText)")
         let missing = try ServerBinary.run(["serve", "--config", "/nonexistent/serializerd.yaml"], timeout: 10)
         #expect(missing.status == 78)
-        #expect(missing.stderrText.contains("/nonexistent/serializerd.yaml: error: cannot read the configuration file"))
+        #expect(missing.stderrText.contains("/nonexistent/serializerd.yaml: error: cannot read the configuration file (No such file or directory)"))
     }
 }
 

@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries (Debian -dev packages, found through pkg-config).
@@ -23,11 +24,14 @@ let package = Package(
         .target(name: "HTTPCore"),
         .target(name: "EventLoop", dependencies: ["CLibevent", "HTTPCore"]),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2"]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry",
+                                              .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",
             dependencies: [
-                "Proxy", "Serializers", "HTTPCore", "Upstream",
+                "Proxy", "Serializers", "HTTPCore", "Upstream", "Telemetry",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "TestSupport"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -52,15 +52,83 @@ public final class ServerRequest {
         return address.map { String(cString: $0) } ?? ""
     }
 
-    public func respond(status: Int, headers: [(String, String)], body: [UInt8]) {
-        guard !replied else { return }
+    /// Sends the reply; false when the client had already gone (evhttp detaches the
+    /// request from a closed connection and frees it on this reply) or it was sent before.
+    @discardableResult
+    public func respond(status: Int, headers: [(String, String)], body: [UInt8]) -> Bool {
+        guard !replied else { return false }
         replied = true
+        let connected = evhttp_request_get_connection(raw) != nil
         let output = evhttp_request_get_output_headers(raw)
         for (name, value) in headers { evhttp_add_header(output, name, value) }
         let buffer = evbuffer_new()
         defer { evbuffer_free(buffer) }
         if !body.isEmpty { _ = body.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) } }
         evhttp_send_reply(raw, Int32(status), ServerRequest.reason(status), buffer)
+        return connected
+    }
+
+    // MARK: Streaming (chunked) replies, for Server-Sent Events.
+
+    private var onClose: (() -> Void)?
+    private var freedWithConnection = false
+
+    /// Starts a chunked reply. `onClose` runs on this loop if the client disconnects
+    /// before `endStream`. False when the client is already gone.
+    public func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32, onClose: @escaping () -> Void) -> Bool {
+        guard !replied, let connection = evhttp_request_get_connection(raw) else { return false }
+        replied = true
+        self.onClose = onClose
+        let output = evhttp_request_get_output_headers(raw)
+        for (name, value) in headers { evhttp_add_header(output, name, value) }
+        // A stream needs no large kernel buffer; a small one makes a stalled client
+        // visible (and bounded) in our own buffer quickly.
+        if let bev = evhttp_connection_get_bufferevent(connection) {
+            var size = sendBuffer
+            setsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        evhttp_connection_set_closecb(connection, ServerRequest.closeCallback, Unmanaged.passUnretained(self).toOpaque())
+        evhttp_send_reply_start(raw, Int32(status), ServerRequest.reason(status))
+        return true
+    }
+
+    /// Appends one chunk; a no-op once the client is gone.
+    public func write(_ bytes: [UInt8]) {
+        guard onClose != nil, evhttp_request_get_connection(raw) != nil, !bytes.isEmpty else { return }
+        let buffer = evbuffer_new()
+        defer { evbuffer_free(buffer) }
+        _ = bytes.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) }
+        evhttp_send_reply_chunk(raw, buffer)
+    }
+
+    /// Bytes accepted by `write` that the client has not taken yet.
+    public var bufferedBytes: Int {
+        guard let connection = evhttp_request_get_connection(raw),
+              let bev = evhttp_connection_get_bufferevent(connection),
+              let output = bufferevent_get_output(bev) else { return 0 }
+        return evbuffer_get_length(output)
+    }
+
+    /// Ends the stream (and frees the request). After it, `onClose` never runs.
+    public func endStream() {
+        guard onClose != nil else { return }
+        onClose = nil
+        // evhttp frees a request it did not detach along with its connection.
+        guard !freedWithConnection else { return }
+        if let connection = evhttp_request_get_connection(raw) {
+            evhttp_connection_set_closecb(connection, nil, nil)
+        }
+        evhttp_send_reply_end(raw)
+    }
+
+    /// evhttp_connection_set_closecb: the client went away mid-stream. The request is
+    /// detached from the connection by now and still ours to end.
+    static let closeCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, arg in
+        guard let arg else { return }
+        let request = Unmanaged<ServerRequest>.fromOpaque(arg).takeUnretainedValue()
+        request.freedWithConnection = evhttp_request_get_connection(request.raw) != nil
+        let handler = request.onClose
+        handler?()
     }
 
     /// evhttp leaves Nagle on for accepted sockets, which stalls multi-segment replies

@@ -15,6 +15,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case headersTooLarge(limit: Int)
     case forbidden
     case badRequest(String)
+    /// An admin endpoint's query parameter it does not know (`/-/recent?format=xml`).
+    case invalidQuery(String)
     case requestTooLarge(limit: Int)
     case unavailable
 
@@ -27,7 +29,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamTimeout: return 504
         case .noRoute: return 404
         case .methodNotAllowed: return 405
-        case .invalidPath, .badRequest: return 400
+        case .invalidPath, .badRequest, .invalidQuery: return 400
         case .headersTooLarge: return 431
         case .forbidden: return 403
         case .requestTooLarge: return 413
@@ -48,9 +50,15 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .headersTooLarge: return "headers-too-large"
         case .forbidden: return "forbidden"
         case .badRequest: return "bad-request"
+        case .invalidQuery: return "invalid-query"
         case .requestTooLarge: return "request-too-large"
         case .unavailable: return "unavailable"
         }
+    }
+
+    /// The metrics `outcome` label: the type suffix with `_` for `-`.
+    public var outcomeLabel: String {
+        String(typeSuffix.map { $0 == "-" ? "_" : $0 })
     }
 
     /// AF's error code, or the table's code for serializerd's own failures.
@@ -66,6 +74,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .headersTooLarge: return 431
         case .forbidden: return 403
         case .badRequest: return -1016
+        case .invalidQuery: return 400
         case .requestTooLarge: return 413
         case .unavailable: return 503
         }
@@ -83,6 +92,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .headersTooLarge(let limit): return "The request headers are larger than the limit of \(limit) bytes."
         case .forbidden: return "Admin endpoints are not available to this client."
         case .badRequest: return "The request body cannot be read as parameters."
+        case .invalidQuery: return "The query string is not valid for this endpoint."
         case .requestTooLarge(let limit): return "The request body is larger than the limit of \(limit) bytes."
         case .unavailable: return "The server is shutting down."
         }
@@ -93,7 +103,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .response(let error, _): return error.detail
         case .upstreamUnavailable(_, let message, _): return message
         case .upstreamTimeout(_, let seconds): return "no complete response within \(seconds) s"
-        case .invalidPath(let why), .badRequest(let why): return why
+        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why): return why
         case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", "))"
         default: return nil
         }

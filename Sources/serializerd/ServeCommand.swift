@@ -1,5 +1,11 @@
 import ArgumentParser
+import HTTPCore
+import Logging
 import Proxy
+import Telemetry
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `serializerd [serve]`: run the daemon until SIGTERM/SIGINT.
 struct ServeCommand: ParsableCommand {
@@ -15,15 +21,24 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessEnvironment.current
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let telemetry = Telemetry(output: LogOutput(fd: 1, environment: environment), version: ServerVersion.string,
+                                  startTime: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+        LoggingSystem.bootstrap { [output = telemetry.output] label in LineLogHandler(label: label, output: output) }
+        let logger = telemetry.logger()
         let override = try listenOverride(environment)
         let loaded: ServerConfig
         do { loaded = try load(environment, override) } catch let failure as ConfigFailure {
+            // An event for log pipelines, and the plain message for the person at the terminal.
+            logger.critical("config_invalid", metadata: ["error": "\(failure.message)"])
             StandardStreams.write(Array((failure.message + "\n").utf8), fd: 2)
             // EX_CONFIG: the unit's RestartPreventExitStatus stops systemd retrying a broken file.
             throw ExitCode(78)
         }
-        let server = Server(config: loaded) { try load(ProcessEnvironment.current, override) }
+        let server = Server(config: loaded, telemetry: telemetry) { try load(ProcessEnvironment.current, override) }
         do { try server.run(environment: environment) } catch {
+            logger.critical("start_failed", metadata: ["error": "\(error)"])
             StandardStreams.write(Array("serializerd: error: \(error)\n".utf8), fd: 2)
             throw ExitCode(1)
         }

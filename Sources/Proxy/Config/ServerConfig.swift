@@ -1,3 +1,5 @@
+import Logging
+import Telemetry
 import Serializers
 
 /// The whole configuration (DESIGN §2), validated and resolved: durations in seconds,
@@ -35,6 +37,11 @@ public struct LogSettings: Sendable, Equatable {
     public enum Format: String, Sendable { case json, text }
     public var format = Format.json
     public var level = "info"
+
+    /// Makes these the settings every log line follows from now on.
+    public func apply(to output: LogOutput) {
+        output.configure(format: format == .json ? .json : .text, level: Logger.Level(rawValue: level) ?? .info)
+    }
 }
 
 /// `output:` — what the client receives.

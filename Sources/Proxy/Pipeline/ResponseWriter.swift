@@ -1,15 +1,53 @@
 import EventLoop
 import Serializers
+import Telemetry
 import Upstream
 
 /// Builds what the client receives (DESIGN §3): normalized JSON, a problem document,
 /// or the upstream response passed through; always X-Request-Id and Server-Timing.
+/// Every reply leaves through `send`, which also emits the request's one completion event.
 struct ResponseWriter {
     let request: ServerRequest
     let requestID: String
     let started: Double
+    let startedWall: Double
+    let telemetry: WorkerTelemetry
+    /// The route label for telemetry: the route's name once one matched.
+    var route = RouteLabel.unmatched
+    var path: String
+    var upstreamURL: String?
     var upstreamSeconds: Double?
     var serializeSeconds: Double?
+
+    /// What the completion event says besides the status.
+    struct Outcome {
+        var label: String
+        var serializer: String?
+        var reply: UpstreamReply?
+        var error: String?
+
+        static let ok = Outcome(label: "ok")
+
+        init(label: String, serializer: String? = nil, reply: UpstreamReply? = nil, error: String? = nil) {
+            self.label = label
+            self.serializer = serializer
+            self.reply = reply
+            self.error = error
+        }
+
+        init(_ failure: ProxyFailure, reply: UpstreamReply? = nil, serializer: String? = nil) {
+            self.init(label: failure.outcomeLabel, serializer: serializer, reply: reply, error: failure.detail ?? failure.title)
+        }
+    }
+
+    init(request: ServerRequest, requestID: String, telemetry: WorkerTelemetry, path: String) {
+        self.request = request
+        self.requestID = requestID
+        self.telemetry = telemetry
+        self.path = path
+        started = Clock.now()
+        startedWall = Clock.wall()
+    }
 
     func timingHeader() -> (String, String) {
         var parts = ["total;dur=\(Self.milliseconds(Clock.now() - started))"]
@@ -23,17 +61,33 @@ struct ResponseWriter {
         return String(value)
     }
 
-    func send(status: Int, headers: [(String, String)], body: [UInt8]) {
+    func send(status: Int, headers: [(String, String)], body: [UInt8], outcome: Outcome) {
         let noBody = request.method == "HEAD" || status == 204 || status == 205 || status == 304
-        request.respond(status: status, headers: headers + [("X-Request-Id", requestID), timingHeader()],
-                        body: noBody ? [] : body)
+        let sent = noBody ? [] : body
+        let delivered = request.respond(status: status, headers: headers + [("X-Request-Id", requestID), timingHeader()], body: sent)
+        let reply = outcome.reply
+        var url = reply?.url ?? upstreamURL
+        if let query = url?.firstIndex(of: "?") { url = String(url![..<query]) }
+        telemetry.record(CompletionEvent(
+            startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
+            status: delivered ? status : ResponseWriter.clientGoneStatus, upstreamStatus: reply?.status,
+            contentType: reply?.contentType, serializer: outcome.serializer,
+            outcome: delivered ? outcome.label : "client_gone", bytesIn: reply?.body.count ?? 0, bytesOut: delivered ? sent.count : 0,
+            duration: Clock.now() - started, upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds,
+            error: delivered ? outcome.error : "the client closed the connection before the reply",
+            responseContentType: headers.first { $0.0 == "Content-Type" }?.1))
     }
 
-    func problem(_ failure: ProxyFailure, route: String?, extraHeaders: [(String, String)] = []) {
+    /// nginx's code for "the client closed the connection first": no status was sent.
+    static let clientGoneStatus = 499
+
+    func problem(_ failure: ProxyFailure, route: String?, extraHeaders: [(String, String)] = [],
+                 reply: UpstreamReply? = nil, serializer: String? = nil) {
         var headers = [("Content-Type", ProblemDocument.contentType)] + extraHeaders
         if case .methodNotAllowed(let allow) = failure { headers.append(("Allow", allow.joined(separator: ", "))) }
         send(status: failure.clientStatus, headers: headers,
-             body: ProblemDocument.render(failure, route: route, requestID: requestID))
+             body: ProblemDocument.render(failure, route: route, requestID: requestID),
+             outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// A serialized value: the upstream status, JSON, the cache headers forwarded.
@@ -43,13 +97,14 @@ struct ResponseWriter {
         for (field, fieldValue) in reply.headers where HeaderPolicy.forwardedDownstreamSet.contains(field.lowercased()) {
             headers.append((field, fieldValue))
         }
-        send(status: reply.status, headers: headers, body: bytes)
+        send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }
 
-    /// `on_failure: passthrough`: the upstream response, untouched but for framing.
-    func passthrough(_ reply: UpstreamReply) {
+    /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
+    /// event still carries the failure that made it a passthrough.
+    func passthrough(_ reply: UpstreamReply, failure: ProxyFailure, serializer: String?) {
         let headers = reply.headers.filter { !HeaderPolicy.hopByHopDownstream.contains($0.0.lowercased()) }
-        send(status: reply.status, headers: headers, body: reply.body)
+        send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.

@@ -1,23 +1,35 @@
 import EventLoop
 import HTTPCore
 import Serializers
+import Telemetry
 
 /// serializerd's own endpoints: `/metrics` and everything under `/-/`. They answer only
 /// clients in `admin.allow`, checked against the socket peer.
 enum AdminEndpoint {
-    case health
+    case health, metrics, routes, events, recent
     case unknown
 
     init?(path: String) {
         guard path == "/metrics" || path.hasPrefix("/-/") else { return nil }
-        self = path == "/-/health" ? .health : .unknown
+        switch path {
+        case "/metrics": self = .metrics
+        case "/-/health": self = .health
+        case "/-/routes": self = .routes
+        case "/-/events": self = .events
+        case "/-/recent": self = .recent
+        default: self = .unknown
+        }
     }
 }
 
 extension Worker {
-    func serveAdmin(_ endpoint: AdminEndpoint, request: ServerRequest, writer: ResponseWriter) {
+    func serveAdmin(_ endpoint: AdminEndpoint, request: ServerRequest, target: RequestTarget, writer: ResponseWriter) {
         guard let peer = IPAddress(request.peerAddress), config.adminAllow.contains(where: { $0.contains(peer) }) else {
             writer.problem(.forbidden, route: nil)
+            return
+        }
+        if endpoint != .unknown, request.method != "GET", request.method != "HEAD" {
+            writer.problem(.methodNotAllowed(allow: ["GET", "HEAD"]), route: nil)
             return
         }
         switch endpoint {
@@ -26,10 +38,86 @@ extension Worker {
                 ("status", .string("ok")), ("version", .string(ServerVersion.string)),
                 ("uptime_seconds", .number(String(Int(Clock.now() - ProcessStart.monotonic)))),
             ])
-            writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: NormalizedJSON(body).bytes)
+            writer.sendJSON(NormalizedJSON(body).bytes)
+        case .metrics:
+            writer.send(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                        body: shared.metrics.render(), outcome: .ok)
+        case .routes:
+            writer.sendJSON(NormalizedJSON(.object([("routes", .array(table.routes.map(Self.describe)))])).bytes)
+        case .recent:
+            switch Self.format(target.query) {
+            case .some(nil):
+                let events = shared.hub.recent()
+                var body = Array("{\"events\":[".utf8)
+                for (index, event) in events.enumerated() {
+                    if index > 0 { body.append(UInt8(ascii: ",")) }
+                    body += event.json
+                }
+                body += Array("]}".utf8)
+                writer.sendJSON(body)
+            case .some("har"):
+                let origin = "http://" + (request.header("Host") ?? config.listen.description)
+                writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                                   ("Content-Disposition", "attachment; filename=\"serializerd.har\"")],
+                            body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string), outcome: .ok)
+            case .some(let other?):
+                writer.problem(.invalidQuery("format: expected har, found '\(other)'"), route: nil)
+            case nil:
+                writer.problem(.invalidQuery("expected no query or format=har"), route: nil)
+            }
+        case .events:
+            openStream(request, writer: writer)
         case .unknown:
             writer.problem(.noRoute, route: nil)
         }
+    }
+
+    /// `format=` from the query: `.some(nil)` when absent, nil when the query holds
+    /// anything else.
+    static func format(_ query: String?) -> String?? {
+        guard let query, !query.isEmpty else { return .some(nil) }
+        var format: String?
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "format", format == nil else { return nil }
+            format = String(parts[1])
+        }
+        return .some(format)
+    }
+
+    static func describe(_ route: Route) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("name", .string(route.name)),
+            ("prefix", .string(route.prefix)),
+            ("methods", route.methods.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
+            ("host", route.host.map(JSONValue.string) ?? .null),
+            ("upstream", .string(route.upstream.description)),
+            ("timeout_seconds", .number(PrometheusNumber.text(route.timeout))),
+            ("connect_timeout_seconds", .number(PrometheusNumber.text(route.connectTimeout))),
+            ("follow_redirects", .number(String(route.followRedirects))),
+            ("headers", .array(route.headers.map { .string($0.0) })),   // names only: values may be secrets
+            ("request_serializer", .string(route.requestSerializerName)),
+            ("response_serializer", .string(route.response.serializer)),
+        ]
+        if let members2 = route.response.serializers { members.append(("serializers", .array(members2.map(JSONValue.string)))) }
+        members.append(("output", .object([
+            ("envelope", .bool(route.output.envelope)), ("canonical", .bool(route.output.canonical)),
+            ("on_failure", .string(route.output.onFailure.rawValue)),
+        ])))
+        return .object(members)
+    }
+}
+
+/// Whole seconds without a fraction, others in Swift's shortest form.
+enum PrometheusNumber {
+    static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+extension ResponseWriter {
+    func sendJSON(_ body: [UInt8]) {
+        send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body, outcome: .ok)
     }
 }
 

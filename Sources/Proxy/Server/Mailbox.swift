@@ -9,6 +9,8 @@ final class Mailbox: Sendable {
     enum Command: Sendable {
         case reload(ServerConfig)
         case shutdown
+        /// Live events are waiting for this worker's `/-/events` clients.
+        case events
     }
 
     /// The read end, for the worker's loop.

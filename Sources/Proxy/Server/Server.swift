@@ -1,5 +1,8 @@
 import EventLoop
+import HTTPCore
+import Logging
 import Serializers
+import Telemetry
 import Upstream
 #if canImport(Glibc)
 import Glibc
@@ -10,15 +13,20 @@ import Glibc
 public final class Server {
     private var config: ServerConfig
     private let reload: () throws -> ServerConfig
+    private let telemetry: Telemetry
+    private let logger: Logger
     private var mailboxes: [Mailbox] = []
     private var threads: [pthread_t] = []
     private var heartbeats: [Heartbeat] = []
     private var notifier: ServiceNotifier?
 
     /// `reload` re-reads and validates the configuration for SIGHUP.
-    public init(config: ServerConfig, reload: @escaping () throws -> ServerConfig) {
+    public init(config: ServerConfig, telemetry: Telemetry, reload: @escaping () throws -> ServerConfig) {
         self.config = config
         self.reload = reload
+        self.telemetry = telemetry
+        logger = telemetry.logger()
+        config.log.apply(to: telemetry.output)
     }
 
     /// Serves until SIGTERM/SIGINT, then returns after every worker has drained.
@@ -47,8 +55,9 @@ public final class Server {
             main.close()
             throw EventLoopError("a worker could not start (see the worker_failed event)")
         }
-        LifecycleLog.event("ready", [("listen", .string(listen)), ("workers", .number(String(count))),
-                                     ("routes", .number(String(config.routes.count))), ("config", .string(config.source))])
+        logger.info("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
+                                        "routes": .stringConvertible(config.routes.count), "config": "\(config.source)",
+                                        "version": "\(ServerVersion.string)"])
         notifier?.send("READY=1\nSTATUS=\(status(listen))")
         var watches: [Watch] = []
         for sig in [SIGTERM, SIGINT] {
@@ -61,7 +70,7 @@ public final class Server {
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
         main.close()
-        LifecycleLog.event("stopped")
+        logger.info("stopped")
     }
 
     /// One set of listening sockets per worker: inherited from the service manager (each
@@ -98,7 +107,7 @@ public final class Server {
             if stalled.isEmpty {
                 notifier?.send("WATCHDOG=1")
             } else {
-                LifecycleLog.event("worker_stalled", level: "error", [("workers", .array(stalled.map { .number(String($0)) }))])
+                logger.error("worker_stalled", metadata: ["workers": .array(stalled.map { .stringConvertible($0) })])
             }
             timer.schedule(after: interval)
         }
@@ -119,12 +128,14 @@ public final class Server {
         let mailbox = Mailbox()
         mailboxes.append(mailbox)
         let config = self.config
+        let telemetry = self.telemetry
+        let logger = self.logger
         threads.append(WorkerThread.spawn {
             let worker: Worker
             do {
-                worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat)
+                worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry)
             } catch {
-                LifecycleLog.event("worker_failed", level: "error", [("error", .string("\(error)"))])
+                logger.error("worker_failed", metadata: ["error": "\(error)"])
                 for fd in sockets { close(fd) }
                 startup.report(ok: false)
                 return
@@ -135,8 +146,8 @@ public final class Server {
     }
 
     private func shutdown(_ main: EventLoop, signal: Int32) {
-        LifecycleLog.event("shutdown", [("signal", .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")),
-                                        ("grace_seconds", .number(String(config.timeouts.shutdownGrace)))])
+        logger.info("shutdown", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")",
+                                           "grace_seconds": .stringConvertible(config.timeouts.shutdownGrace)])
         notifier?.send("STOPPING=1\nSTATUS=draining in-flight requests")
         for mailbox in mailboxes { mailbox.post(.shutdown) }
         main.exit()
@@ -153,9 +164,12 @@ public final class Server {
             fresh.workers = config.workers
             config = fresh
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }
-            LifecycleLog.event("config_reloaded", [("routes", .number(String(fresh.routes.count)))])
+            fresh.log.apply(to: telemetry.output)
+            telemetry.metrics.countReload(succeeded: true)
+            logger.info("config_reloaded", metadata: ["routes": .stringConvertible(fresh.routes.count), "config": "\(fresh.source)"])
         } catch {
-            LifecycleLog.event("config_reload_failed", level: "error", [("error", .string("\(error)"))])
+            telemetry.metrics.countReload(succeeded: false)
+            logger.error("config_reload_failed", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -1,13 +1,15 @@
 import EventLoop
 import HTTPCore
 import Serializers
+import Telemetry
 import Upstream
 
 extension Worker {
     /// The whole life of one request on this worker (DESIGN §1).
     func handle(_ request: ServerRequest) {
-        let writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
-                                    started: Clock.now())
+        let rawTarget = request.target
+        var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
+                                    telemetry: telemetry, path: rawTarget.firstIndex(of: "?").map { String(rawTarget[..<$0]) } ?? rawTarget)
         if shuttingDown {
             writer.problem(.unavailable, route: nil, extraHeaders: [("Connection", "close")])
             return
@@ -17,18 +19,21 @@ extension Worker {
             writer.problem(.methodNotAllowed(allow: proxiedMethods), route: nil, extraHeaders: [("Connection", "close")])
             return
         }
-        guard let target = RequestTarget(request.target) else {
+        guard let target = RequestTarget(rawTarget) else {
             writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
             return
         }
         if target.host == nil, let admin = AdminEndpoint(path: target.path) {
-            serveAdmin(admin, request: request, writer: writer)
+            writer.route = RouteLabel.admin
+            serveAdmin(admin, request: request, target: target, writer: writer)
             return
         }
         switch table.match(method: request.method, path: target.path, host: target.host) {
         case .noRoute: writer.problem(.noRoute, route: nil)
         case .methodNotAllowed(let allow): writer.problem(.methodNotAllowed(allow: allow), route: nil)
-        case .route(let route): forward(request, target: target, route: route, writer: writer)
+        case .route(let route):
+            writer.route = route.name
+            forward(request, target: target, route: route, writer: writer)
         }
     }
 
@@ -39,6 +44,7 @@ extension Worker {
     }
 
     func forward(_ request: ServerRequest, target: RequestTarget, route: Route, writer: ResponseWriter) {
+        var writer = writer
         var remainder = target.path.dropFirst(route.prefix.count)
         // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a
         // leading `/` would be an empty segment, which join() refuses.
@@ -59,6 +65,7 @@ extension Worker {
         case .success(let joined):
             url = joined
         }
+        writer.upstreamURL = url
         let headers = HeaderPolicy.upstreamHeaders(client: request.headers, route: route.headers, contentType: serialized.contentType,
                                                    peer: request.peerAddress, requestID: writer.requestID)
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
@@ -66,7 +73,7 @@ extension Worker {
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
         let sent = Clock.now()
         requestStarted()
-        session.start(upstream) { [unowned self] result in
+        session.start(upstream) { [unowned self, writer] result in
             var writer = writer
             writer.upstreamSeconds = Clock.now() - sent
             self.complete(result, url: url, route: route, writer: &writer)
@@ -102,12 +109,15 @@ extension Worker {
         writer.serializeSeconds = Clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
-        } else if route.output.onFailure == .passthrough {
-            writer.passthrough(reply)
         } else {
             let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
             let evidence = UpstreamEvidence(url: url, status: reply.status, contentType: reply.contentType, body: reply.body, parsed: outcome.value)
-            writer.problem(.response(error, upstream: evidence), route: route.name)
+            let failure = ProxyFailure.response(error, upstream: evidence)
+            if route.output.onFailure == .passthrough {
+                writer.passthrough(reply, failure: failure, serializer: outcome.serializer)
+            } else {
+                writer.problem(failure, route: route.name, reply: reply, serializer: outcome.serializer)
+            }
         }
     }
 }

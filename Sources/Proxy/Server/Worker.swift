@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPCore
 import Serializers
+import Telemetry
 import Upstream
 
 /// One event-loop thread: its own evhttp on the shared port, its own curl multi. A
@@ -19,8 +20,16 @@ final class Worker {
     var requestIDs = RequestID()
 
     private var heartbeatTimer: Timer?
+    let shared: Telemetry
+    let telemetry: WorkerTelemetry
+    private var flushTimer: Timer?
+    /// `/-/events` clients this worker streams to.
+    var streams: [ObjectIdentifier: EventStream] = [:]
+    var streamTimer: Timer?
 
-    init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?) throws(EventLoopError) {
+    init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry) throws(EventLoopError) {
+        shared = telemetry
+        self.telemetry = WorkerTelemetry(telemetry)
         loop = try EventLoop()
         session = try SessionManager(loop: loop)
         self.config = config
@@ -30,6 +39,11 @@ final class Worker {
                                           maxBodyBytes: config.limits.maxRequestBody, idleTimeout: config.timeouts.clientIdle)
         server = try HTTPServer(loop: loop, sockets: sockets, settings: settings) { [unowned self] in self.handle($0) }
         mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
+        // Log lines and live events leave once per loop turn: a 0 s timer fires after
+        // the events already active in this turn.
+        let flush = loop.makeTimer { [unowned self] in self.telemetry.flush() }
+        flushTimer = flush
+        self.telemetry.scheduleFlush = { flush.schedule(after: 0) }
         if let heartbeat {
             let timer = loop.makeTimer { [unowned self] in
                 heartbeat.beat()
@@ -43,6 +57,9 @@ final class Worker {
     /// Runs the loop until shutdown completes, then frees everything on this thread.
     func run() {
         loop.run()
+        telemetry.flush()
+        flushTimer?.cancel()
+        closeStreams()
         session.close()
         mailboxWatch?.cancel()
         graceTimer?.cancel()
@@ -60,6 +77,8 @@ final class Worker {
                 table = RouteTable(newConfig.routes)
             case .shutdown:
                 beginShutdown()
+            case .events:
+                deliverEvents()
             }
         }
     }
@@ -68,6 +87,8 @@ final class Worker {
         guard !shuttingDown else { return }
         shuttingDown = true
         server.stopAccepting()
+        // Live streams never finish on their own; they end with the process.
+        closeStreams()
         let timer = loop.makeTimer { [unowned self] in
             // Grace is over: whatever is still waiting on an upstream gets its 503 now.
             self.session.abortAll()
@@ -88,10 +109,14 @@ final class Worker {
         loop.exit(after: 0.1)
     }
 
-    func requestStarted() { inFlight += 1 }
+    func requestStarted() {
+        inFlight += 1
+        telemetry.metrics.setInflight(inFlight)
+    }
 
     func requestFinished() {
         inFlight -= 1
+        telemetry.metrics.setInflight(inFlight)
         finishIfIdle()
     }
 }

@@ -1,7 +1,7 @@
 /// The one escape policy for every JSON string serializerd writes (RFC 8785 §3.2.2.2):
 /// `"` and `\` escaped, controls as `\b \t \n \f \r` or `\u00xx` (lowercase hex),
 /// everything else as literal UTF-8.
-enum JSONEscaping {
+public enum JSONEscaping {
     static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     @inline(__always)
@@ -69,7 +69,8 @@ enum JSONEscaping {
         out.withUnsafeMutableBufferPointer { writeQuoted(bytes, to: $0.baseAddress! + start) }
     }
 
-    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+    /// `"…"` for a string, escaped as every other JSON serializerd writes.
+    public static func appendQuoted(_ string: String, to out: inout [UInt8]) {
         var s = string
         s.withUTF8 { appendQuoted($0, to: &out) }
     }

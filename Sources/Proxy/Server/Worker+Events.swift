@@ -1,0 +1,125 @@
+import EventLoop
+import Telemetry
+
+/// One `/-/events` client: a chunked text/event-stream reply fed from its hub queue.
+final class EventStream {
+    let request: ServerRequest
+    let subscriber: Subscriber
+    let writer: ResponseWriter
+    var bytesSent = 0
+    /// When the client's unsent backlog first went over the limit; nil while it keeps up.
+    var stalledSince: Double?
+    var lastWrite: Double
+
+    init(request: ServerRequest, subscriber: Subscriber, writer: ResponseWriter, now: Double) {
+        self.request = request
+        self.subscriber = subscriber
+        self.writer = writer
+        lastWrite = now
+    }
+}
+
+/// Limits that keep a slow subscriber from costing anyone else anything.
+enum EventStreamLimits {
+    /// Unsent bytes we hold for one client before we stop taking its events (they then
+    /// wait in its hub queue, which drops past `EventHub.subscriberQueueLimit`).
+    static let backlogBytes = 256 << 10
+    /// A client that stays over the backlog this long is disconnected.
+    static let stallSeconds = 5.0
+    /// A comment line this often keeps proxies from timing the stream out.
+    static let keepaliveSeconds = 15.0
+    static let kernelSendBuffer: Int32 = 64 << 10
+    static let tickSeconds = 1.0
+}
+
+extension Worker {
+    func openStream(_ request: ServerRequest, writer: ResponseWriter) {
+        let mailbox = self.mailbox
+        let subscriber = shared.hub.subscribe { mailbox.post(.events) }
+        let stream = EventStream(request: request, subscriber: subscriber, writer: writer, now: Clock.now())
+        let id = ObjectIdentifier(stream)
+        let headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
+                       ("X-Request-Id", writer.requestID)]
+        let started = request.startStream(status: 200, headers: headers, sendBuffer: EventStreamLimits.kernelSendBuffer) { [unowned self] in
+            self.endStream(id, outcome: "ok", reason: nil)
+        }
+        guard started else {
+            shared.hub.unsubscribe(subscriber)
+            return
+        }
+        streams[id] = stream
+        send(stream, Array(": serializerd \(writer.requestID)\nretry: 2000\n\n".utf8))
+        startStreamTicks()
+    }
+
+    /// Hands each stream what its queue holds, unless its client is behind.
+    func deliverEvents() {
+        let now = Clock.now()
+        for (id, stream) in streams {
+            if stream.request.bufferedBytes > EventStreamLimits.backlogBytes {
+                let since = stream.stalledSince ?? now
+                stream.stalledSince = since
+                if now - since >= EventStreamLimits.stallSeconds {
+                    shared.hub.countEviction()
+                    endStream(id, outcome: "evicted", reason: "the subscriber fell more than \(EventStreamLimits.backlogBytes) bytes behind for \(EventStreamLimits.stallSeconds) s")
+                }
+                continue
+            }
+            stream.stalledSince = nil
+            let (events, dropped) = stream.subscriber.take()
+            var text: [UInt8] = []
+            if dropped > 0 { text += Array("event: dropped\ndata: {\"dropped\":\(dropped)}\n\n".utf8) }
+            for event in events {
+                text += Array("event: request_completed\nid: ".utf8)
+                text += Array(event.requestID.utf8)
+                text += Array("\ndata: ".utf8)
+                text += event.json
+                text += [0x0A, 0x0A]
+            }
+            if text.isEmpty, now - stream.lastWrite >= EventStreamLimits.keepaliveSeconds { text = Array(": keepalive\n\n".utf8) }
+            send(stream, text)
+        }
+    }
+
+    private func send(_ stream: EventStream, _ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        stream.request.write(bytes)
+        stream.bytesSent += bytes.count
+        stream.lastWrite = Clock.now()
+    }
+
+    /// Ends one stream: by the client (`ok`), by eviction (`evicted`) or at shutdown
+    /// (`unavailable`). Its completion event goes out now, with everything it streamed.
+    func endStream(_ id: ObjectIdentifier, outcome: String, reason: String?) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        shared.hub.unsubscribe(stream.subscriber)
+        stream.request.endStream()
+        stream.writer.telemetry.record(CompletionEvent(
+            startedAt: stream.writer.startedWall, requestID: stream.writer.requestID, route: RouteLabel.admin,
+            method: stream.request.method, path: stream.writer.path, upstreamURL: nil, status: 200, upstreamStatus: nil,
+            contentType: nil, serializer: nil, outcome: outcome, bytesIn: 0, bytesOut: stream.bytesSent,
+            duration: Clock.now() - stream.writer.started, upstreamDuration: nil, serializeDuration: nil, error: reason,
+            responseContentType: "text/event-stream; charset=utf-8"))
+        if streams.isEmpty { stopStreamTicks() }
+    }
+
+    func closeStreams() {
+        for id in Array(streams.keys) { endStream(id, outcome: "unavailable", reason: "the server is shutting down") }
+    }
+
+    /// While streams exist: retry blocked deliveries, send keepalives, evict the stalled.
+    func startStreamTicks() {
+        guard streamTimer == nil else { return }
+        let timer = loop.makeTimer { [unowned self] in
+            self.deliverEvents()
+            self.streamTimer?.schedule(after: EventStreamLimits.tickSeconds)
+        }
+        timer.schedule(after: EventStreamLimits.tickSeconds)
+        streamTimer = timer
+    }
+
+    func stopStreamTicks() {
+        streamTimer?.cancel()
+        streamTimer = nil
+    }
+}

@@ -1,0 +1,71 @@
+/// One finished request: AF's task-completion notification, as every sink receives it
+/// (DESIGN §6). Built once, at the single place a reply leaves the worker.
+public struct CompletionEvent: Sendable {
+    /// Wall-clock start, seconds since the Unix epoch.
+    public var startedAt: Double
+    public var requestID: String
+    /// The route name; `RouteLabel.unmatched` / `.admin` for requests no route served.
+    public var route: String
+    public var method: String
+    /// The client's path, without the query string (queries may carry secrets).
+    public var path: String
+    /// The upstream URL without its query string, when a request was sent.
+    public var upstreamURL: String?
+    /// The status sent to the client (499 when the client left before the reply).
+    public var status: Int
+    public var upstreamStatus: Int?
+    /// The upstream response's Content-Type, as the serializer validated it.
+    public var contentType: String?
+    /// The response serializer that produced the value (a compound's member), if any.
+    public var serializer: String?
+    /// `ok`, or the failure's problem type with `_` for `-` (the metrics label).
+    public var outcome: String
+    /// Upstream response body bytes received.
+    public var bytesIn: Int
+    /// Response body bytes sent to the client.
+    public var bytesOut: Int
+    public var duration: Double
+    public var upstreamDuration: Double?
+    public var serializeDuration: Double?
+    /// The problem detail (or title) for failures; nil for `ok`.
+    public var error: String?
+    /// The Content-Type sent to the client (HAR).
+    public var responseContentType: String?
+
+    public init(startedAt: Double, requestID: String, route: String, method: String, path: String, upstreamURL: String?,
+                status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
+                bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
+                error: String?, responseContentType: String?) {
+        self.startedAt = startedAt
+        self.requestID = requestID
+        self.route = route
+        self.method = method
+        self.path = path
+        self.upstreamURL = upstreamURL
+        self.status = status
+        self.upstreamStatus = upstreamStatus
+        self.contentType = contentType
+        self.serializer = serializer
+        self.outcome = outcome
+        self.bytesIn = bytesIn
+        self.bytesOut = bytesOut
+        self.duration = duration
+        self.upstreamDuration = upstreamDuration
+        self.serializeDuration = serializeDuration
+        self.error = error
+        self.responseContentType = responseContentType
+    }
+}
+
+/// Route label values for requests no configured route served. Route names are
+/// `[a-z0-9_-]+`, so these can never collide with one.
+public enum RouteLabel {
+    public static let unmatched = "(unmatched)"
+    public static let admin = "(admin)"
+}
+
+/// Anything that receives completion events: the log, the metrics, the live stream and
+/// the recent ring all sit behind this one protocol. Called on the worker's thread.
+public protocol CompletionSink: AnyObject {
+    func record(_ event: CompletionEvent)
+}

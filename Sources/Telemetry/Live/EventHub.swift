@@ -1,0 +1,104 @@
+import Synchronization
+
+/// Completion events shared across workers: the last `recentCapacity` of them (for
+/// `/-/recent`) and the live subscribers of `/-/events`. Workers hand events over in
+/// batches, once per loop turn, so the request path itself never takes this lock.
+public final class EventHub: Sendable {
+    public static let recentCapacity = 200
+    /// Events one subscriber may have waiting; past it, new events are dropped for it.
+    public static let subscriberQueueLimit = 1_000
+
+    struct State {
+        var recent: [CompletionEvent] = []
+        var recentStart = 0
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let subscriberCount = Atomic<Int>(0)
+    let metrics: MetricsRegistry
+
+    public init(metrics: MetricsRegistry) { self.metrics = metrics }
+
+    /// True when someone listens (one atomic load; workers skip building batches for
+    /// the stream otherwise — the recent ring still gets them).
+    public var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
+
+    /// A worker's batch: into the recent ring and every subscriber's queue.
+    public func publish(_ batch: [CompletionEvent]) {
+        guard !batch.isEmpty else { return }
+        let toWake: [Subscriber] = state.withLock { s in
+            for event in batch {
+                if s.recent.count < Self.recentCapacity {
+                    s.recent.append(event)
+                } else {
+                    s.recent[s.recentStart] = event
+                    s.recentStart = (s.recentStart + 1) % Self.recentCapacity
+                }
+            }
+            return s.subscribers.values.filter { $0.enqueue(batch, metrics: metrics) }
+        }
+        for subscriber in toWake { subscriber.wake() }
+    }
+
+    /// The last completions, oldest first.
+    public func recent() -> [CompletionEvent] {
+        state.withLock { s in Array(s.recent[s.recentStart...] + s.recent[..<s.recentStart]) }
+    }
+
+    /// `wake` runs on a publishing worker's thread when events arrive for an empty
+    /// queue; it must only signal the subscriber's own worker.
+    public func subscribe(wake: @escaping @Sendable () -> Void) -> Subscriber {
+        let subscriber = Subscriber(wake: wake)
+        state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] = subscriber }
+        subscriberCount.add(1, ordering: .relaxed)
+        metrics.eventSubscribers.add(1, ordering: .relaxed)
+        return subscriber
+    }
+
+    public func unsubscribe(_ subscriber: Subscriber) {
+        let removed = state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) != nil }
+        guard removed else { return }
+        subscriberCount.subtract(1, ordering: .relaxed)
+        metrics.eventSubscribers.subtract(1, ordering: .relaxed)
+    }
+
+    /// Counts a subscriber disconnected for falling behind.
+    public func countEviction() { metrics.eventEvictions.add(1, ordering: .relaxed) }
+}
+
+/// One `/-/events` client's queue, filled by publishers and drained by its own worker.
+public final class Subscriber: Sendable {
+    struct Queue {
+        var events: [CompletionEvent] = []
+        var dropped = 0
+    }
+
+    private let queue = Mutex(Queue())
+    let wake: @Sendable () -> Void
+
+    init(wake: @escaping @Sendable () -> Void) { self.wake = wake }
+
+    /// Appends what fits; true when the queue was empty (the owner needs a wake-up).
+    func enqueue(_ batch: [CompletionEvent], metrics: MetricsRegistry) -> Bool {
+        queue.withLock { q in
+            let wasEmpty = q.events.isEmpty
+            let room = max(0, EventHub.subscriberQueueLimit - q.events.count)
+            q.events.append(contentsOf: batch.prefix(room))
+            let dropped = batch.count - min(room, batch.count)
+            if dropped > 0 {
+                q.dropped += dropped
+                metrics.eventDrops.add(UInt64(dropped))
+            }
+            return wasEmpty && room > 0
+        }
+    }
+
+    /// Everything waiting, and how many events were dropped since the last take.
+    public func take() -> (events: [CompletionEvent], dropped: Int) {
+        queue.withLock { q in
+            defer { q = Queue() }
+            return (q.events, q.dropped)
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import HTTPCore
+import Serializers
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `log.format` and `log.level`, shared by every thread's logging and changed on
+/// reload. Read once per line (an atomic load).
+public final class LogOutput: Sendable {
+    public enum Format: UInt8, Sendable {
+        case json = 0, text = 1
+    }
+
+    private let formatRaw = Atomic<UInt8>(Format.json.rawValue)
+    private let levelRaw = Atomic<UInt8>(LogOutput.rank(.info))
+    /// Where lines go: stdout unless a test or tool says otherwise.
+    let fd: Int32
+    /// sd-daemon priority prefixes (`<6>`) when stdout is the journal (JOURNAL_STREAM),
+    /// so `journalctl -p warning` filters; `-o cat` still shows plain JSON after them.
+    let journalPrefix: Bool
+
+    public init(fd: Int32 = 1, environment: [String: String] = [:]) {
+        self.fd = fd
+        journalPrefix = LogOutput.isJournal(fd: fd, environment: environment)
+    }
+
+    public var format: Format {
+        get { Format(rawValue: formatRaw.load(ordering: .relaxed)) ?? .json }
+    }
+
+    public var level: Logger.Level {
+        Logger.Level.allCases.first { LogOutput.rank($0) == levelRaw.load(ordering: .relaxed) } ?? .info
+    }
+
+    public func configure(format: Format, level: Logger.Level) {
+        formatRaw.store(format.rawValue, ordering: .relaxed)
+        levelRaw.store(LogOutput.rank(level), ordering: .relaxed)
+    }
+
+    @inline(__always) public func admits(_ level: Logger.Level) -> Bool {
+        LogOutput.rank(level) >= levelRaw.load(ordering: .relaxed)
+    }
+
+    static func rank(_ level: Logger.Level) -> UInt8 {
+        switch level {
+        case .trace: 0
+        case .debug: 1
+        case .info: 2
+        case .notice: 3
+        case .warning: 4
+        case .error: 5
+        case .critical: 6
+        }
+    }
+
+    /// syslog priority for the journal prefix.
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    /// Writes whole lines: a write(2) each, split only between lines and at most
+    /// PIPE_BUF bytes, so lines from different threads never interleave in a pipe.
+    func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while start < buffer.count {
+                var end = min(buffer.count, start + Int(PIPE_BUF))
+                if end < buffer.count {
+                    // Back up to the last newline in the chunk; a single longer line goes alone.
+                    var cut = end
+                    while cut > start && buffer[cut - 1] != 0x0A { cut -= 1 }
+                    if cut > start {
+                        end = cut
+                    } else {
+                        end = start
+                        while end < buffer.count && buffer[end] != 0x0A { end += 1 }
+                        end = min(buffer.count, end + 1)
+                    }
+                }
+                var offset = start
+                while offset < end {
+                    let n = Glibc.write(fd, buffer.baseAddress! + offset, end - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { return }   // stdout gone: logging must never stop serving
+                    offset += n
+                }
+                start = end
+            }
+        }
+    }
+
+    static func isJournal(fd: Int32, environment: [String: String]) -> Bool {
+        guard let stream = environment["JOURNAL_STREAM"] else { return false }
+        let parts = stream.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    }
+}
+
+/// One log line under construction: the shared prefix (time, level, message) and
+/// fields in the order given, as JSON or as `key=value` text.
+struct LogLine {
+    var bytes: [UInt8]
+    let format: LogOutput.Format
+    private var first = true
+
+    init(into buffer: [UInt8] = [], output: LogOutput, level: Logger.Level, message: String, timestamp: String) {
+        self.init(into: buffer, format: output.format, prefix: output.journalPrefix, level: level, message: message, timestamp: timestamp)
+    }
+
+    init(into buffer: [UInt8] = [], format: LogOutput.Format, prefix: Bool, level: Logger.Level, message: String, timestamp: String) {
+        bytes = buffer
+        self.format = format
+        if prefix { bytes.append(contentsOf: "<\(LogOutput.priority(level))>".utf8) }
+        switch format {
+        case .json:
+            bytes.append(contentsOf: "{\"ts\":\"".utf8)
+            bytes.append(contentsOf: timestamp.utf8)
+            bytes.append(contentsOf: "\",\"level\":\"".utf8)
+            bytes.append(contentsOf: level.rawValue.utf8)
+            bytes.append(contentsOf: "\",\"msg\":".utf8)
+            JSONEscaping.appendQuoted(message, to: &bytes)
+            first = false
+        case .text:
+            bytes.append(contentsOf: timestamp.utf8)
+            bytes.append(0x20)
+            bytes.append(contentsOf: level.rawValue.uppercased().utf8)
+            bytes.append(0x20)
+            bytes.append(contentsOf: message.utf8)
+        }
+    }
+
+    private mutating func key(_ name: String) {
+        switch format {
+        case .json:
+            bytes.append(contentsOf: first ? "\"".utf8 : ",\"".utf8)
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: "\":".utf8)
+        case .text:
+            bytes.append(0x20)
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(UInt8(ascii: "="))
+        }
+        first = false
+    }
+
+    mutating func string(_ name: String, _ value: String?) {
+        key(name)
+        guard let value else { return null() }
+        switch format {
+        case .json: JSONEscaping.appendQuoted(value, to: &bytes)
+        case .text:
+            let plain = !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != 0x7F && $0 != UInt8(ascii: "=") }
+            if plain { bytes.append(contentsOf: value.utf8) } else { JSONEscaping.appendQuoted(value, to: &bytes) }
+        }
+    }
+
+    mutating func int(_ name: String, _ value: Int?) {
+        key(name)
+        guard let value else { return null() }
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Milliseconds with microsecond precision.
+    mutating func milliseconds(_ name: String, _ seconds: Double?) {
+        key(name)
+        guard let seconds else { return null() }
+        let micros = Int((seconds * 1_000_000).rounded())
+        bytes.append(contentsOf: String(micros / 1000).utf8)
+        bytes.append(UInt8(ascii: "."))
+        let fraction = String(micros % 1000)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 3 - fraction.utf8.count))
+        bytes.append(contentsOf: fraction.utf8)
+    }
+
+    mutating func raw(_ name: String, _ text: String) {
+        key(name)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private mutating func null() {
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    mutating func finish() {
+        if format == .json { bytes.append(UInt8(ascii: "}")) }
+        bytes.append(0x0A)
+    }
+}
+
+/// RFC 3339 UTC timestamps with milliseconds; the date-and-seconds part is cached,
+/// since a busy worker logs many lines within the same second.
+struct LogClock {
+    private var cachedSecond: Int = -1
+    private var cachedPrefix = ""
+
+    static func nowSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    mutating func format(_ unixSeconds: Double) -> String {
+        let second = Int(unixSeconds.rounded(.down))
+        let millis = Int((unixSeconds - Double(second)) * 1000)
+        if second != cachedSecond {
+            cachedSecond = second
+            let full = UTCTimestamp.format(unixSeconds: Double(second), fraction: .milliseconds)
+            cachedPrefix = String(full.dropLast(4))   // "…:SS." without "000Z"
+        }
+        return cachedPrefix + UTCTimestamp.padded(min(999, max(0, millis)), 3) + "Z"
+    }
+}

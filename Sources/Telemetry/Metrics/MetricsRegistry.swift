@@ -1,0 +1,180 @@
+import Synchronization
+
+/// Process-wide metrics: one shard per worker (merged here at scrape time) plus the few
+/// counters the main thread and the event hub own. Rendered as Prometheus text 0.0.4.
+///
+/// Not swift-prometheus: its histograms take a lock per observation and its counters
+/// are shared atomics every worker would contend on, while DESIGN §1 keeps the request
+/// path lock-free; per-worker shards also need a merge step its registry does not have.
+public final class MetricsRegistry: Sendable {
+    private let shards = Mutex<[MetricsShard]>([])
+    /// Written under the hub's lock (drops) or by the main thread (reloads) only.
+    let reloadsOK = Cell()
+    let reloadsFailed = Cell()
+    let eventDrops = Cell()
+    /// Written by any worker, so a real read-modify-write.
+    let eventEvictions = Atomic<UInt64>(0)
+    let eventSubscribers = Atomic<Int>(0)
+    let version: String
+    let startTime: Double
+
+    /// `startTime`: wall-clock seconds since the epoch at process start.
+    public init(version: String, startTime: Double) {
+        self.version = version
+        self.startTime = startTime
+    }
+
+    /// A recorder for one worker's thread, backed by a new shard.
+    public func makeRecorder() -> MetricsRecorder {
+        let shard = MetricsShard()
+        shards.withLock { $0.append(shard) }
+        return MetricsRecorder(shard: shard)
+    }
+
+    /// Called on the main thread after each SIGHUP.
+    public func countReload(succeeded: Bool) {
+        (succeeded ? reloadsOK : reloadsFailed).add(1)
+    }
+
+    /// Prometheus exposition text, every family with HELP and TYPE.
+    public func render() -> [UInt8] {
+        var requests: [RequestSeries: UInt64] = [:]
+        var requestDuration: [String: HistogramSnapshot] = [:]
+        var upstreamDuration: [String: HistogramSnapshot] = [:]
+        var serialization: [SerializerSeries: HistogramSnapshot] = [:]
+        var upstreamBytes: [String: UInt64] = [:]
+        var responseBytes: [String: UInt64] = [:]
+        var inflight: UInt64 = 0
+        for shard in shards.withLock({ $0 }) {
+            let tables = shard.tables.withLock { $0 }
+            for (series, cell) in tables.requests { requests[series, default: 0] += cell.value }
+            for (route, cells) in tables.routes {
+                requestDuration[route, default: HistogramSnapshot()].add(cells.requestDuration)
+                upstreamDuration[route, default: HistogramSnapshot()].add(cells.upstreamDuration)
+                upstreamBytes[route, default: 0] += cells.upstreamBytes.value
+                responseBytes[route, default: 0] += cells.responseBytes.value
+            }
+            for (series, cells) in tables.serialization { serialization[series, default: HistogramSnapshot()].add(cells) }
+            inflight &+= shard.inflight.value
+        }
+
+        var out = PrometheusText()
+        out.family("serializerd_requests_total", "counter", "Requests answered, by route, method, status sent and outcome.")
+        for (series, value) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.code, $0.key.outcome) < ($1.key.route, $1.key.method, $1.key.code, $1.key.outcome) }) {
+            out.sample("serializerd_requests_total", [("route", series.route), ("method", series.method), ("code", String(series.code)), ("outcome", series.outcome)], value)
+        }
+        out.family("serializerd_request_duration_seconds", "histogram", "Time from reading the request to queueing the reply.")
+        for (route, histogram) in requestDuration.sorted(by: { $0.key < $1.key }) {
+            out.histogram("serializerd_request_duration_seconds", [("route", route)], histogram)
+        }
+        out.family("serializerd_upstream_duration_seconds", "histogram", "Time the upstream transfer took, redirects included.")
+        for (route, histogram) in upstreamDuration.sorted(by: { $0.key < $1.key }) where histogram.count > 0 {
+            out.histogram("serializerd_upstream_duration_seconds", [("route", route)], histogram)
+        }
+        out.family("serializerd_serialization_duration_seconds", "histogram", "Time the response serializer took to validate and transcode.")
+        for (series, histogram) in serialization.sorted(by: { ($0.key.route, $0.key.serializer) < ($1.key.route, $1.key.serializer) }) {
+            out.histogram("serializerd_serialization_duration_seconds", [("route", series.route), ("serializer", series.serializer)], histogram)
+        }
+        out.family("serializerd_upstream_response_bytes_total", "counter", "Upstream response body bytes received.")
+        for (route, value) in upstreamBytes.sorted(by: { $0.key < $1.key }) {
+            out.sample("serializerd_upstream_response_bytes_total", [("route", route)], value)
+        }
+        out.family("serializerd_response_bytes_total", "counter", "Response body bytes sent to clients.")
+        for (route, value) in responseBytes.sorted(by: { $0.key < $1.key }) {
+            out.sample("serializerd_response_bytes_total", [("route", route)], value)
+        }
+        out.family("serializerd_inflight_requests", "gauge", "Requests waiting on an upstream right now.")
+        out.sample("serializerd_inflight_requests", [], inflight)
+        out.family("serializerd_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.")
+        out.sample("serializerd_config_reloads_total", [("result", "error")], reloadsFailed.value)
+        out.sample("serializerd_config_reloads_total", [("result", "ok")], reloadsOK.value)
+        out.family("serializerd_event_subscribers", "gauge", "Clients connected to /-/events.")
+        out.sample("serializerd_event_subscribers", [], UInt64(max(0, eventSubscribers.load(ordering: .relaxed))))
+        out.family("serializerd_event_drops_total", "counter", "Completion events a slow /-/events subscriber did not receive.")
+        out.sample("serializerd_event_drops_total", [], eventDrops.value)
+        out.family("serializerd_event_evictions_total", "counter", "/-/events subscribers disconnected for falling too far behind.")
+        out.sample("serializerd_event_evictions_total", [], eventEvictions.load(ordering: .relaxed))
+        out.family("serializerd_build_info", "gauge", "Always 1; the version is in the label.")
+        out.sample("serializerd_build_info", [("version", version)], UInt64(1))
+        ProcessMetrics.read(startTime: startTime).render(into: &out)
+        return out.bytes
+    }
+}
+
+/// Histogram values summed over workers.
+struct HistogramSnapshot {
+    var buckets = [UInt64](repeating: 0, count: LatencyBuckets.bounds.count + 1)
+    var count: UInt64 = 0
+    var sum: Double = 0
+
+    mutating func add(_ cells: HistogramCells) {
+        for index in buckets.indices { buckets[index] &+= cells.buckets[index].value }
+        count &+= cells.count.value
+        sum += cells.sum.doubleValue
+    }
+}
+
+/// The text exposition format, written straight into bytes.
+struct PrometheusText {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(16 << 10) }
+
+    mutating func family(_ name: String, _ type: String, _ help: String) {
+        append("# HELP \(name) \(help)\n# TYPE \(name) \(type)\n")
+    }
+
+    mutating func sample(_ name: String, _ labels: [(String, String)], _ value: UInt64) {
+        append(name)
+        appendLabels(labels)
+        append(" \(value)\n")
+    }
+
+    mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
+        append(name)
+        appendLabels(labels)
+        append(" \(Self.number(value))\n")
+    }
+
+    mutating func histogram(_ name: String, _ labels: [(String, String)], _ h: HistogramSnapshot) {
+        var cumulative: UInt64 = 0
+        for (index, bound) in LatencyBuckets.bounds.enumerated() {
+            cumulative &+= h.buckets[index]
+            sample(name + "_bucket", labels + [("le", Self.number(bound))], cumulative)
+        }
+        cumulative &+= h.buckets[LatencyBuckets.bounds.count]
+        sample(name + "_bucket", labels + [("le", "+Inf")], cumulative)
+        sample(name + "_sum", labels, h.sum)
+        sample(name + "_count", labels, h.count)
+    }
+
+    mutating func appendLabels(_ labels: [(String, String)]) {
+        guard !labels.isEmpty else { return }
+        bytes.append(UInt8(ascii: "{"))
+        for (index, (name, value)) in labels.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            append(name)
+            bytes.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "\"")])
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                default: bytes.append(byte)
+                }
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    /// Go's ParseFloat reads Swift's shortest round-trip form; whole numbers lose `.0`.
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}

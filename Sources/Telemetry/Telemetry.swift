@@ -1,0 +1,59 @@
+import Logging
+
+/// The process's telemetry: where log lines go, the metrics shards, the event hub.
+/// Shared by all threads; each worker takes a `WorkerTelemetry` of its own.
+public final class Telemetry: Sendable {
+    public let output: LogOutput
+    public let metrics: MetricsRegistry
+    public let hub: EventHub
+
+    public init(output: LogOutput, version: String, startTime: Double) {
+        self.output = output
+        metrics = MetricsRegistry(version: version, startTime: startTime)
+        hub = EventHub(metrics: metrics)
+    }
+
+    /// The logger for lifecycle events (ready, reload, shutdown, config errors).
+    public func logger(_ label: String = "serializerd") -> Logger {
+        Logger(label: label) { [output] label in LineLogHandler(label: label, output: output) }
+    }
+}
+
+/// One worker's sinks behind the one protocol, in a fixed order: log, metrics, live.
+/// Everything here runs on the worker's thread and takes no lock per event; the log
+/// buffer and the live batch leave once per loop turn through `flush`.
+public final class WorkerTelemetry: CompletionSink {
+    public let log: CompletionLog
+    public let metrics: MetricsRecorder
+    let hub: EventHub
+    private var batch: [CompletionEvent] = []
+    private var flushScheduled = false
+    /// Set by the worker: arranges one `flush()` at the end of this loop turn.
+    public var scheduleFlush: (() -> Void)?
+
+    public init(_ telemetry: Telemetry) {
+        log = CompletionLog(output: telemetry.output)
+        metrics = telemetry.metrics.makeRecorder()
+        hub = telemetry.hub
+    }
+
+    public func record(_ event: CompletionEvent) {
+        log.record(event)
+        metrics.record(event)
+        // The live view shows proxied flows, not the viewer's own admin requests.
+        if event.route != RouteLabel.admin { batch.append(event) }
+        if !flushScheduled {
+            flushScheduled = true
+            scheduleFlush?()
+        }
+    }
+
+    public func flush() {
+        flushScheduled = false
+        log.flush()
+        if !batch.isEmpty {
+            hub.publish(batch)
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}

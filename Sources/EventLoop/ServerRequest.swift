@@ -58,7 +58,7 @@ public final class ServerRequest {
     public func respond(status: Int, headers: [(String, String)], body: [UInt8]) -> Bool {
         guard !replied else { return false }
         replied = true
-        let connected = evhttp_request_get_connection(raw) != nil
+        let connected = evhttp_request_get_connection(raw).map(ServerRequest.peerIsConnected) ?? false
         let output = evhttp_request_get_output_headers(raw)
         for (name, value) in headers { evhttp_add_header(output, name, value) }
         let buffer = evbuffer_new()
@@ -71,14 +71,18 @@ public final class ServerRequest {
     // MARK: Streaming (chunked) replies, for Server-Sent Events.
 
     private var onClose: (() -> Void)?
+    private var onDrained: (() -> Void)?
     private var freedWithConnection = false
 
     /// Starts a chunked reply. `onClose` runs on this loop if the client disconnects
     /// before `endStream`. False when the client is already gone.
-    public func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32, onClose: @escaping () -> Void) -> Bool {
+    /// `onDrained` runs each time everything written so far has reached the socket.
+    public func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32,
+                            onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool {
         guard !replied, let connection = evhttp_request_get_connection(raw) else { return false }
         replied = true
         self.onClose = onClose
+        self.onDrained = onDrained
         let output = evhttp_request_get_output_headers(raw)
         for (name, value) in headers { evhttp_add_header(output, name, value) }
         // A stream needs no large kernel buffer; a small one makes a stalled client
@@ -98,7 +102,15 @@ public final class ServerRequest {
         let buffer = evbuffer_new()
         defer { evbuffer_free(buffer) }
         _ = bytes.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) }
-        evhttp_send_reply_chunk(raw, buffer)
+        evhttp_send_reply_chunk_with_cb(raw, buffer, ServerRequest.drainedCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The chunk callback: the connection's output buffer is empty again.
+    static let drainedCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, arg in
+        guard let arg else { return }
+        let request = Unmanaged<ServerRequest>.fromOpaque(arg).takeUnretainedValue()
+        let handler = request.onDrained
+        handler?()
     }
 
     /// Bytes accepted by `write` that the client has not taken yet.
@@ -113,12 +125,29 @@ public final class ServerRequest {
     public func endStream() {
         guard onClose != nil else { return }
         onClose = nil
+        onDrained = nil
         // evhttp frees a request it did not detach along with its connection.
         guard !freedWithConnection else { return }
         if let connection = evhttp_request_get_connection(raw) {
             evhttp_connection_set_closecb(connection, nil, nil)
         }
         evhttp_send_reply_end(raw)
+    }
+
+    /// Drops the stream and its connection at once, unsent bytes included: for a client
+    /// too far behind to be owed a clean end.
+    public func abortStream() {
+        guard onClose != nil else { return }
+        onClose = nil
+        onDrained = nil
+        guard !freedWithConnection else { return }
+        if let connection = evhttp_request_get_connection(raw) {
+            evhttp_connection_set_closecb(connection, nil, nil)
+            // Frees the request with it: it is still on the connection's queue.
+            evhttp_connection_free(connection)
+        } else {
+            evhttp_send_reply_end(raw)
+        }
     }
 
     /// evhttp_connection_set_closecb: the client went away mid-stream. The request is
@@ -129,6 +158,16 @@ public final class ServerRequest {
         request.freedWithConnection = evhttp_request_get_connection(request.raw) != nil
         let handler = request.onClose
         handler?()
+    }
+
+    /// evhttp does not read while a request is being handled, so a client that closed
+    /// meanwhile shows only as end-of-file on the socket: peek for it. (A client that
+    /// half-closes after sending still gets the reply, but counts as gone.)
+    static func peerIsConnected(_ connection: OpaquePointer) -> Bool {
+        guard let bev = evhttp_connection_get_bufferevent(connection) else { return false }
+        var byte: UInt8 = 0
+        let n = recv(bufferevent_getfd(bev), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
     }
 
     /// evhttp leaves Nagle on for accepted sockets, which stalls multi-segment replies

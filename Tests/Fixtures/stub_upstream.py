@@ -9,6 +9,9 @@ from urllib.parse import urlparse, parse_qs
 
 class Stub(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body leave in separate writes; with Nagle on, keep-alive clients wait
+    # for a delayed ACK (~40 ms) on every response.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

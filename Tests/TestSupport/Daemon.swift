@@ -93,11 +93,12 @@ public enum DaemonUnderTest {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serializerd-\(UUID().uuidString).yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try Spawned(ServerBinary.url, ["serve", "--config", path], environment: environment)
-        guard let line = daemon.waitForLine({ $0.contains("\"msg\":\"ready\"") }),
-              let range = line.range(of: #""listen":"127\.0\.0\.1:(\d+)""#, options: .regularExpression) else {
+        // The ready event in either log format: JSON, or text with `listen=host:port`.
+        guard let line = daemon.waitForLine({ $0.contains("\"msg\":\"ready\"") || $0.contains(" NOTICE ready ") }),
+              let range = line.range(of: #"listen"?[:=]"?127\.0\.0\.1:\d+"#, options: .regularExpression) else {
             throw TestFailure("serializerd did not become ready: \(daemon.text)")
         }
-        let port = Int(line[range].split(separator: ":").last!.dropLast())!
+        let port = Int(line[range].split(separator: ":").last!.filter(\.isNumber))!
         return (daemon, port, path)
     }
 }

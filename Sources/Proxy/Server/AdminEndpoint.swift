@@ -43,7 +43,7 @@ extension Worker {
             writer.send(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                         body: shared.metrics.render(), outcome: .ok)
         case .routes:
-            writer.sendJSON(NormalizedJSON(.object([("routes", .array(table.routes.map(Self.describe)))])).bytes)
+            writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map(Self.describe)))])).bytes)
         case .recent:
             switch Self.format(target.query) {
             case .some(nil):

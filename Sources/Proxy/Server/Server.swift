@@ -55,7 +55,7 @@ public final class Server {
             main.close()
             throw EventLoopError("a worker could not start (see the worker_failed event)")
         }
-        logger.info("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
+        logger.notice("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
                                         "routes": .stringConvertible(config.routes.count), "config": "\(config.source)",
                                         "version": "\(ServerVersion.string)"])
         notifier?.send("READY=1\nSTATUS=\(status(listen))")
@@ -70,7 +70,7 @@ public final class Server {
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
         main.close()
-        logger.info("stopped")
+        logger.notice("stopped")
     }
 
     /// One set of listening sockets per worker: inherited from the service manager (each
@@ -146,7 +146,7 @@ public final class Server {
     }
 
     private func shutdown(_ main: EventLoop, signal: Int32) {
-        logger.info("shutdown", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")",
+        logger.notice("shutdown", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")",
                                            "grace_seconds": .stringConvertible(config.timeouts.shutdownGrace)])
         notifier?.send("STOPPING=1\nSTATUS=draining in-flight requests")
         for mailbox in mailboxes { mailbox.post(.shutdown) }
@@ -166,7 +166,7 @@ public final class Server {
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }
             fresh.log.apply(to: telemetry.output)
             telemetry.metrics.countReload(succeeded: true)
-            logger.info("config_reloaded", metadata: ["routes": .stringConvertible(fresh.routes.count), "config": "\(fresh.source)"])
+            logger.notice("config_reloaded", metadata: ["routes": .stringConvertible(fresh.routes.count), "config": "\(fresh.source)"])
         } catch {
             telemetry.metrics.countReload(succeeded: false)
             logger.error("config_reload_failed", metadata: ["error": "\(error)"])

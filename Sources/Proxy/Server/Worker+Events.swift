@@ -35,7 +35,7 @@ enum EventStreamLimits {
 extension Worker {
     func openStream(_ request: ServerRequest, writer: ResponseWriter) {
         let mailbox = self.mailbox
-        let subscriber = shared.hub.subscribe { mailbox.post(.events) }
+        let subscriber = shared.hub.subscribe(owner: telemetry.owner) { mailbox.post(.events) }
         let stream = EventStream(request: request, subscriber: subscriber, writer: writer, now: Clock.now())
         let id = ObjectIdentifier(stream)
         let headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
@@ -48,8 +48,15 @@ extension Worker {
             return
         }
         streams[id] = stream
+        subscriberStreams[ObjectIdentifier(subscriber)] = id
         send(stream, Array(": serializerd \(writer.requestID)\nretry: 2000\n\n".utf8))
         startStreamTicks()
+    }
+
+    /// A subscriber of this worker has events (from this worker's own flush).
+    func deliverLocally(_ subscriber: Subscriber) {
+        guard let id = subscriberStreams[ObjectIdentifier(subscriber)], let stream = streams[id] else { return }
+        deliver(stream, id: id)
     }
 
     /// Hands each stream what its queue holds, unless its client is behind.
@@ -99,6 +106,7 @@ extension Worker {
     /// (`unavailable`). Its completion event goes out now, with everything it streamed.
     func endStream(_ id: ObjectIdentifier, outcome: String, reason: String?) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        subscriberStreams[ObjectIdentifier(stream.subscriber)] = nil
         shared.hub.unsubscribe(stream.subscriber)
         if outcome == "evicted" { stream.request.abortStream() } else { stream.request.endStream() }
         stream.writer.telemetry.record(CompletionEvent(

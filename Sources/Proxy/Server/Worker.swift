@@ -26,6 +26,7 @@ final class Worker {
     /// `/-/events` clients this worker streams to.
     var streams: [ObjectIdentifier: EventStream] = [:]
     var streamTimer: Timer?
+    var subscriberStreams: [ObjectIdentifier: ObjectIdentifier] = [:]
 
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry) throws(EventLoopError) {
         shared = telemetry
@@ -44,6 +45,7 @@ final class Worker {
         let flush = loop.makeTimer { [unowned self] in self.telemetry.flush() }
         flushTimer = flush
         self.telemetry.scheduleFlush = { flush.schedule(after: 0) }
+        self.telemetry.deliverLocally = { [unowned self] in self.deliverLocally($0) }
         if let heartbeat {
             let timer = loop.makeTimer { [unowned self] in
                 heartbeat.beat()

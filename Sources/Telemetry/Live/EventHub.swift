@@ -24,10 +24,12 @@ public final class EventHub: Sendable {
     /// the stream otherwise — the recent ring still gets them).
     public var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
 
-    /// A worker's batch: into the recent ring and every subscriber's queue.
-    public func publish(_ batch: [CompletionEvent]) {
-        guard !batch.isEmpty else { return }
-        let toWake: [Subscriber] = state.withLock { s in
+    /// A worker's batch: into the recent ring and every subscriber's queue. Returns the
+    /// subscribers whose queue was empty: they need a wake-up.
+    @discardableResult
+    public func publish(_ batch: [CompletionEvent]) -> [Subscriber] {
+        guard !batch.isEmpty else { return [] }
+        return state.withLock { s in
             for event in batch {
                 if s.recent.count < Self.recentCapacity {
                     s.recent.append(event)
@@ -38,7 +40,6 @@ public final class EventHub: Sendable {
             }
             return s.subscribers.values.filter { $0.enqueue(batch, metrics: metrics) }
         }
-        for subscriber in toWake { subscriber.wake() }
     }
 
     /// The last completions, oldest first.
@@ -48,8 +49,8 @@ public final class EventHub: Sendable {
 
     /// `wake` runs on a publishing worker's thread when events arrive for an empty
     /// queue; it must only signal the subscriber's own worker.
-    public func subscribe(wake: @escaping @Sendable () -> Void) -> Subscriber {
-        let subscriber = Subscriber(wake: wake)
+    public func subscribe(owner: OwnerToken, wake: @escaping @Sendable () -> Void) -> Subscriber {
+        let subscriber = Subscriber(owner: owner, wake: wake)
         state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] = subscriber }
         subscriberCount.add(1, ordering: .relaxed)
         metrics.eventSubscribers.add(1, ordering: .relaxed)
@@ -75,9 +76,14 @@ public final class Subscriber: Sendable {
     }
 
     private let queue = Mutex(Queue())
-    let wake: @Sendable () -> Void
+    /// Runs on a publishing worker's thread; signals the owning worker.
+    public let wake: @Sendable () -> Void
+    public let owner: OwnerToken
 
-    init(wake: @escaping @Sendable () -> Void) { self.wake = wake }
+    init(owner: OwnerToken, wake: @escaping @Sendable () -> Void) {
+        self.owner = owner
+        self.wake = wake
+    }
 
     /// Appends what fits; true when the queue was empty (the owner needs a wake-up).
     func enqueue(_ batch: [CompletionEvent], metrics: MetricsRegistry) -> Bool {

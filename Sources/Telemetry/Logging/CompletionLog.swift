@@ -6,22 +6,26 @@ import Logging
 public final class CompletionLog: CompletionSink {
     let output: LogOutput
     private var buffer: [UInt8] = []
-    private var clock = LogClock()
 
     public init(output: LogOutput) {
         self.output = output
         buffer.reserveCapacity(8 << 10)
     }
 
-    public func record(_ e: CompletionEvent) {
-        let level = e.level
+    public func record(_ event: CompletionEvent) {
+        let level = event.level
         guard output.admits(level) else { return }
-        var line = LogLine(into: buffer, output: output, level: level, message: "request_completed",
-                           timestamp: clock.format(LogClock.nowSeconds()))
-        buffer = []
-        e.appendFields(to: &line)
-        line.finish()
-        buffer = line.bytes
+        if output.journalPrefix { buffer.append(contentsOf: "<\(LogOutput.priority(level))>".utf8) }
+        switch output.format {
+        case .json:
+            // The same bytes the live stream sends, rendered once per event.
+            buffer.append(contentsOf: event.json)
+        case .text:
+            var line = LogLine(format: .text, prefix: false, level: level, message: "request_completed", timestamp: event.timestamp)
+            event.appendFields(to: &line)
+            buffer.append(contentsOf: line.bytes)
+        }
+        buffer.append(0x0A)
         // A burst beyond 64 KiB goes out at once; otherwise the loop turn's flush writes it.
         if buffer.count >= 64 << 10 { flush() }
     }
@@ -38,32 +42,38 @@ extension CompletionEvent {
     /// Failures are warnings (4xx) or errors (5xx); everything else is info.
     var level: Logger.Level { status >= 500 ? .error : (status >= 400 ? .warning : .info) }
 
-    /// The event as one JSON object, the same line the log writes (SSE and /-/recent).
-    public var json: [UInt8] {
+    /// When the request finished, as the `ts` field.
+    var timestamp: [UInt8] {
         var clock = LogClock()
-        var line = LogLine(format: .json, prefix: false, level: level, message: "request_completed",
-                           timestamp: clock.format(startedAt + duration))
+        return clock.format(startedAt + duration)
+    }
+
+    /// The event as one JSON object: the log line (JSON format), the SSE `data:`, and a
+    /// `/-/recent` element. Rendered once by `WorkerTelemetry`, then shared.
+    public var json: [UInt8] {
+        if let rendered { return rendered }
+        var line = LogLine(format: .json, prefix: false, level: level, message: "request_completed", timestamp: timestamp)
         appendFields(to: &line)
-        return line.bytes + [UInt8(ascii: "}")]
+        line.bytes.append(UInt8(ascii: "}"))
+        return line.bytes
     }
 
     func appendFields(to line: inout LogLine) {
-        let e = self
-        line.string("request_id", e.requestID)
-        line.string("route", e.route)
-        line.string("method", e.method)
-        line.string("path", e.path)
-        line.string("upstream_url", e.upstreamURL)
-        line.int("status", e.status)
-        line.int("upstream_status", e.upstreamStatus)
-        line.string("content_type", e.contentType)
-        line.string("serializer", e.serializer)
-        line.string("outcome", e.outcome)
-        line.int("bytes_in", e.bytesIn)
-        line.int("bytes_out", e.bytesOut)
-        line.milliseconds("duration_ms", e.duration)
-        line.milliseconds("upstream_ms", e.upstreamDuration)
-        line.milliseconds("serialize_ms", e.serializeDuration)
-        line.string("error", e.error)
+        line.string("request_id", requestID)
+        line.string("route", route)
+        line.string("method", method)
+        line.string("path", path)
+        line.string("upstream_url", upstreamURL)
+        line.int("status", status)
+        line.int("upstream_status", upstreamStatus)
+        line.string("content_type", contentType)
+        line.string("serializer", serializer)
+        line.string("outcome", outcome)
+        line.int("bytes_in", bytesIn)
+        line.int("bytes_out", bytesOut)
+        line.milliseconds("duration_ms", duration)
+        line.milliseconds("upstream_ms", upstreamDuration)
+        line.milliseconds("serialize_ms", serializeDuration)
+        line.string("error", error)
     }
 }

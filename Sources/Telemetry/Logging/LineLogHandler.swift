@@ -31,16 +31,17 @@ public struct LineLogHandler: LogHandler {
                            timestamp: clock.format(LogClock.nowSeconds()))
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
+        if let error = event.error { merged["error"] = .string("\(error)") }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             switch value {
             case .stringConvertible(let convertible) where convertible is Int || convertible is Double || convertible is Bool:
-                line.raw(key, "\(convertible)")
-            case .string(let text): line.string(key, text)
-            case .stringConvertible(let convertible): line.string(key, convertible.description)
+                line.raw(dynamic: key, "\(convertible)")
+            case .string(let text): line.string(dynamic: key, text)
+            case .stringConvertible(let convertible): line.string(dynamic: key, convertible.description)
             case .array, .dictionary:
                 var json: [UInt8] = []
                 Self.appendJSON(value, into: &json)
-                line.raw(key, String(decoding: json, as: UTF8.self))
+                line.raw(dynamic: key, String(decoding: json, as: UTF8.self))
             }
         }
         line.finish()

@@ -115,25 +115,25 @@ struct LogLine {
     let format: LogOutput.Format
     private var first = true
 
-    init(into buffer: [UInt8] = [], output: LogOutput, level: Logger.Level, message: String, timestamp: String) {
+    init(into buffer: [UInt8] = [], output: LogOutput, level: Logger.Level, message: String, timestamp: [UInt8]) {
         self.init(into: buffer, format: output.format, prefix: output.journalPrefix, level: level, message: message, timestamp: timestamp)
     }
 
-    init(into buffer: [UInt8] = [], format: LogOutput.Format, prefix: Bool, level: Logger.Level, message: String, timestamp: String) {
+    init(into buffer: [UInt8] = [], format: LogOutput.Format, prefix: Bool, level: Logger.Level, message: String, timestamp: [UInt8]) {
         bytes = buffer
         self.format = format
         if prefix { bytes.append(contentsOf: "<\(LogOutput.priority(level))>".utf8) }
         switch format {
         case .json:
             bytes.append(contentsOf: "{\"ts\":\"".utf8)
-            bytes.append(contentsOf: timestamp.utf8)
+            bytes.append(contentsOf: timestamp)
             bytes.append(contentsOf: "\",\"level\":\"".utf8)
             bytes.append(contentsOf: level.rawValue.utf8)
             bytes.append(contentsOf: "\",\"msg\":".utf8)
             JSONEscaping.appendQuoted(message, to: &bytes)
             first = false
         case .text:
-            bytes.append(contentsOf: timestamp.utf8)
+            bytes.append(contentsOf: timestamp)
             bytes.append(0x20)
             bytes.append(contentsOf: level.rawValue.uppercased().utf8)
             bytes.append(0x20)
@@ -141,7 +141,24 @@ struct LogLine {
         }
     }
 
-    private mutating func key(_ name: String) {
+    /// Field names are literals: copied as bytes, no String work per line.
+    private mutating func key(_ name: StaticString) {
+        switch format {
+        case .json:
+            bytes.append(first ? UInt8(ascii: "\"") : UInt8(ascii: ","))
+            if !first { bytes.append(UInt8(ascii: "\"")) }
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        case .text:
+            bytes.append(0x20)
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            bytes.append(UInt8(ascii: "="))
+        }
+        first = false
+    }
+
+    /// swift-log metadata keys are not literals.
+    private mutating func dynamicKey(_ name: String) {
         switch format {
         case .json:
             bytes.append(contentsOf: first ? "\"".utf8 : ",\"".utf8)
@@ -155,8 +172,17 @@ struct LogLine {
         first = false
     }
 
-    mutating func string(_ name: String, _ value: String?) {
+    mutating func string(_ name: StaticString, _ value: String?) {
         key(name)
+        appendValue(value)
+    }
+
+    mutating func string(dynamic name: String, _ value: String?) {
+        dynamicKey(name)
+        appendValue(value)
+    }
+
+    private mutating func appendValue(_ value: String?) {
         guard let value else { return null() }
         switch format {
         case .json: JSONEscaping.appendQuoted(value, to: &bytes)
@@ -166,26 +192,25 @@ struct LogLine {
         }
     }
 
-    mutating func int(_ name: String, _ value: Int?) {
+    mutating func int(_ name: StaticString, _ value: Int?) {
         key(name)
         guard let value else { return null() }
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Milliseconds with microsecond precision.
-    mutating func milliseconds(_ name: String, _ seconds: Double?) {
+    mutating func milliseconds(_ name: StaticString, _ seconds: Double?) {
         key(name)
         guard let seconds else { return null() }
-        let micros = Int((seconds * 1_000_000).rounded())
+        let micros = max(0, Int((seconds * 1_000_000).rounded()))
         bytes.append(contentsOf: String(micros / 1000).utf8)
-        bytes.append(UInt8(ascii: "."))
-        let fraction = String(micros % 1000)
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 3 - fraction.utf8.count))
-        bytes.append(contentsOf: fraction.utf8)
+        let fraction = micros % 1000
+        bytes.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "0") + UInt8(fraction / 100),
+                                  UInt8(ascii: "0") + UInt8(fraction / 10 % 10), UInt8(ascii: "0") + UInt8(fraction % 10)])
     }
 
-    mutating func raw(_ name: String, _ text: String) {
-        key(name)
+    mutating func raw(dynamic name: String, _ text: String) {
+        dynamicKey(name)
         bytes.append(contentsOf: text.utf8)
     }
 
@@ -203,7 +228,7 @@ struct LogLine {
 /// since a busy worker logs many lines within the same second.
 struct LogClock {
     private var cachedSecond: Int = -1
-    private var cachedPrefix = ""
+    private var cachedPrefix: [UInt8] = []
 
     static func nowSeconds() -> Double {
         var ts = timespec()
@@ -211,14 +236,18 @@ struct LogClock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    mutating func format(_ unixSeconds: Double) -> String {
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes.
+    mutating func format(_ unixSeconds: Double) -> [UInt8] {
         let second = Int(unixSeconds.rounded(.down))
-        let millis = Int((unixSeconds - Double(second)) * 1000)
+        let millis = min(999, max(0, Int((unixSeconds - Double(second)) * 1000)))
         if second != cachedSecond {
             cachedSecond = second
             let full = UTCTimestamp.format(unixSeconds: Double(second), fraction: .milliseconds)
-            cachedPrefix = String(full.dropLast(4))   // "…:SS." without "000Z"
+            cachedPrefix = Array(full.utf8.dropLast(4))   // "…:SS." without "000Z"
         }
-        return cachedPrefix + UTCTimestamp.padded(min(999, max(0, millis)), 3) + "Z"
+        var out = cachedPrefix
+        out.append(contentsOf: [UInt8(ascii: "0") + UInt8(millis / 100), UInt8(ascii: "0") + UInt8(millis / 10 % 10),
+                                UInt8(ascii: "0") + UInt8(millis % 10), UInt8(ascii: "Z")])
+        return out
     }
 }

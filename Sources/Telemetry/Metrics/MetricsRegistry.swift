@@ -114,11 +114,14 @@ struct HistogramSnapshot {
     }
 }
 
-/// The text exposition format, written straight into bytes.
+/// The text exposition format, written straight into bytes (no String per sample).
 struct PrometheusText {
     var bytes: [UInt8] = []
 
-    init() { bytes.reserveCapacity(16 << 10) }
+    /// `le="…"` for every bucket bound, rendered once.
+    static let bucketLabels: [[UInt8]] = LatencyBuckets.bounds.map { Array("le=\"\(number($0))\"".utf8) } + [Array("le=\"+Inf\"".utf8)]
+
+    init() { bytes.reserveCapacity(256 << 10) }
 
     mutating func family(_ name: String, _ type: String, _ help: String) {
         append("# HELP \(name) \(help)\n# TYPE \(name) \(type)\n")
@@ -127,23 +130,36 @@ struct PrometheusText {
     mutating func sample(_ name: String, _ labels: [(String, String)], _ value: UInt64) {
         append(name)
         appendLabels(labels)
-        append(" \(value)\n")
+        bytes.append(0x20)
+        appendInteger(value)
+        bytes.append(0x0A)
     }
 
     mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
         append(name)
         appendLabels(labels)
-        append(" \(Self.number(value))\n")
+        bytes.append(0x20)
+        append(Self.number(value))
+        bytes.append(0x0A)
     }
 
     mutating func histogram(_ name: String, _ labels: [(String, String)], _ h: HistogramSnapshot) {
+        // `name_bucket{labels,` once; each line adds its `le` and count.
+        var prefix = Array((name + "_bucket{").utf8)
+        var labelText = PrometheusText()
+        labelText.bytes = []
+        labelText.appendLabelList(labels)
+        prefix += labelText.bytes
+        if !labels.isEmpty { prefix.append(UInt8(ascii: ",")) }
         var cumulative: UInt64 = 0
-        for (index, bound) in LatencyBuckets.bounds.enumerated() {
+        for (index, le) in Self.bucketLabels.enumerated() {
             cumulative &+= h.buckets[index]
-            sample(name + "_bucket", labels + [("le", Self.number(bound))], cumulative)
+            bytes += prefix
+            bytes += le
+            bytes.append(contentsOf: [UInt8(ascii: "}"), 0x20])
+            appendInteger(cumulative)
+            bytes.append(0x0A)
         }
-        cumulative &+= h.buckets[LatencyBuckets.bounds.count]
-        sample(name + "_bucket", labels + [("le", "+Inf")], cumulative)
         sample(name + "_sum", labels, h.sum)
         sample(name + "_count", labels, h.count)
     }
@@ -151,6 +167,12 @@ struct PrometheusText {
     mutating func appendLabels(_ labels: [(String, String)]) {
         guard !labels.isEmpty else { return }
         bytes.append(UInt8(ascii: "{"))
+        appendLabelList(labels)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `a="x",b="y"` with values escaped as the format requires.
+    mutating func appendLabelList(_ labels: [(String, String)]) {
         for (index, (name, value)) in labels.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(name)
@@ -165,7 +187,11 @@ struct PrometheusText {
             }
             bytes.append(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Small strings live inline, so this allocates nothing.
+    mutating func appendInteger(_ value: UInt64) {
+        bytes.append(contentsOf: String(value).utf8)
     }
 
     mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }

@@ -21,14 +21,15 @@ public final class Telemetry: Sendable {
 
 /// One worker's sinks behind the one protocol, in a fixed order: log, metrics, live.
 /// Everything here runs on the worker's thread and takes no lock per event; the log
-/// buffer and the live batch leave once per loop turn through `flush`.
+/// buffer and the live batch leave in batches through `flush` (the worker times it).
 public final class WorkerTelemetry: CompletionSink {
     public let log: CompletionLog
     public let metrics: MetricsRecorder
     let hub: EventHub
     private var batch: [CompletionEvent] = []
+    private var clock = LogClock()
     private var flushScheduled = false
-    /// Set by the worker: arranges one `flush()` at the end of this loop turn.
+    /// Set by the worker: arranges one `flush()` shortly (a few milliseconds).
     public var scheduleFlush: (() -> Void)?
 
     public init(_ telemetry: Telemetry) {
@@ -42,7 +43,7 @@ public final class WorkerTelemetry: CompletionSink {
         // The live view shows proxied flows, not the viewer's own admin requests.
         let live = event.route != RouteLabel.admin
         if (live && hub.hasSubscribers) || (log.output.format == .json && log.output.admits(event.level)) {
-            event.rendered = event.json
+            event.rendered = event.renderJSON(clock: &clock)
         }
         log.record(event)
         metrics.record(event)
@@ -53,7 +54,7 @@ public final class WorkerTelemetry: CompletionSink {
         }
     }
 
-    /// The log lines and live events of this loop turn leave now. Subscribers served by
+    /// The log lines and live events gathered since the last flush leave now. Subscribers served by
     /// this same worker are handed to `deliverLocally` (no wake-up through a pipe);
     /// others are woken on their own worker.
     public func flush() {

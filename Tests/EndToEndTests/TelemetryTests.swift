@@ -96,7 +96,8 @@ struct TelemetryEndToEndTests {
             _ = try proxy.get("/api/json", headers: [("X-Request-Id", "sse-\(index)")])
         }
         _ = try proxy.get("/nowhere", headers: [("X-Request-Id", "sse-404")])
-        let text = stream.read(until: "id: sse-404")
+        // Each worker hands its events over on its own schedule: wait for all four.
+        let text = stream.read(untilAll: ["id: sse-0\n", "id: sse-1\n", "id: sse-2\n", "id: sse-404\n"])
         for id in ["sse-0", "sse-1", "sse-2", "sse-404"] {
             #expect(text.contains("event: request_completed\nid: \(id)\ndata: {"), "\(text)")
         }
@@ -329,11 +330,16 @@ final class EventStreamClient: @unchecked Sendable {
 
     /// Everything read until `marker` appears (or `timeout` passes).
     func read(until marker: String, timeout: TimeInterval = 10) -> String {
+        read(untilAll: [marker], timeout: timeout)
+    }
+
+    /// Everything read until every marker has appeared (or `timeout` passes).
+    func read(untilAll markers: [String], timeout: TimeInterval = 10) -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var buffer = pending
         pending = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while Date() < deadline, !String(decoding: buffer, as: UTF8.self).contains(marker) {
+        while Date() < deadline, !markers.allSatisfy(String(decoding: buffer, as: UTF8.self).contains) {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n == 0 { break }
             if n > 0 { buffer += chunk[..<n] }

@@ -23,6 +23,7 @@ final class Worker {
     let shared: Telemetry
     let telemetry: WorkerTelemetry
     private var flushTimer: Timer?
+    static let telemetryFlushDelay = 0.005
     /// `/-/events` clients this worker streams to.
     var streams: [ObjectIdentifier: EventStream] = [:]
     var streamTimer: Timer?
@@ -40,11 +41,12 @@ final class Worker {
                                           maxBodyBytes: config.limits.maxRequestBody, idleTimeout: config.timeouts.clientIdle)
         server = try HTTPServer(loop: loop, sockets: sockets, settings: settings) { [unowned self] in self.handle($0) }
         mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
-        // Log lines and live events leave once per loop turn: a 0 s timer fires after
-        // the events already active in this turn.
+        // Log lines and live events leave in batches, at most `telemetryFlushDelay` after
+        // the first of them: under load one write(2) and one stream chunk carry dozens of
+        // requests; when idle a line still appears within milliseconds.
         let flush = loop.makeTimer { [unowned self] in self.telemetry.flush() }
         flushTimer = flush
-        self.telemetry.scheduleFlush = { flush.schedule(after: 0) }
+        self.telemetry.scheduleFlush = { flush.schedule(after: Worker.telemetryFlushDelay) }
         self.telemetry.deliverLocally = { [unowned self] in self.deliverLocally($0) }
         if let heartbeat {
             let timer = loop.makeTimer { [unowned self] in

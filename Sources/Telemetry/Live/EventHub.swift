@@ -2,7 +2,7 @@ import Synchronization
 
 /// Completion events shared across workers: the last `recentCapacity` of them (for
 /// `/-/recent`) and the live subscribers of `/-/events`. Workers hand events over in
-/// batches, once per loop turn, so the request path itself never takes this lock.
+/// batches (a few milliseconds apart), so the request path itself never takes this lock.
 public final class EventHub: Sendable {
     public static let recentCapacity = 200
     /// Events one subscriber may have waiting; past it, new events are dropped for it.
@@ -42,9 +42,14 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// The last completions, oldest first.
+    /// The last completions, in the order they finished (workers hand over batches a
+    /// few milliseconds apart, so arrival order is not completion order).
     public func recent() -> [CompletionEvent] {
-        state.withLock { s in Array(s.recent[s.recentStart...] + s.recent[..<s.recentStart]) }
+        let events = state.withLock { s in Array(s.recent[s.recentStart...] + s.recent[..<s.recentStart]) }
+        return events.enumerated().sorted {
+            let (a, b) = ($0.element.startedAt + $0.element.duration, $1.element.startedAt + $1.element.duration)
+            return a != b ? a < b : $0.offset < $1.offset
+        }.map(\.element)
     }
 
     /// `wake` runs on a publishing worker's thread when events arrive for an empty

@@ -1,7 +1,7 @@
 import Logging
 
 /// The log sink: one `request_completed` line per event, in DESIGN §6's field order,
-/// gathered in a per-worker buffer and written once per loop turn (`flush`), so a busy
+/// gathered in a per-worker buffer and written in batches (`flush`), so a busy
 /// worker makes one write(2) for many requests and the request path makes none.
 public final class CompletionLog: CompletionSink {
     let output: LogOutput
@@ -26,7 +26,7 @@ public final class CompletionLog: CompletionSink {
             buffer.append(contentsOf: line.bytes)
         }
         buffer.append(0x0A)
-        // A burst beyond 64 KiB goes out at once; otherwise the loop turn's flush writes it.
+        // A burst beyond 64 KiB goes out at once; otherwise the next flush writes it.
         if buffer.count >= 64 << 10 { flush() }
     }
 
@@ -52,7 +52,15 @@ extension CompletionEvent {
     /// `/-/recent` element. Rendered once by `WorkerTelemetry`, then shared.
     public var json: [UInt8] {
         if let rendered { return rendered }
-        var line = LogLine(format: .json, prefix: false, level: level, message: "request_completed", timestamp: timestamp)
+        var clock = LogClock()
+        return renderJSON(clock: &clock)
+    }
+
+    /// `clock` caches the date part across a worker's events.
+    func renderJSON(clock: inout LogClock) -> [UInt8] {
+        var line = LogLine(format: .json, prefix: false, level: level, message: "request_completed",
+                           timestamp: clock.format(startedAt + duration))
+        line.bytes.reserveCapacity(512)
         appendFields(to: &line)
         line.bytes.append(UInt8(ascii: "}"))
         return line.bytes

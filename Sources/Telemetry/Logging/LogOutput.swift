@@ -183,9 +183,18 @@ struct LogLine {
     }
 
     private mutating func appendValue(_ value: String?) {
-        guard let value else { return null() }
+        guard var value else { return null() }
         switch format {
-        case .json: JSONEscaping.appendQuoted(value, to: &bytes)
+        case .json:
+            // Most values (ids, routes, paths, types) need no escape: copy them as they are.
+            let plain: Bool = value.withUTF8 { utf8 in
+                for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return true
+            }
+            if !plain { JSONEscaping.appendQuoted(value, to: &bytes) }
         case .text:
             let plain = !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != 0x7F && $0 != UInt8(ascii: "=") }
             if plain { bytes.append(contentsOf: value.utf8) } else { JSONEscaping.appendQuoted(value, to: &bytes) }

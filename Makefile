@@ -14,7 +14,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test check-ops bench bench-proxy install install-files uninstall clean
+.PHONY: all deps test-deps build release run test check-ops bench bench-proxy bench-telemetry install install-files uninstall clean
 
 all: build
 
@@ -102,6 +102,14 @@ install-files:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/serializerd $(DESTDIR)$(UNITDIR)/serializerd.service $(DESTDIR)$(UNITDIR)/serializerd.socket
 	rm -rf $(DESTDIR)$(DOCDIR)
+
+# What telemetry costs: logs + metrics + one SSE subscriber on vs off; /metrics at 50 routes.
+bench-telemetry: deps
+	@command -v nginx >/dev/null && command -v wrk >/dev/null || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx-light wrk; }
+	$(SWIFT) build -c release --product serializerd
+	bench/telemetry.sh
 
 clean:
 	rm -rf .build

@@ -20,7 +20,7 @@ BIN=.build/release/serializerd
 for tool in nginx wrk taskset python3; do
   command -v "$tool" >/dev/null || { echo "bench/proxy.sh needs $tool (apt-get install nginx-light wrk util-linux python3)"; exit 1; }
 done
-[ -x "$BIN" ] || swift build -c release --product serializerd
+[ -x "$BIN" ] || swift build -c release --static-swift-stdlib --product serializerd
 
 rm -rf "$WORK" && mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
 python3 - "$WORK/www" <<'EOF'

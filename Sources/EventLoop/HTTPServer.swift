@@ -64,8 +64,10 @@ public final class HTTPServer {
         Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().accept(req)
     }
 
+    /// TCP_NODELAY comes from the listening socket (Linux copies it to accepted ones;
+    /// `ListeningSocket` sets it on every listener, bound or inherited), so no
+    /// setsockopt per request.
     func accept(_ req: OpaquePointer) {
-        ServerRequest.disableNagle(req)
         handler(ServerRequest(req))
     }
 }

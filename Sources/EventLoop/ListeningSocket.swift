@@ -13,7 +13,8 @@ public enum ListeningSocket {
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-        // Accepted sockets inherit it; each request sets it again (see HTTPServer).
+        // Accepted sockets inherit it: evhttp would otherwise leave Nagle on, and replies
+        // of several segments would wait ~40 ms for the client's delayed ACK.
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound: Int32
         if v6 {

@@ -170,17 +170,6 @@ public final class ServerRequest {
         return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
     }
 
-    /// evhttp leaves Nagle on for accepted sockets, which stalls multi-segment replies
-    /// ~40 ms on the client's delayed ACK.
-    static func disableNagle(_ req: OpaquePointer) {
-        guard let connection = evhttp_request_get_connection(req),
-              let bev = evhttp_connection_get_bufferevent(connection) else { return }
-        let fd = bufferevent_getfd(bev)
-        guard fd >= 0 else { return }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    }
-
     static func methodName(_ command: evhttp_cmd_type) -> String {
         switch command {
         case EVHTTP_REQ_GET: return "GET"

@@ -23,7 +23,7 @@ struct RequestTarget {
             if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
         }
         guard rest.first == "/" else { return nil }
-        if let mark = rest.firstIndex(of: "?") {
+        if let mark = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(rest[..<mark])
             query = String(rest[rest.index(after: mark)...])
         } else {

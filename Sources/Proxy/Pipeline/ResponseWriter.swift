@@ -56,9 +56,13 @@ struct ResponseWriter {
         return ("Server-Timing", parts.joined(separator: ", "))
     }
 
+    /// Milliseconds with three decimals, by integer arithmetic (Double's description is
+    /// a measurable cost at this rate).
     static func milliseconds(_ seconds: Double) -> String {
-        let value = (seconds * 1000 * 1000).rounded() / 1000
-        return String(value)
+        let micros = max(0, Int((seconds * 1_000_000).rounded()))
+        let fraction = micros % 1000
+        let digits = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
+        return "\(micros / 1000).\(digits)\(fraction)"
     }
 
     func send(status: Int, headers: [(String, String)], body: [UInt8], outcome: Outcome) {
@@ -67,7 +71,7 @@ struct ResponseWriter {
         let delivered = request.respond(status: status, headers: headers + [("X-Request-Id", requestID), timingHeader()], body: sent)
         let reply = outcome.reply
         var url = reply?.url ?? upstreamURL
-        if let query = url?.firstIndex(of: "?") { url = String(url![..<query]) }
+        if let full = url, let query = full.utf8.firstIndex(of: UInt8(ascii: "?")) { url = String(full[..<query]) }
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
             status: delivered ? status : ResponseWriter.clientGoneStatus, upstreamStatus: reply?.status,

@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test check-ops bench bench-proxy bench-telemetry install install-files uninstall clean
+.PHONY: all deps test-deps build release run test check-ops bench bench-deps bench-proxy bench-telemetry install install-files uninstall clean
 
 all: build
 
@@ -73,11 +73,14 @@ bench: deps
 	$(SWIFT) build $(RELEASE) --product serializerd-bench
 	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results
 
-# serializerd vs nginx as a reverse proxy (installs nginx-light and wrk if missing).
-bench-proxy: deps
+# nginx and wrk for the HTTP benchmarks.
+bench-deps: deps
 	@command -v nginx >/dev/null && command -v wrk >/dev/null || { \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx-light wrk; }
+
+# serializerd vs nginx as a reverse proxy (installs nginx-light and wrk if missing).
+bench-proxy: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/proxy.sh
 
@@ -107,10 +110,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 # What telemetry costs: logs + metrics + one SSE subscriber on vs off; /metrics at 50 routes.
-bench-telemetry: deps
-	@command -v nginx >/dev/null && command -v wrk >/dev/null || { \
-	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx-light wrk; }
+bench-telemetry: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/telemetry.sh
 

@@ -9,6 +9,7 @@
 #   SOAK=300 bench/proxy.sh        # then 256 connections on 100 KB for 300 s, RSS every 30 s
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 REPS=${REPS:-3}
 DUR=${DUR:-5s}
@@ -46,17 +47,7 @@ parts.append("</catalog>")
 open(f"{out}/catalog.xml", "w").write("\n".join(parts))
 EOF
 
-cat > "$WORK/nginx.conf" <<EOF
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  include /etc/nginx/mime.types;
-  access_log off;
-  client_body_temp_path $WORK/tmp/body; proxy_temp_path $WORK/tmp/proxy;
-  fastcgi_temp_path $WORK/tmp/fcgi; uwsgi_temp_path $WORK/tmp/uwsgi; scgi_temp_path $WORK/tmp/scgi;
-  keepalive_requests 10000000;
+{ nginx_preamble "$WORK"; cat <<EOF
   upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
   server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
   server {
@@ -71,6 +62,7 @@ http {
   }
 }
 EOF
+} > "$WORK/nginx.conf"
 
 cat > "$WORK/serializerd.yaml" <<EOF
 listen: 127.0.0.1:$SERIALIZERD

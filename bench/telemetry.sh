@@ -11,6 +11,7 @@
 #   bench/telemetry.sh              # REPS=5 DUR=5s CONNS=32
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 REPS=${REPS:-5}
 DUR=${DUR:-5s}
@@ -34,20 +35,11 @@ while len(data) < 1000:
 open(f"{sys.argv[1]}/small.json", "wb").write(data)
 EOF
 
-cat > "$WORK/nginx.conf" <<EOF
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  include /etc/nginx/mime.types;
-  access_log off;
-  client_body_temp_path $WORK/tmp/body; proxy_temp_path $WORK/tmp/proxy;
-  fastcgi_temp_path $WORK/tmp/fcgi; uwsgi_temp_path $WORK/tmp/uwsgi; scgi_temp_path $WORK/tmp/scgi;
-  keepalive_requests 10000000;
+{ nginx_preamble "$WORK"; cat <<EOF
   server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
 }
 EOF
+} > "$WORK/nginx.conf"
 
 config() {  # port level
   echo "listen: 127.0.0.1:$1"

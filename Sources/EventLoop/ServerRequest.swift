@@ -122,7 +122,13 @@ public final class ServerRequest {
     }
 
     /// Ends the stream (and frees the request). After it, `onClose` never runs.
-    public func endStream() {
+    public func endStream() { finishStream(abort: false) }
+
+    /// Drops the stream and its connection at once, unsent bytes included: for a client
+    /// too far behind to be owed a clean end.
+    public func abortStream() { finishStream(abort: true) }
+
+    private func finishStream(abort: Bool) {
         guard onClose != nil else { return }
         onClose = nil
         onDrained = nil
@@ -130,24 +136,13 @@ public final class ServerRequest {
         guard !freedWithConnection else { return }
         if let connection = evhttp_request_get_connection(raw) {
             evhttp_connection_set_closecb(connection, nil, nil)
+            if abort {
+                // Frees the request with it: it is still on the connection's queue.
+                evhttp_connection_free(connection)
+                return
+            }
         }
         evhttp_send_reply_end(raw)
-    }
-
-    /// Drops the stream and its connection at once, unsent bytes included: for a client
-    /// too far behind to be owed a clean end.
-    public func abortStream() {
-        guard onClose != nil else { return }
-        onClose = nil
-        onDrained = nil
-        guard !freedWithConnection else { return }
-        if let connection = evhttp_request_get_connection(raw) {
-            evhttp_connection_set_closecb(connection, nil, nil)
-            // Frees the request with it: it is still on the connection's queue.
-            evhttp_connection_free(connection)
-        } else {
-            evhttp_send_reply_end(raw)
-        }
     }
 
     /// evhttp_connection_set_closecb: the client went away mid-stream. The request is

@@ -26,10 +26,12 @@ public enum RawHTTP {
         return try parse(raw, method: method)
     }
 
-    public static func exchange(port: Int, bytes: [UInt8], timeout: Double, bodyless: Bool = false) throws -> [UInt8] {
+    /// A connected TCP socket to 127.0.0.1:`port` whose reads give up after `timeout`;
+    /// `receiveBuffer` shrinks SO_RCVBUF before connecting (a slow reader).
+    public static func connect(port: Int, timeout: Double, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
-        defer { close(fd) }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         // Whole seconds and microseconds: a zero timeval would mean "wait forever".
         var tv = timeval(tv_sec: Int(timeout), tv_usec: max(1, Int((timeout - timeout.rounded(.down)) * 1_000_000)))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -38,9 +40,18 @@ public enum RawHTTP {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw TestFailure("connect to 127.0.0.1:\(port) failed") }
+        guard connected == 0 else {
+            close(fd)
+            throw TestFailure("connect to 127.0.0.1:\(port) failed")
+        }
+        return fd
+    }
+
+    public static func exchange(port: Int, bytes: [UInt8], timeout: Double, bodyless: Bool = false) throws -> [UInt8] {
+        let fd = try connect(port: port, timeout: timeout)
+        defer { close(fd) }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)

@@ -77,30 +77,19 @@ final class MetricsShard: Sendable {
     let tables = Mutex(Tables())
     let inflight = Cell()
 
-    func register(_ series: RequestSeries) -> Cell {
-        tables.withLock { t in
-            if let cell = t.requests[series] { return cell }
-            let cell = Cell()
-            t.requests[series] = cell
-            return cell
-        }
-    }
+    func register(_ series: RequestSeries) -> Cell { register(series, in: \.requests, Cell.init) }
 
-    func register(route: String) -> RouteCells {
-        tables.withLock { t in
-            if let cells = t.routes[route] { return cells }
-            let cells = RouteCells()
-            t.routes[route] = cells
-            return cells
-        }
-    }
+    func register(route: String) -> RouteCells { register(route, in: \.routes, RouteCells.init) }
 
-    func register(_ series: SerializerSeries) -> HistogramCells {
+    func register(_ series: SerializerSeries) -> HistogramCells { register(series, in: \.serialization, HistogramCells.init) }
+
+    private func register<Key: Hashable & Sendable, Value: Sendable>(_ key: Key, in table: WritableKeyPath<Tables, [Key: Value]>,
+                                                 _ make: () -> Value) -> Value {
         tables.withLock { t in
-            if let cells = t.serialization[series] { return cells }
-            let cells = HistogramCells()
-            t.serialization[series] = cells
-            return cells
+            if let existing = t[keyPath: table][key] { return existing }
+            let value = make()
+            t[keyPath: table][key] = value
+            return value
         }
     }
 }

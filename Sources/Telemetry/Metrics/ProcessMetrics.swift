@@ -39,18 +39,18 @@ struct ProcessMetrics {
     }
 
     func render(into out: inout PrometheusText) {
-        out.family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.")
-        out.sample("process_cpu_seconds_total", [], cpuSeconds)
-        out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
-        out.sample("process_resident_memory_bytes", [], residentBytes)
-        out.family("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.")
-        out.sample("process_virtual_memory_bytes", [], virtualBytes)
-        out.family("process_open_fds", "gauge", "Number of open file descriptors.")
-        out.sample("process_open_fds", [], openFDs)
-        out.family("process_max_fds", "gauge", "Maximum number of open file descriptors.")
-        out.sample("process_max_fds", [], maxFDs)
-        out.family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.")
-        out.sample("process_start_time_seconds", [], startTime)
+        let families: [(name: String, type: String, help: String, value: Double)] = [
+            ("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", cpuSeconds),
+            ("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", Double(residentBytes)),
+            ("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", Double(virtualBytes)),
+            ("process_open_fds", "gauge", "Number of open file descriptors.", Double(openFDs)),
+            ("process_max_fds", "gauge", "Maximum number of open file descriptors.", Double(maxFDs)),
+            ("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.", startTime),
+        ]
+        for family in families {
+            out.family(family.name, family.type, family.help)
+            out.sample(family.name, [], family.value)
+        }
     }
 
     static func readFile(_ path: String) -> [UInt8]? {

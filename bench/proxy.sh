@@ -7,6 +7,9 @@
 #   bench/proxy.sh                 # REPS=3 DUR=5s, sizes 1KB 100KB 1MB + XML
 #   REPS=5 DUR=10s bench/proxy.sh
 #   SOAK=300 bench/proxy.sh        # then 256 connections on 100 KB for 300 s, RSS every 30 s
+#   EVCURL=0 bench/proxy.sh        # without the C reference (bench/reference/evcurl_proxy.c,
+#                                  # the same libevent+libcurl stack passing bodies through;
+#                                  # built with gcc when it is there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -15,7 +18,7 @@ REPS=${REPS:-3}
 DUR=${DUR:-5s}
 CONNS=${CONNS:-32}
 WORK=${WORK:-/tmp/serializerd-bench}
-ORIGIN=18081 PROXY=18082 SERIALIZERD=18084
+ORIGIN=18081 PROXY=18082 SERIALIZERD=18084 EVCURL_PORT=18085
 BIN=.build/release/serializerd
 
 for tool in nginx wrk taskset python3; do
@@ -79,10 +82,19 @@ routes:
     response: { serializer: xml }
 EOF
 
+EVCURL_PID=""
+if [ "${EVCURL:-1}" = 1 ] && command -v gcc >/dev/null; then
+  gcc -O2 bench/reference/evcurl_proxy.c $(pkg-config --cflags --libs libevent libcurl) -o "$WORK/evcurl_proxy"
+  taskset -c 1 "$WORK/evcurl_proxy" "$EVCURL_PORT" "http://127.0.0.1:$ORIGIN" &
+  EVCURL_PID=$!
+fi
 taskset -c 1 nginx -c "$WORK/nginx.conf"
 taskset -c 1 "$BIN" serve --config "$WORK/serializerd.yaml" > "$WORK/logs/serializerd.log" 2>&1 &
 SPID=$!
-cleanup() { kill "$SPID" 2>/dev/null || true; kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; }
+cleanup() {
+  kill "$SPID" ${EVCURL_PID:+"$EVCURL_PID"} 2>/dev/null || true
+  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+}
 trap cleanup EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$SERIALIZERD/bench/small.json" >/dev/null 2>&1 && break; sleep 0.1; done
 curl -fs "http://127.0.0.1:$SERIALIZERD/bench/small.json" >/dev/null || { echo "serializerd did not start"; cat "$WORK/logs/serializerd.log"; exit 1; }
@@ -110,6 +122,7 @@ for size in small medium large; do
   for rep in $(seq "$REPS"); do
     echo "nginx $size $rep $(run "$CONNS" "http://127.0.0.1:$PROXY/bench/$size.json")" >> "$RESULTS"
     echo "serializerd $size $rep $(run "$CONNS" "http://127.0.0.1:$SERIALIZERD/bench/$size.json")" >> "$RESULTS"
+    [ -z "$EVCURL_PID" ] || echo "evcurl $size $rep $(run "$CONNS" "http://127.0.0.1:$EVCURL_PORT/$size.json")" >> "$RESULTS"
   done
 done
 PEAK_RSS=$(rss)
@@ -118,6 +131,7 @@ for rep in $(seq "$REPS"); do
   echo "direct c1 $rep $(run 1 "http://127.0.0.1:$ORIGIN/small.json")" >> "$RESULTS"
   echo "nginx c1 $rep $(run 1 "http://127.0.0.1:$PROXY/bench/small.json")" >> "$RESULTS"
   echo "serializerd c1 $rep $(run 1 "http://127.0.0.1:$SERIALIZERD/bench/small.json")" >> "$RESULTS"
+  [ -z "$EVCURL_PID" ] || echo "evcurl c1 $rep $(run 1 "http://127.0.0.1:$EVCURL_PORT/small.json")" >> "$RESULTS"
 done
 
 if [ -n "${SOAK:-}" ]; then
@@ -147,6 +161,13 @@ x = med("serializerd", "xml", 0)
 print(f"| XML → JSON (100 KB) | — | {x[0]:,.0f} ({x[1]:,.0f}–{x[2]:,.0f}) | — | — | {med('serializerd', 'xml', 1)[0]:.2f} / {med('serializerd', 'xml', 2)[0]:.2f} |")
 d, n1, s1 = med("direct", "c1", 1)[0], med("nginx", "c1", 1)[0], med("serializerd", "c1", 1)[0]
 print(f"\nOne connection, 1 KB: p50 direct {d:.3f} ms, nginx proxy {n1:.3f} ms (+{n1 - d:.3f}), serializerd {s1:.3f} ms (+{s1 - d:.3f})")
+if any(r[0] == "evcurl" for r in rows):
+    print("\nC reference (libevent evhttp + libcurl multi, bodies passed through, same run):")
+    for size in ["small", "medium", "large"]:
+        n, e, s = med("nginx", size, 0)[0], med("evcurl", size, 0), med("serializerd", size, 0)[0]
+        print(f"- {size}: {e[0]:,.0f} req/s ({e[1]:,.0f}–{e[2]:,.0f}) = {e[0] / n:.2f}× nginx; serializerd = {s / e[0]:.2f}× the C stack")
+    e1 = med("evcurl", "c1", 1)[0]
+    print(f"- one connection, 1 KB: p50 {e1:.3f} ms (+{e1 - d:.3f} over direct)")
 print(f"serializerd RSS: idle {int(sys.argv[2]) / 1024:.1f} MiB, after the JSON runs {int(sys.argv[3]) / 1024:.1f} MiB")
 errors = sum(int(r[6]) for r in rows)
 print(f"non-2xx responses across all runs: {errors}")

@@ -63,7 +63,17 @@ public final class ServerRequest {
         for (name, value) in headers { evhttp_add_header(output, name, value) }
         let buffer = evbuffer_new()
         defer { evbuffer_free(buffer) }
-        if !body.isEmpty { _ = body.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) } }
+        if body.count >= ServerRequest.referenceThreshold {
+            // Large bodies are lent to libevent instead of copied; it releases them once
+            // they reach the socket.
+            let pinned = Unmanaged.passRetained(PinnedBytes(body))
+            let base = pinned.takeUnretainedValue().baseAddress
+            evbuffer_add_reference(buffer, base, body.count, { _, _, arg in
+                Unmanaged<PinnedBytes>.fromOpaque(arg!).release()
+            }, pinned.toOpaque())
+        } else if !body.isEmpty {
+            _ = body.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) }
+        }
         evhttp_send_reply(raw, Int32(status), ServerRequest.reason(status), buffer)
         return connected
     }
@@ -165,6 +175,9 @@ public final class ServerRequest {
         return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
     }
 
+    /// Below this, copying into the evbuffer costs less than lending.
+    static let referenceThreshold = 16 << 10
+
     static func methodName(_ command: evhttp_cmd_type) -> String {
         switch command {
         case EVHTTP_REQ_GET: return "GET"
@@ -181,4 +194,16 @@ public final class ServerRequest {
     }
 
     static func reason(_ status: Int) -> String { HTTPReason.phrase(status) }
+}
+
+/// A byte array kept alive, at a fixed address, while libevent holds a reference to it.
+final class PinnedBytes {
+    private let bytes: [UInt8]
+    /// The array is never mutated after this point, so its storage does not move.
+    let baseAddress: UnsafeRawPointer
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        baseAddress = bytes.withUnsafeBytes { $0.baseAddress! }
+    }
 }

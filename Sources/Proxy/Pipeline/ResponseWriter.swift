@@ -49,20 +49,31 @@ struct ResponseWriter {
         startedWall = Clock.wall()
     }
 
+    /// One string, built in place: this header is on every reply.
     func timingHeader() -> (String, String) {
-        var parts = ["total;dur=\(Self.milliseconds(Clock.now() - started))"]
-        if let upstreamSeconds { parts.append("upstream;dur=\(Self.milliseconds(upstreamSeconds))") }
-        if let serializeSeconds { parts.append("serialize;dur=\(Self.milliseconds(serializeSeconds))") }
-        return ("Server-Timing", parts.joined(separator: ", "))
+        var value = ""
+        value.reserveCapacity(64)
+        value += "total;dur="
+        Self.appendMilliseconds(Clock.now() - started, to: &value)
+        if let upstreamSeconds {
+            value += ", upstream;dur="
+            Self.appendMilliseconds(upstreamSeconds, to: &value)
+        }
+        if let serializeSeconds {
+            value += ", serialize;dur="
+            Self.appendMilliseconds(serializeSeconds, to: &value)
+        }
+        return ("Server-Timing", value)
     }
 
     /// Milliseconds with three decimals, by integer arithmetic (Double's description is
     /// a measurable cost at this rate).
-    static func milliseconds(_ seconds: Double) -> String {
+    static func appendMilliseconds(_ seconds: Double, to text: inout String) {
         let micros = max(0, Int((seconds * 1_000_000).rounded()))
         let fraction = micros % 1000
-        let digits = fraction < 10 ? "00" : fraction < 100 ? "0" : ""
-        return "\(micros / 1000).\(digits)\(fraction)"
+        text += String(micros / 1000)
+        text += fraction < 10 ? ".00" : fraction < 100 ? ".0" : "."
+        text += String(fraction)
     }
 
     func send(status: Int, headers: [(String, String)], body: [UInt8], outcome: Outcome) {

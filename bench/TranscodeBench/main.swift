@@ -15,6 +15,8 @@ struct Options {
     var reps = 3
     var minSeconds = 0.5
     var only: String?
+    /// One payload of your own instead of the standard set (format from the extension).
+    var file: String?
 }
 
 func parseArguments() -> Options {
@@ -27,6 +29,7 @@ func parseArguments() -> Options {
         case "--reps": options.reps = Int(args.popFirst() ?? "") ?? options.reps
         case "--min-seconds": options.minSeconds = Double(args.popFirst() ?? "") ?? options.minSeconds
         case "--only": options.only = args.popFirst()
+        case "--file": options.file = args.popFirst()
         default: break
         }
     }
@@ -65,6 +68,11 @@ struct Payload {
 }
 
 func loadPayloads(_ options: Options) throws -> [Payload] {
+    if let file = options.file {
+        guard let data = FileManager.default.contents(atPath: file) else { throw CocoaError(.fileReadNoSuchFile) }
+        let format = file.hasSuffix(".xml") ? "xml" : file.hasSuffix(".plist") ? "plist" : "json"
+        return [Payload(name: URL(fileURLWithPath: file).lastPathComponent, format: format, bytes: [UInt8](data))]
+    }
     var payloads: [Payload] = []
     for file in ["twitter", "citm_catalog", "canada"] {
         let url = URL(fileURLWithPath: options.dataDirectory).appendingPathComponent("\(file).json")

@@ -213,6 +213,25 @@ struct TelemetryEndToEndTests {
         #expect(streamed() == 2000)
     }
 
+    @Test func streamsEndCleanlyWhenTheDaemonStops() throws {
+        let proxy = try ProxyHarness(routes: Self.routes)
+        var stopped = false
+        defer { if !stopped { proxy.finish() } }
+        let stream = try EventStreamClient(port: proxy.port)
+        defer { stream.close() }
+        _ = try proxy.get("/api/json", headers: [("X-Request-Id", "before-stop")])
+        #expect(stream.read(until: "id: before-stop\n").contains("id: before-stop\n"))
+        proxy.daemon.signal(SIGTERM)
+        // The chunked stream ends properly (last chunk), and the daemon exits 0 at once.
+        #expect(stream.read(until: "0\r\n\r\n", timeout: 5).hasSuffix("0\r\n\r\n"))
+        #expect(proxy.daemon.waitForExit(timeout: 5) == 0)
+        stopped = true
+        proxy.finish()
+        let streamLine = completedLines(proxy.daemon.text).first { $0["path"] as? String == "/-/events" }
+        #expect(streamLine?["outcome"] as? String == "unavailable")
+        #expect((streamLine?["bytes_out"] as? Int ?? 0) > 0)
+    }
+
     @Test func aClientThatLeavesIsLoggedAsGone() throws {
         let proxy = try ProxyHarness(routes: Self.routes)
         defer { proxy.finish() }

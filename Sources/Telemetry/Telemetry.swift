@@ -54,9 +54,9 @@ public final class WorkerTelemetry: CompletionSink {
         }
     }
 
-    /// The log lines and live events gathered since the last flush leave now. Subscribers served by
-    /// this same worker are handed to `deliverLocally` (no wake-up through a pipe);
-    /// others are woken on their own worker.
+    /// The log lines and live events gathered since the last flush leave now.
+    /// Subscribers served by this same worker are handed to `deliverLocally` (no wake-up
+    /// through a pipe); others are woken on their own worker.
     public func flush() {
         flushScheduled = false
         log.flush()

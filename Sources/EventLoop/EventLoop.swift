@@ -35,8 +35,8 @@ public final class EventLoop {
         event_base_free(base)
     }
 
-    public func makeTimer(_ fire: @escaping () -> Void) -> Timer {
-        Timer(loop: self, fire)
+    public func makeTimer(repeating: Bool = false, _ fire: @escaping () -> Void) -> Timer {
+        Timer(loop: self, repeating: repeating, fire)
     }
 
     /// Watches `fd` persistently (EV_PERSIST); the handler gets (readable, writable).

@@ -40,7 +40,7 @@ public enum ListeningSocket {
             close(fd)
             throw error
         }
-        return (fd, boundPort(fd))
+        return (fd, local(fd)?.port ?? port)
     }
 
     /// Checks a descriptor handed over by a service manager (socket activation) and
@@ -51,7 +51,7 @@ public enum ListeningSocket {
         guard info.st_mode & S_IFMT == S_IFSOCK else { throw EventLoopError("descriptor \(fd) is not a socket") }
         guard option(fd, SO_TYPE) == Int32(SOCK_STREAM.rawValue) else { throw EventLoopError("descriptor \(fd) is not a stream (TCP) socket") }
         guard option(fd, SO_ACCEPTCONN) == 1 else { throw EventLoopError("descriptor \(fd) is not listening") }
-        let family = localFamily(fd)
+        let family = local(fd)?.family
         guard family == AF_INET || family == AF_INET6 else { throw EventLoopError("descriptor \(fd) is not an IPv4 or IPv6 socket") }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -61,24 +61,22 @@ public enum ListeningSocket {
 
     /// The bound address as `host:port` (`[v6]:port` for IPv6).
     public static func localAddress(_ fd: Int32) -> String {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutablePointer(to: &storage) { pointer -> String in
-            _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            if Int32(pointer.pointee.ss_family) == AF_INET6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                    var address = v6.pointee.sin6_addr
-                    inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                    return "[\(String(cString: text))]:\(UInt16(bigEndian: v6.pointee.sin6_port))"
+        guard let bound = local(fd) else { return "?" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        var raw = bound.address
+        let host: String = withUnsafePointer(to: &raw) { pointer in
+            if bound.family == AF_INET6 {
+                _ = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    withUnsafePointer(to: v6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &text, socklen_t(text.count)) }
+                }
+            } else {
+                _ = pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                    withUnsafePointer(to: v4.pointee.sin_addr) { inet_ntop(AF_INET, $0, &text, socklen_t(text.count)) }
                 }
             }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                var address = v4.pointee.sin_addr
-                inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                return "\(String(cString: text)):\(UInt16(bigEndian: v4.pointee.sin_port))"
-            }
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
+        return bound.family == AF_INET6 ? "[\(host)]:\(bound.port)" : "\(host):\(bound.port)"
     }
 
     static func option(_ fd: Int32, _ name: Int32) -> Int32 {
@@ -87,29 +85,25 @@ public enum ListeningSocket {
         return getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0 ? value : -1
     }
 
-    static func localFamily(_ fd: Int32) -> Int32 {
+    /// getsockname(2): the family, the port and the raw address; nil when it fails.
+    static func local(_ fd: Int32) -> (family: Int32, port: Int, address: sockaddr_storage)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        return ok == 0 ? Int32(storage.ss_family) : -1
+        guard ok == 0 else { return nil }
+        // The port sits at the same offset in sockaddr_in and sockaddr_in6.
+        let port = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+        return (Int32(storage.ss_family), port, storage)
     }
 
     /// bind(2) for a sockaddr_in or sockaddr_in6.
     static func bindTo<Address>(_ fd: Int32, _ address: inout Address) -> Int32 {
         withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
-        }
-    }
-
-    static func boundPort(_ fd: Int32) -> Int {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutablePointer(to: &storage) { pointer in
-            _ = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            // The port sits at the same offset in sockaddr_in and sockaddr_in6.
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
         }
     }
 

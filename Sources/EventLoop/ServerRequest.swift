@@ -8,7 +8,7 @@ import Glibc
 /// second reply, so every path replies exactly once.
 public final class ServerRequest {
     private let raw: OpaquePointer
-    public private(set) var replied = false
+    private var replied = false
     public let method: String
     /// The request-target as sent: `/path?q` (origin-form) or `http://host/path` (absolute-form).
     public let target: String
@@ -59,8 +59,7 @@ public final class ServerRequest {
         guard !replied else { return false }
         replied = true
         let connected = evhttp_request_get_connection(raw).map(ServerRequest.peerIsConnected) ?? false
-        let output = evhttp_request_get_output_headers(raw)
-        for (name, value) in headers { evhttp_add_header(output, name, value) }
+        addHeaders(headers)
         let buffer = evbuffer_new()
         defer { evbuffer_free(buffer) }
         if body.count >= ServerRequest.referenceThreshold {
@@ -78,23 +77,27 @@ public final class ServerRequest {
         return connected
     }
 
+    private func addHeaders(_ headers: [(String, String)]) {
+        let output = evhttp_request_get_output_headers(raw)
+        for (name, value) in headers { evhttp_add_header(output, name, value) }
+    }
+
     // MARK: Streaming (chunked) replies, for Server-Sent Events.
 
     private var onClose: (() -> Void)?
     private var onDrained: (() -> Void)?
     private var freedWithConnection = false
 
-    /// Starts a chunked reply. `onClose` runs on this loop if the client disconnects
-    /// before `endStream`. False when the client is already gone.
-    /// `onDrained` runs each time everything written so far has reached the socket.
+    /// Starts a chunked reply; false when the client is already gone. `onDrained` runs
+    /// each time everything written so far has reached the socket; `onClose` runs if the
+    /// client disconnects before `endStream`.
     public func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32,
                             onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool {
         guard !replied, let connection = evhttp_request_get_connection(raw) else { return false }
         replied = true
         self.onClose = onClose
         self.onDrained = onDrained
-        let output = evhttp_request_get_output_headers(raw)
-        for (name, value) in headers { evhttp_add_header(output, name, value) }
+        addHeaders(headers)
         // A stream needs no large kernel buffer; a small one makes a stalled client
         // visible (and bounded) in our own buffer quickly.
         if let bev = evhttp_connection_get_bufferevent(connection) {

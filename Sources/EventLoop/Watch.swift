@@ -1,9 +1,21 @@
 internal import CLibevent
 
-/// A persistent libevent event on a descriptor or signal. Retained by its owner;
-/// libevent holds an unretained pointer, so `cancel()` must run before release.
-public final class Watch {
-    private var event: OpaquePointer?
+/// One libevent event owned by a Swift object. libevent holds an unretained pointer to
+/// its owner, so `cancel()` must run before the owner is released.
+public class LoopEvent {
+    fileprivate var event: OpaquePointer?
+
+    /// Removes and frees the event; it never fires again.
+    public func cancel() {
+        guard let event else { return }
+        event_del(event)
+        event_free(event)
+        self.event = nil
+    }
+}
+
+/// A persistent event on a descriptor or signal.
+public final class Watch: LoopEvent {
     private let fire: (Bool, Bool) -> Void
     private let loop: EventLoop
     private let fd: Int32
@@ -14,6 +26,7 @@ public final class Watch {
         self.loop = loop
         self.fd = fd
         self.flags = flags
+        super.init()
         event = event_new(loop.base, fd, flags, Watch.callback, Unmanaged.passUnretained(self).toOpaque())
         event_add(event, nil)
     }
@@ -33,27 +46,21 @@ public final class Watch {
         event_add(event, nil)
     }
 
-    public func cancel() {
-        guard let event else { return }
-        event_del(event)
-        event_free(event)
-        self.event = nil
-    }
-
     /// event_callback_fn
     static let callback: event_callback_fn = { _, what, arg in
         Unmanaged<Watch>.fromOpaque(arg!).takeUnretainedValue().fire(what & Int16(EV_READ) != 0, what & Int16(EV_WRITE) != 0)
     }
 }
 
-/// A one-shot timer that can be re-armed; `schedule(after: 0)` means the next loop turn.
-public final class Timer {
-    private var event: OpaquePointer?
+/// A timer. One-shot ones can be re-armed, and `schedule(after: 0)` means the next loop
+/// turn; repeating ones (EV_PERSIST) fire every `schedule(after:)` interval until stopped.
+public final class Timer: LoopEvent {
     private let fire: () -> Void
 
-    init(loop: EventLoop, _ fire: @escaping () -> Void) {
+    init(loop: EventLoop, repeating: Bool, _ fire: @escaping () -> Void) {
         self.fire = fire
-        event = event_new(loop.base, -1, 0, Timer.callback, Unmanaged.passUnretained(self).toOpaque())
+        super.init()
+        event = event_new(loop.base, -1, repeating ? Int16(EV_PERSIST) : 0, Timer.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
     public func schedule(after seconds: Double) {
@@ -63,13 +70,6 @@ public final class Timer {
 
     public func stop() {
         if let event { event_del(event) }
-    }
-
-    public func cancel() {
-        guard let event else { return }
-        event_del(event)
-        event_free(event)
-        self.event = nil
     }
 
     /// event_callback_fn

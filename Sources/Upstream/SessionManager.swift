@@ -41,7 +41,7 @@ public final class SessionManager {
             return
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
-        configure(transfer, request)
+        Self.configure(transfer, request)
         transfers[easy] = transfer
         let code = curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
@@ -51,7 +51,8 @@ public final class SessionManager {
         }
     }
 
-    private func configure(_ t: Transfer, _ r: UpstreamRequest) {
+    /// Every option a task sets on its easy handle (also the healthcheck's `Probe`).
+    static func configure(_ t: Transfer, _ r: UpstreamRequest) {
         let easy = t.easy
         let me = Unmanaged.passUnretained(t).toOpaque()
         cshim_easy_setopt_string(easy, CURLOPT_URL, r.url)
@@ -133,7 +134,7 @@ public final class SessionManager {
             let code = message.pointee.data.result
             curl_multi_remove_handle(multi, easy)
             guard let transfer = transfers.removeValue(forKey: easy) else { continue }
-            let result = outcome(transfer, code)
+            let result = Self.outcome(transfer, code)
             recycle(transfer)
             transfer.finish(result)
         }
@@ -151,7 +152,7 @@ public final class SessionManager {
         }
     }
 
-    private func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamReply, UpstreamFailure> {
+    static func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamReply, UpstreamFailure> {
         if t.overLimit || code == CURLE_FILESIZE_EXCEEDED { return .failure(.bodyTooLarge(limit: t.limit)) }
         if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout) }
         guard code == CURLE_OK else {

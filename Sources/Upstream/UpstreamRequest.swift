@@ -40,3 +40,14 @@ public enum UpstreamFailure: Error, Sendable, Equatable {
     /// The transfer was abandoned (shutdown).
     case aborted
 }
+
+extension UpstreamFailure: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unavailable(_, let message): message
+        case .timeout: "no complete response within the timeout"
+        case .bodyTooLarge(let limit): "the response is larger than \(limit) bytes"
+        case .aborted: "the transfer was abandoned"
+        }
+    }
+}

@@ -22,13 +22,13 @@ struct HealthcheckCommand: ParsableCommand {
     func run() throws {
         let target = try url ?? defaultURL(ProcessEnvironment.current)
         switch Probe.get(url: target, timeout: timeout) {
-        case .success(let answer) where answer.status == 200:
+        case .success(200):
             StandardStreams.write(Array("\(target): healthy\n".utf8))
-        case .success(let answer):
-            StandardStreams.write(Array("\(target): unhealthy: HTTP \(answer.status)\n".utf8), fd: 2)
+        case .success(let status):
+            StandardStreams.write(Array("\(target): unhealthy: HTTP \(status)\n".utf8), fd: 2)
             throw ExitCode(1)
         case .failure(let failure):
-            StandardStreams.write(Array("\(target): unreachable: \(failure.message)\n".utf8), fd: 2)
+            StandardStreams.write(Array("\(target): unreachable: \(failure)\n".utf8), fd: 2)
             throw ExitCode(1)
         }
     }

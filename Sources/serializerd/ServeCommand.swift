@@ -21,10 +21,8 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessEnvironment.current
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
         let telemetry = Telemetry(output: LogOutput(fd: 1, environment: environment), version: ServerVersion.string,
-                                  startTime: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+                                  startTime: Clock.wall())
         LoggingSystem.bootstrap { [output = telemetry.output] label in LineLogHandler(label: label, output: output) }
         let logger = telemetry.logger()
         let override = try listenOverride(environment)

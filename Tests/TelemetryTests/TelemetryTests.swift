@@ -83,7 +83,11 @@ final class CapturedOutput {
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("<6>{\"ts\":") && lines[1].hasPrefix("<3>{\"ts\":"))
         // Anything else on stdout (a pipe, a terminal) gets plain lines.
-        #expect(CapturedOutput(asJournal: false).output.format == .json)
+        let plain = CapturedOutput(asJournal: false)
+        let plainLog = CompletionLog(output: plain.output)
+        plainLog.record(event(status: 502, outcome: "upstream_unavailable", id: "r4"))
+        plainLog.flush()
+        #expect(plain.lines().first?.hasPrefix("{\"ts\":") == true)
     }
 
     @Test func longBurstsAreWrittenInWholeLines() {

@@ -1,3 +1,4 @@
+import Logging
 import Serializers
 import Yams
 
@@ -100,9 +101,10 @@ public enum ConfigLoader {
         }
         if let n = m["level"] {
             let text = try n.string()
-            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-            guard levels.contains(text) else { throw n.error("expected one of \(levels.joined(separator: ", ")), found '\(text)'") }
-            settings.level = text
+            guard let level = Logger.Level(rawValue: text) else {
+                throw n.error("expected one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), found '\(text)'")
+            }
+            settings.level = level
         }
         return settings
     }

@@ -36,11 +36,11 @@ public struct Timeouts: Sendable, Equatable {
 public struct LogSettings: Sendable, Equatable {
     public enum Format: String, Sendable { case json, text }
     public var format = Format.json
-    public var level = "info"
+    public var level = Logger.Level.info
 
     /// Makes these the settings every log line follows from now on.
     public func apply(to output: LogOutput) {
-        output.configure(format: format == .json ? .json : .text, level: Logger.Level(rawValue: level) ?? .info)
+        output.configure(format: format == .json ? .json : .text, level: level)
     }
 }
 

@@ -1,4 +1,5 @@
 import EventLoop
+import HTTPCore
 import Serializers
 import Telemetry
 import Upstream
@@ -50,47 +51,41 @@ struct ResponseWriter {
     }
 
     /// One string, built in place: this header is on every reply.
-    func timingHeader() -> (String, String) {
-        var value = ""
-        value.reserveCapacity(64)
-        value += "total;dur="
-        Self.appendMilliseconds(Clock.now() - started, to: &value)
-        if let upstreamSeconds {
-            value += ", upstream;dur="
-            Self.appendMilliseconds(upstreamSeconds, to: &value)
-        }
-        if let serializeSeconds {
-            value += ", serialize;dur="
-            Self.appendMilliseconds(serializeSeconds, to: &value)
-        }
+    func timingHeader(total: Double) -> (String, String) {
+        var value = "total;dur=" + NumberText.milliseconds(total)
+        if let upstreamSeconds { value += ", upstream;dur=" + NumberText.milliseconds(upstreamSeconds) }
+        if let serializeSeconds { value += ", serialize;dur=" + NumberText.milliseconds(serializeSeconds) }
         return ("Server-Timing", value)
-    }
-
-    /// Milliseconds with three decimals, by integer arithmetic (Double's description is
-    /// a measurable cost at this rate).
-    static func appendMilliseconds(_ seconds: Double, to text: inout String) {
-        let micros = max(0, Int((seconds * 1_000_000).rounded()))
-        let fraction = micros % 1000
-        text += String(micros / 1000)
-        text += fraction < 10 ? ".00" : fraction < 100 ? ".0" : "."
-        text += String(fraction)
     }
 
     func send(status: Int, headers: [(String, String)], body: [UInt8], outcome: Outcome) {
         let noBody = request.method == "HEAD" || status == 204 || status == 205 || status == 304
         let sent = noBody ? [] : body
-        let delivered = request.respond(status: status, headers: headers + [("X-Request-Id", requestID), timingHeader()], body: sent)
+        let duration = Clock.now() - started
+        let delivered = request.respond(status: status, headers: headers + [("X-Request-Id", requestID), timingHeader(total: duration)],
+                                        body: sent)
+        if delivered {
+            record(status: status, bytesOut: sent.count, outcome: outcome, duration: duration,
+                   responseContentType: headers.first { $0.0 == "Content-Type" }?.1)
+        } else {
+            record(status: ResponseWriter.clientGoneStatus, bytesOut: 0,
+                   outcome: Outcome(label: "client_gone", serializer: outcome.serializer, reply: outcome.reply,
+                                    error: "the client closed the connection before the reply"),
+                   duration: duration, responseContentType: nil)
+        }
+    }
+
+    /// The request's one completion event (also for event streams, when they end).
+    func record(status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?) {
         let reply = outcome.reply
         var url = reply?.url ?? upstreamURL
         if let full = url, let query = full.utf8.firstIndex(of: UInt8(ascii: "?")) { url = String(full[..<query]) }
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
-            status: delivered ? status : ResponseWriter.clientGoneStatus, upstreamStatus: reply?.status,
-            contentType: reply?.contentType, serializer: outcome.serializer,
-            outcome: delivered ? outcome.label : "client_gone", bytesIn: reply?.body.count ?? 0, bytesOut: delivered ? sent.count : 0,
-            duration: Clock.now() - started, upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds,
-            error: delivered ? outcome.error : "the client closed the connection before the reply",
-            responseContentType: headers.first { $0.0 == "Content-Type" }?.1))
+            status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,
+            outcome: outcome.label, bytesIn: reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
+            upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
+            responseContentType: responseContentType))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.

@@ -92,26 +92,19 @@ extension Worker {
             ("methods", route.methods.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
             ("host", route.host.map(JSONValue.string) ?? .null),
             ("upstream", .string(route.upstream.description)),
-            ("timeout_seconds", .number(PrometheusNumber.text(route.timeout))),
-            ("connect_timeout_seconds", .number(PrometheusNumber.text(route.connectTimeout))),
+            ("timeout_seconds", .number(NumberText.shortest(route.timeout))),
+            ("connect_timeout_seconds", .number(NumberText.shortest(route.connectTimeout))),
             ("follow_redirects", .number(String(route.followRedirects))),
             ("headers", .array(route.headers.map { .string($0.0) })),   // names only: values may be secrets
             ("request_serializer", .string(route.requestSerializerName)),
             ("response_serializer", .string(route.response.serializer)),
         ]
-        if let members2 = route.response.serializers { members.append(("serializers", .array(members2.map(JSONValue.string)))) }
+        if let serializers = route.response.serializers { members.append(("serializers", .array(serializers.map(JSONValue.string)))) }
         members.append(("output", .object([
             ("envelope", .bool(route.output.envelope)), ("canonical", .bool(route.output.canonical)),
             ("on_failure", .string(route.output.onFailure.rawValue)),
         ])))
         return .object(members)
-    }
-}
-
-/// Whole seconds without a fraction, others in Swift's shortest form.
-enum PrometheusNumber {
-    static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }
 

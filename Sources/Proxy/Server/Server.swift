@@ -99,8 +99,7 @@ public final class Server {
     /// Pings systemd only while every worker's heartbeat moves (see `Heartbeat`).
     private func startWatchdog(_ main: EventLoop, interval: Double) -> Timer {
         var seen = heartbeats.map(\.count)
-        var timer: Timer!
-        timer = main.makeTimer { [unowned self] in
+        let timer = main.makeTimer(repeating: true) { [unowned self] in
             let now = heartbeats.map(\.count)
             let stalled = zip(now, seen).enumerated().filter { $0.element.0 == $0.element.1 }.map(\.offset)
             seen = now
@@ -109,7 +108,6 @@ public final class Server {
             } else {
                 logger.error("worker_stalled", metadata: ["workers": .array(stalled.map { .stringConvertible($0) })])
             }
-            timer.schedule(after: interval)
         }
         timer.schedule(after: interval)
         return timer
@@ -154,7 +152,8 @@ public final class Server {
     }
 
     private func reloadConfig(listen: String) {
-        notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(ServiceNotifier.monotonicMicroseconds())")
+        // MONOTONIC_USEC is required by Type=notify-reload (systemd ≥ 253), ignored by 252.
+        notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(Clock.now() * 1_000_000))")
         // READY=1 whatever the outcome: a failed reload keeps serving the old config.
         defer { notifier?.send("READY=1\nSTATUS=\(status(listen))") }
         do {

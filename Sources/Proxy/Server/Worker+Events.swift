@@ -1,4 +1,5 @@
 import EventLoop
+import HTTPCore
 import Telemetry
 
 /// One `/-/events` client: a chunked text/event-stream reply fed from its hub queue.
@@ -10,12 +11,30 @@ final class EventStream {
     /// When the client's unsent backlog first went over the limit; nil while it keeps up.
     var stalledSince: Double?
     var lastWrite: Double
+    static let contentType = "text/event-stream; charset=utf-8"
 
     init(request: ServerRequest, subscriber: Subscriber, writer: ResponseWriter, now: Double) {
         self.request = request
         self.subscriber = subscriber
         self.writer = writer
         lastWrite = now
+    }
+}
+
+/// Why a stream ended: the outcome its completion event carries.
+enum StreamEnd {
+    case clientClosed
+    /// Too far behind for too long: dropped at once, unsent bytes included.
+    case evicted
+    case shutdown
+
+    var outcome: ResponseWriter.Outcome {
+        switch self {
+        case .clientClosed: .ok
+        case .evicted:
+            ResponseWriter.Outcome(label: "evicted", error: "the subscriber fell more than \(EventStreamLimits.backlogBytes) bytes behind for \(EventStreamLimits.stallSeconds) s")
+        case .shutdown: ResponseWriter.Outcome(label: "unavailable", error: "the server is shutting down")
+        }
     }
 }
 
@@ -37,26 +56,26 @@ extension Worker {
         let mailbox = self.mailbox
         let subscriber = shared.hub.subscribe(owner: telemetry.owner) { mailbox.post(.events) }
         let stream = EventStream(request: request, subscriber: subscriber, writer: writer, now: Clock.now())
-        let id = ObjectIdentifier(stream)
-        let headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
+        // Streams are keyed by their subscriber, which is what the hub hands back.
+        let id = ObjectIdentifier(subscriber)
+        let headers = [("Content-Type", EventStream.contentType), ("Cache-Control", "no-cache"),
                        ("X-Request-Id", writer.requestID)]
         let started = request.startStream(status: 200, headers: headers, sendBuffer: EventStreamLimits.kernelSendBuffer,
                                           onDrained: { [unowned self] in if let stream = self.streams[id] { self.deliver(stream, id: id) } },
-                                          onClose: { [unowned self] in self.endStream(id, outcome: "ok", reason: nil) })
+                                          onClose: { [unowned self] in self.endStream(id, .clientClosed) })
         guard started else {
             shared.hub.unsubscribe(subscriber)
             return
         }
         streams[id] = stream
-        subscriberStreams[ObjectIdentifier(subscriber)] = id
         send(stream, Array(": serializerd \(writer.requestID)\nretry: 2000\n\n".utf8))
         startStreamTicks()
     }
 
     /// A subscriber of this worker has events (from this worker's own flush).
     func deliverLocally(_ subscriber: Subscriber) {
-        guard let id = subscriberStreams[ObjectIdentifier(subscriber)], let stream = streams[id] else { return }
-        deliver(stream, id: id)
+        let id = ObjectIdentifier(subscriber)
+        if let stream = streams[id] { deliver(stream, id: id) }
     }
 
     /// Hands each stream what its queue holds, unless its client is behind.
@@ -73,7 +92,7 @@ extension Worker {
             stream.stalledSince = since
             if now - since >= EventStreamLimits.stallSeconds {
                 shared.hub.countEviction()
-                endStream(id, outcome: "evicted", reason: "the subscriber fell more than \(EventStreamLimits.backlogBytes) bytes behind for \(EventStreamLimits.stallSeconds) s")
+                endStream(id, .evicted)
             }
             return
         }
@@ -102,33 +121,24 @@ extension Worker {
         stream.lastWrite = Clock.now()
     }
 
-    /// Ends one stream: by the client (`ok`), by eviction (`evicted`) or at shutdown
-    /// (`unavailable`). Its completion event goes out now, with everything it streamed.
-    func endStream(_ id: ObjectIdentifier, outcome: String, reason: String?) {
+    /// Ends one stream; its completion event goes out now, with everything it streamed.
+    func endStream(_ id: ObjectIdentifier, _ end: StreamEnd) {
         guard let stream = streams.removeValue(forKey: id) else { return }
-        subscriberStreams[ObjectIdentifier(stream.subscriber)] = nil
         shared.hub.unsubscribe(stream.subscriber)
-        if outcome == "evicted" { stream.request.abortStream() } else { stream.request.endStream() }
-        stream.writer.telemetry.record(CompletionEvent(
-            startedAt: stream.writer.startedWall, requestID: stream.writer.requestID, route: RouteLabel.admin,
-            method: stream.request.method, path: stream.writer.path, upstreamURL: nil, status: 200, upstreamStatus: nil,
-            contentType: nil, serializer: nil, outcome: outcome, bytesIn: 0, bytesOut: stream.bytesSent,
-            duration: Clock.now() - stream.writer.started, upstreamDuration: nil, serializeDuration: nil, error: reason,
-            responseContentType: "text/event-stream; charset=utf-8"))
+        if case .evicted = end { stream.request.abortStream() } else { stream.request.endStream() }
+        stream.writer.record(status: 200, bytesOut: stream.bytesSent, outcome: end.outcome,
+                             duration: Clock.now() - stream.writer.started, responseContentType: EventStream.contentType)
         if streams.isEmpty { stopStreamTicks() }
     }
 
     func closeStreams() {
-        for id in Array(streams.keys) { endStream(id, outcome: "unavailable", reason: "the server is shutting down") }
+        for id in Array(streams.keys) { endStream(id, .shutdown) }
     }
 
     /// While streams exist: retry blocked deliveries, send keepalives, evict the stalled.
     func startStreamTicks() {
         guard streamTimer == nil else { return }
-        let timer = loop.makeTimer { [unowned self] in
-            self.deliverEvents()
-            self.streamTimer?.schedule(after: EventStreamLimits.tickSeconds)
-        }
+        let timer = loop.makeTimer(repeating: true) { [unowned self] in self.deliverEvents() }
         timer.schedule(after: EventStreamLimits.tickSeconds)
         streamTimer = timer
     }

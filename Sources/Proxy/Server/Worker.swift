@@ -24,10 +24,9 @@ final class Worker {
     let telemetry: WorkerTelemetry
     private var flushTimer: Timer?
     static let telemetryFlushDelay = 0.005
-    /// `/-/events` clients this worker streams to.
+    /// `/-/events` clients this worker streams to, by their hub subscriber.
     var streams: [ObjectIdentifier: EventStream] = [:]
     var streamTimer: Timer?
-    var subscriberStreams: [ObjectIdentifier: ObjectIdentifier] = [:]
 
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry) throws(EventLoopError) {
         shared = telemetry
@@ -49,11 +48,8 @@ final class Worker {
         self.telemetry.scheduleFlush = { flush.schedule(after: Worker.telemetryFlushDelay) }
         self.telemetry.deliverLocally = { [unowned self] in self.deliverLocally($0) }
         if let heartbeat {
-            let timer = loop.makeTimer { [unowned self] in
-                heartbeat.beat()
-                self.heartbeatTimer?.schedule(after: heartbeat.interval)
-            }
-            timer.schedule(after: 0)
+            let timer = loop.makeTimer(repeating: true) { heartbeat.beat() }
+            timer.schedule(after: heartbeat.interval)
             heartbeatTimer = timer
         }
     }

@@ -43,14 +43,6 @@ public final class ServiceNotifier {
             }
         }
     }
-
-    /// CLOCK_MONOTONIC in microseconds, for `RELOADING=1`'s MONOTONIC_USEC (systemd ≥ 253
-    /// requires it with Type=notify-reload; older versions ignore it).
-    public static func monotonicMicroseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
-    }
 }
 
 /// The watchdog interval systemd asks for (`WatchdogSec=` → `$WATCHDOG_USEC`), meant for

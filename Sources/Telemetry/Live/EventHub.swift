@@ -15,14 +15,14 @@ public final class EventHub: Sendable {
     }
 
     private let state = Mutex(State())
-    private let subscriberCount = Atomic<Int>(0)
+    /// Its subscriber gauge is the count `hasSubscribers` reads.
     let metrics: MetricsRegistry
 
     public init(metrics: MetricsRegistry) { self.metrics = metrics }
 
     /// True when someone listens (one atomic load; workers skip building batches for
     /// the stream otherwise — the recent ring still gets them).
-    public var hasSubscribers: Bool { subscriberCount.load(ordering: .relaxed) > 0 }
+    public var hasSubscribers: Bool { metrics.eventSubscribers.load(ordering: .relaxed) > 0 }
 
     /// A worker's batch: into the recent ring and every subscriber's queue. Returns the
     /// subscribers whose queue was empty: they need a wake-up.
@@ -57,7 +57,6 @@ public final class EventHub: Sendable {
     public func subscribe(owner: OwnerToken, wake: @escaping @Sendable () -> Void) -> Subscriber {
         let subscriber = Subscriber(owner: owner, wake: wake)
         state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] = subscriber }
-        subscriberCount.add(1, ordering: .relaxed)
         metrics.eventSubscribers.add(1, ordering: .relaxed)
         return subscriber
     }
@@ -65,7 +64,6 @@ public final class EventHub: Sendable {
     public func unsubscribe(_ subscriber: Subscriber) {
         let removed = state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) != nil }
         guard removed else { return }
-        subscriberCount.subtract(1, ordering: .relaxed)
         metrics.eventSubscribers.subtract(1, ordering: .relaxed)
     }
 

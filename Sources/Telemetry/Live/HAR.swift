@@ -73,7 +73,5 @@ public enum HAR {
 
     static func number(_ value: Int) -> JSONValue { .number(String(value)) }
 
-    static func milliseconds(_ seconds: Double) -> JSONValue {
-        .number(String((seconds * 1_000_000).rounded() / 1000))
-    }
+    static func milliseconds(_ seconds: Double) -> JSONValue { .number(NumberText.milliseconds(seconds)) }
 }

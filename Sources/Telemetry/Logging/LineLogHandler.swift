@@ -1,3 +1,4 @@
+import HTTPCore
 import Logging
 import Serializers
 
@@ -28,7 +29,7 @@ public struct LineLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var clock = LogClock()
         var line = LogLine(output: output, level: event.level, message: event.message.description,
-                           timestamp: clock.format(LogClock.nowSeconds()))
+                           timestamp: clock.format(Clock.wall()))
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         if let error = event.error { merged["error"] = .string("\(error)") }

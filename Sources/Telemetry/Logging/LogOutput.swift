@@ -26,9 +26,7 @@ public final class LogOutput: Sendable {
         journalPrefix = LogOutput.isJournal(fd: fd, environment: environment)
     }
 
-    public var format: Format {
-        get { Format(rawValue: formatRaw.load(ordering: .relaxed)) ?? .json }
-    }
+    public var format: Format { Format(rawValue: formatRaw.load(ordering: .relaxed)) ?? .json }
 
     public var level: Logger.Level {
         Logger.Level.allCases.first { LogOutput.rank($0) == levelRaw.load(ordering: .relaxed) } ?? .info
@@ -211,11 +209,7 @@ struct LogLine {
     mutating func milliseconds(_ name: StaticString, _ seconds: Double?) {
         key(name)
         guard let seconds else { return null() }
-        let micros = max(0, Int((seconds * 1_000_000).rounded()))
-        bytes.append(contentsOf: String(micros / 1000).utf8)
-        let fraction = micros % 1000
-        bytes.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "0") + UInt8(fraction / 100),
-                                  UInt8(ascii: "0") + UInt8(fraction / 10 % 10), UInt8(ascii: "0") + UInt8(fraction % 10)])
+        bytes.append(contentsOf: NumberText.milliseconds(seconds).utf8)
     }
 
     mutating func raw(dynamic name: String, _ text: String) {
@@ -238,12 +232,6 @@ struct LogLine {
 struct LogClock {
     private var cachedSecond: Int = -1
     private var cachedPrefix: [UInt8] = []
-
-    static func nowSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes.
     mutating func format(_ unixSeconds: Double) -> [UInt8] {

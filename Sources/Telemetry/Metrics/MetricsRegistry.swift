@@ -1,3 +1,4 @@
+import HTTPCore
 import Synchronization
 
 /// Process-wide metrics: one shard per worker (merged here at scrape time) plus the few
@@ -119,7 +120,7 @@ struct PrometheusText {
     var bytes: [UInt8] = []
 
     /// `le="…"` for every bucket bound, rendered once.
-    static let bucketLabels: [[UInt8]] = LatencyBuckets.bounds.map { Array("le=\"\(number($0))\"".utf8) } + [Array("le=\"+Inf\"".utf8)]
+    static let bucketLabels: [[UInt8]] = LatencyBuckets.bounds.map { Array("le=\"\(NumberText.shortest($0))\"".utf8) } + [Array("le=\"+Inf\"".utf8)]
 
     init() { bytes.reserveCapacity(256 << 10) }
 
@@ -139,7 +140,7 @@ struct PrometheusText {
         append(name)
         appendLabels(labels)
         bytes.append(0x20)
-        append(Self.number(value))
+        append(NumberText.shortest(value))
         bytes.append(0x0A)
     }
 
@@ -195,12 +196,4 @@ struct PrometheusText {
     }
 
     mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
-
-    /// Go's ParseFloat reads Swift's shortest round-trip form; whole numbers lose `.0`.
-    static func number(_ value: Double) -> String {
-        if value.isNaN { return "NaN" }
-        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return String(value)
-    }
 }

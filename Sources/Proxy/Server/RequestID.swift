@@ -2,22 +2,6 @@
 import Glibc
 #endif
 
-/// Monotonic seconds, for durations.
-enum Clock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
-    /// Wall-clock seconds since the Unix epoch, for timestamps.
-    static func wall() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
 /// Request ids: 16 hex digits from a per-worker SplitMix64 stream, seeded once from
 /// the system generator (which costs a getrandom syscall per call). Ids need to be
 /// unique, not secret.

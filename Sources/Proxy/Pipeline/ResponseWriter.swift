@@ -23,22 +23,11 @@ struct ResponseWriter {
     /// What the completion event says besides the status.
     struct Outcome {
         var label: String
-        var serializer: String?
-        var reply: UpstreamReply?
-        var error: String?
+        var serializer: String? = nil
+        var reply: UpstreamReply? = nil
+        var error: String? = nil
 
         static let ok = Outcome(label: "ok")
-
-        init(label: String, serializer: String? = nil, reply: UpstreamReply? = nil, error: String? = nil) {
-            self.label = label
-            self.serializer = serializer
-            self.reply = reply
-            self.error = error
-        }
-
-        init(_ failure: ProxyFailure, reply: UpstreamReply? = nil, serializer: String? = nil) {
-            self.init(label: failure.outcomeLabel, serializer: serializer, reply: reply, error: failure.detail ?? failure.title)
-        }
     }
 
     init(request: ServerRequest, requestID: String, telemetry: WorkerTelemetry, path: String) {
@@ -129,5 +118,11 @@ struct ResponseWriter {
         out += NormalizedJSON(.object(headers)).bytes
         out += Array(",\"data\":".utf8) + data + [UInt8(ascii: "}")]
         return out
+    }
+}
+
+extension ResponseWriter.Outcome {
+    init(_ failure: ProxyFailure, reply: UpstreamReply? = nil, serializer: String? = nil) {
+        self.init(label: failure.outcomeLabel, serializer: serializer, reply: reply, error: failure.detail ?? failure.title)
     }
 }

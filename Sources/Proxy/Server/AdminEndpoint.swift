@@ -22,6 +22,22 @@ enum AdminEndpoint {
     }
 }
 
+/// `/-/recent`'s one query parameter.
+enum RecentFormat {
+    case json, har
+
+    /// No query, or exactly `format=har`.
+    static func parse(_ query: String?) -> Result<RecentFormat, ProxyFailure> {
+        guard let query, !query.isEmpty else { return .success(.json) }
+        let parts = query.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == "format", !parts[1].contains("&") else {
+            return .failure(.invalidQuery("expected no query or format=har"))
+        }
+        guard parts[1] == "har" else { return .failure(.invalidQuery("format: expected har, found '\(parts[1])'")) }
+        return .success(.har)
+    }
+}
+
 extension Worker {
     func serveAdmin(_ endpoint: AdminEndpoint, request: ServerRequest, target: RequestTarget, writer: ResponseWriter) {
         guard let peer = IPAddress(request.peerAddress), config.adminAllow.contains(where: { $0.contains(peer) }) else {
@@ -45,44 +61,28 @@ extension Worker {
         case .routes:
             writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map(Self.describe)))])).bytes)
         case .recent:
-            switch Self.format(target.query) {
-            case .some(nil):
-                let events = shared.hub.recent()
+            switch RecentFormat.parse(target.query) {
+            case .success(.json):
                 var body = Array("{\"events\":[".utf8)
-                for (index, event) in events.enumerated() {
+                for (index, event) in shared.hub.recent().enumerated() {
                     if index > 0 { body.append(UInt8(ascii: ",")) }
                     body += event.json
                 }
                 body += Array("]}".utf8)
                 writer.sendJSON(body)
-            case .some("har"):
+            case .success(.har):
                 let origin = "http://" + (request.header("Host") ?? config.listen.description)
                 writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                    ("Content-Disposition", "attachment; filename=\"serializerd.har\"")],
                             body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string), outcome: .ok)
-            case .some(let other?):
-                writer.problem(.invalidQuery("format: expected har, found '\(other)'"), route: nil)
-            case nil:
-                writer.problem(.invalidQuery("expected no query or format=har"), route: nil)
+            case .failure(let failure):
+                writer.problem(failure, route: nil)
             }
         case .events:
             openStream(request, writer: writer)
         case .unknown:
             writer.problem(.noRoute, route: nil)
         }
-    }
-
-    /// `format=` from the query: `.some(nil)` when absent, nil when the query holds
-    /// anything else.
-    static func format(_ query: String?) -> String?? {
-        guard let query, !query.isEmpty else { return .some(nil) }
-        var format: String?
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0] == "format", format == nil else { return nil }
-            format = String(parts[1])
-        }
-        return .some(format)
     }
 
     static func describe(_ route: Route) -> JSONValue {

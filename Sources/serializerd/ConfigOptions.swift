@@ -19,6 +19,15 @@ struct ConfigOptions: ParsableArguments {
         throw ValidationError("no configuration file: pass --config PATH, set SERIALIZERD_CONFIG, or create \(Self.searchPath.joined(separator: " or "))")
     }
 
+    /// `--listen` beats `SERIALIZERD_LISTEN` beats the file's `listen`.
+    static func listenOverride(flag: String?, environment: [String: String]) throws -> ListenAddress? {
+        guard let text = flag ?? environment["SERIALIZERD_LISTEN"], !text.isEmpty else { return nil }
+        guard let address = ListenAddress(text) else {
+            throw ValidationError("--listen/SERIALIZERD_LISTEN: expected host:port such as 127.0.0.1:8080, found '\(text)'")
+        }
+        return address
+    }
+
     /// "cannot open 'x': Permission denied" → "Permission denied".
     static func reason(_ error: Error) -> String {
         let text = "\(error)"

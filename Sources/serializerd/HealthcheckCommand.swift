@@ -37,8 +37,8 @@ struct HealthcheckCommand: ParsableCommand {
     /// wildcard bind is asked on loopback, which the default admin.allow admits.
     func defaultURL(_ environment: [String: String]) throws -> String {
         let listen: ListenAddress
-        if let text = environment["SERIALIZERD_LISTEN"], !text.isEmpty, let parsed = ListenAddress(text) {
-            listen = parsed
+        if let overridden = (try? ConfigOptions.listenOverride(flag: nil, environment: environment)) ?? nil {
+            listen = overridden
         } else {
             do { listen = try config.load(environment: environment).listen } catch let failure as ConfigFailure {
                 StandardStreams.write(Array("\(failure.message)\nserializerd healthcheck: pass --url, or a readable --config\n".utf8), fd: 2)

@@ -25,7 +25,7 @@ struct ServeCommand: ParsableCommand {
                                   startTime: Clock.wall())
         LoggingSystem.bootstrap { [output = telemetry.output] label in LineLogHandler(label: label, output: output) }
         let logger = telemetry.logger()
-        let override = try listenOverride(environment)
+        let override = try ConfigOptions.listenOverride(flag: listen, environment: environment)
         let loaded: ServerConfig
         do { loaded = try load(environment, override) } catch let failure as ConfigFailure {
             // An event for log pipelines, and the plain message for the person at the terminal.
@@ -40,15 +40,6 @@ struct ServeCommand: ParsableCommand {
             StandardStreams.write(Array("serializerd: error: \(error)\n".utf8), fd: 2)
             throw ExitCode(1)
         }
-    }
-
-    /// Flag beats environment beats file.
-    func listenOverride(_ environment: [String: String]) throws -> ListenAddress? {
-        guard let text = listen ?? environment["SERIALIZERD_LISTEN"], !text.isEmpty else { return nil }
-        guard let address = ListenAddress(text) else {
-            throw ValidationError("--listen/SERIALIZERD_LISTEN: expected host:port such as 127.0.0.1:8080, found '\(text)'")
-        }
-        return address
     }
 
     func load(_ environment: [String: String], _ override: ListenAddress?) throws -> ServerConfig {

@@ -21,9 +21,19 @@ public enum NumberText {
     /// Milliseconds with exactly three decimals (`1.234`), by integer arithmetic: Double's
     /// description is a measurable cost where this runs per request.
     public static func milliseconds(_ seconds: Double) -> String {
+        var bytes: [UInt8] = []
+        appendMilliseconds(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The same, appended as bytes (log lines are built as bytes).
+    @inline(__always)
+    public static func appendMilliseconds(_ seconds: Double, to bytes: inout [UInt8]) {
         let micros = max(0, Int((seconds * 1_000_000).rounded()))
+        bytes.append(contentsOf: String(micros / 1000).utf8)
         let fraction = micros % 1000
-        return String(micros / 1000) + (fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".") + String(fraction)
+        bytes.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "0") + UInt8(fraction / 100),
+                                  UInt8(ascii: "0") + UInt8(fraction / 10 % 10), UInt8(ascii: "0") + UInt8(fraction % 10)])
     }
 
     /// The shortest text that reads back as `value` (Go's ParseFloat and JSON parsers

@@ -209,7 +209,7 @@ struct LogLine {
     mutating func milliseconds(_ name: StaticString, _ seconds: Double?) {
         key(name)
         guard let seconds else { return null() }
-        bytes.append(contentsOf: NumberText.milliseconds(seconds).utf8)
+        NumberText.appendMilliseconds(seconds, to: &bytes)
     }
 
     mutating func raw(dynamic name: String, _ text: String) {

@@ -28,6 +28,32 @@ import Testing
                 == #"["\"\\","\b\t\n\f\r","\u0001\u001f"]"#)
     }
 
+    /// Strings are copied eight bytes at a time; put each kind of special byte at every
+    /// offset of the first words, with the string at the very end of the input and behind
+    /// whitespace that is removed (so the output runs behind the input cursor), and check
+    /// against the byte-by-byte meaning.
+    @Test(arguments: [
+        (#"\""#, #"\""#), (#"\\"#, #"\\"#), (#"\/"#, "/"), (#"\n"#, #"\n"#), (#"\u00e9"#, "é"),
+        (#"\u0001"#, #"\u0001"#), ("é", "é"), ("😀", "😀"), ("\"", nil), ("\u{01}", nil),
+    ] as [(String, String?)])
+    func specialBytesAtEveryOffsetOfAWord(special: String, expected: String?) throws {
+        for before in 0...17 {
+            for after in [0, 1, 7, 8, 9] {
+                let left = String(repeating: "a", count: before), right = String(repeating: "b", count: after)
+                for (prefix, suffix) in [("", ""), ("[   \n  ", "]"), ("{\"k\"  :   ", "}")] {
+                    let input = prefix + "\"" + left + special + right + "\"" + suffix
+                    let compactPrefix = prefix.filter { !" \n".contains($0) }
+                    if let expected {
+                        #expect(try normalized(input) == compactPrefix + "\"" + left + expected + right + "\"" + suffix,
+                                "\(input)")
+                    } else {
+                        #expect(failure(Array(input.utf8)) != nil, "\(input)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func passesLiteralUTF8Through() throws {
         #expect(try normalized("{\"名前\":\"値 ☃ 😀\"}") == "{\"名前\":\"値 ☃ 😀\"}")
     }

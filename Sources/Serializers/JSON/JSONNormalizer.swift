@@ -255,8 +255,10 @@ struct NormalizerCore: ~Copyable {
         put(UInt8(ascii: "\""))
         i += 1
         while true {
-            let runStart = i
-            // Eight bytes at a time while none is a quote, backslash, control or non-ASCII.
+            // Eight bytes at a time: each word is stored whole, then both cursors advance
+            // to its first quote, backslash, control or non-ASCII byte. Storing past that
+            // byte is safe: the output never outruns the input (w ≤ i), so o + w + 8 stays
+            // within the output's capacity whenever i + 8 ≤ n.
             while i + 8 <= n {
                 let x = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
                 let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
@@ -265,17 +267,22 @@ struct NormalizerCore: ~Copyable {
                 special |= (x &- ones &* 0x20) & ~x & high
                 special |= (quote &- ones) & ~quote & high
                 special |= (slash &- ones) & ~slash & high
-                if special != 0 { break }
+                UnsafeMutableRawPointer(o + w).storeBytes(of: x, as: UInt64.self)
+                if special != 0 {
+                    // The lowest flagged byte is exact (borrows only propagate upwards).
+                    let k = special.trailingZeroBitCount >> 3
+                    i += k
+                    w += k
+                    break
+                }
                 i += 8
+                w += 8
             }
             while i < n {
                 let c = p[i]
                 if c < 0x20 || c == 0x22 || c == 0x5C || c >= 0x80 { break }
+                put(c)
                 i += 1
-            }
-            if i > runStart {
-                (o + w).update(from: p + runStart, count: i - runStart)
-                w += i - runStart
             }
             guard i < n else { throw fail("unterminated string", at: open) }
             let c = p[i]

@@ -31,7 +31,7 @@ public final class ServerRequest {
     }
 
     public func header(_ name: String) -> String? {
-        evhttp_find_header(evhttp_request_get_input_headers(raw), name).map { String(cString: $0) }
+        name.withCString { evhttp_find_header(evhttp_request_get_input_headers(raw), $0) }.map { String(cString: $0) }
     }
 
     public var body: [UInt8] {
@@ -73,13 +73,17 @@ public final class ServerRequest {
         } else if !body.isEmpty {
             _ = body.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) }
         }
-        evhttp_send_reply(raw, Int32(status), ServerRequest.reason(status), buffer)
+        ServerRequest.reason(status).withCString { evhttp_send_reply(raw, Int32(status), $0, buffer) }
         return connected
     }
 
     private func addHeaders(_ headers: [(String, String)]) {
         let output = evhttp_request_get_output_headers(raw)
-        for (name, value) in headers { evhttp_add_header(output, name, value) }
+        // withCString: short Strings are copied to the stack, where passing them as
+        // pointers would allocate a C copy of each.
+        for (name, value) in headers {
+            name.withCString { name in value.withCString { value in _ = evhttp_add_header(output, name, value) } }
+        }
     }
 
     // MARK: Streaming (chunked) replies, for Server-Sent Events.

@@ -8,7 +8,7 @@ final class Transfer {
     let limit: Int
     let completion: (Result<UpstreamReply, UpstreamFailure>) -> Void
     var body: [UInt8] = []
-    var headers: [(String, String)] = []
+    var headers = UpstreamHeaders()
     var overLimit = false
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
@@ -68,15 +68,11 @@ final class Transfer {
         let line = data.bindMemory(to: UInt8.self)
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            headers.removeAll(keepingCapacity: true)
+            headers.lines.removeAll(keepingCapacity: true)
             return
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        var start = colon + 1, end = line.count
-        while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }
-        while end > start && (line[end - 1] == 0x20 || line[end - 1] == 0x09 || line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }
-        headers.append((String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
-                        String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)))
+        if headers.lines.capacity == 0 { headers.lines.reserveCapacity(1024) }
+        headers.lines.append(contentsOf: line)
     }
 
     var errorMessage: String { String(cString: errorBuffer) }

@@ -51,6 +51,9 @@ struct ProxySerializerTests {
         let envelope = try proxy.get("/e/json?body=%7B%22b%22:1.50,%22a%22:1e2%7D")
         #expect(envelope.text.hasPrefix(#"{"status":200,"headers":{"#))
         #expect(envelope.text.hasSuffix(#""data":{"a":100,"b":1.5}}"#))
+        // Every upstream header but hop-by-hop and framing ones, names lowercased.
+        #expect(envelope.text.contains(#""cache-control":"max-age=60""#) && envelope.text.contains(#""x-other":"1""#))
+        #expect(!envelope.text.contains("content-length") && !envelope.text.contains("connection"))
         let notCanonical = try proxy.get("/e/json?body=%5B1e400%5D")
         #expect(notCanonical.status == 502)
         #expect(notCanonical.text.contains("urn:serializerd:serialization-failed") && notCanonical.text.contains("1e400"))
@@ -67,6 +70,7 @@ struct ProxySerializerTests {
         let passthrough = try proxy.get("/pass/json?status=500&type=text/html")
         #expect(passthrough.status == 500 && passthrough.text == #"{"a": [1, 2.50, null], "b": "x\/y"}"#)
         #expect(passthrough.header("Content-Type") == "text/html" && passthrough.header("X-Request-Id") != nil)
+        #expect(passthrough.header("X-Other") == "1" && passthrough.header("ETag") == #""v1""#)
         let passthroughSuccess = try proxy.get("/pass/json")
         #expect(passthroughSuccess.text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
 

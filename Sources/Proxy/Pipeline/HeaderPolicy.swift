@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Which headers cross the proxy, in each direction (DESIGN §3, §4).
 enum HeaderPolicy {
     /// Hop-by-hop (RFC 9110 §7.6.1) and what libcurl or the writer sets itself.
@@ -8,13 +10,13 @@ enum HeaderPolicy {
     ]
 
     /// The upstream headers a normalized response carries to the client.
-    static let forwardedDownstreamSet: Set<String> = ["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"]
+    static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
 
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
-    static let hopByHopDownstream: Set<String> = [
+    static let hopByHopDownstream = HeaderNames([
         "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",
         "proxy-connection", "content-length", "content-encoding",
-    ]
+    ])
 
     /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
     /// then X-Forwarded-For and X-Request-Id.

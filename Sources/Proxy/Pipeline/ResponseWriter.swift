@@ -39,11 +39,22 @@ struct ResponseWriter {
         startedWall = Clock.wall()
     }
 
-    /// One string, built in place: this header is on every reply.
+    /// One string, written in place: this header is on every reply.
     func timingHeader(total: Double) -> (String, String) {
-        var value = "total;dur=" + NumberText.milliseconds(total)
-        if let upstreamSeconds { value += ", upstream;dur=" + NumberText.milliseconds(upstreamSeconds) }
-        if let serializeSeconds { value += ", serialize;dur=" + NumberText.milliseconds(serializeSeconds) }
+        let value = String(unsafeUninitializedCapacity: 48 + 3 * NumberText.maxMillisecondsLength) { buffer in
+            var w = 0
+            NumberText.put("total;dur=", into: buffer, at: &w)
+            NumberText.putMilliseconds(total, into: buffer, at: &w)
+            if let upstreamSeconds {
+                NumberText.put(", upstream;dur=", into: buffer, at: &w)
+                NumberText.putMilliseconds(upstreamSeconds, into: buffer, at: &w)
+            }
+            if let serializeSeconds {
+                NumberText.put(", serialize;dur=", into: buffer, at: &w)
+                NumberText.putMilliseconds(serializeSeconds, into: buffer, at: &w)
+            }
+            return w
+        }
         return ("Server-Timing", value)
     }
 
@@ -67,8 +78,7 @@ struct ResponseWriter {
     /// The request's one completion event (also for event streams, when they end).
     func record(status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?) {
         let reply = outcome.reply
-        var url = reply?.url ?? upstreamURL
-        if let full = url, let query = full.utf8.firstIndex(of: UInt8(ascii: "?")) { url = String(full[..<query]) }
+        let url = (reply?.url ?? upstreamURL)?.prefix(upToByte: UInt8(ascii: "?"))
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,
@@ -93,23 +103,21 @@ struct ResponseWriter {
     func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, envelope: Bool) {
         let bytes = envelope ? Self.envelope(reply, data: value.bytes) : value.bytes
         var headers = [("Content-Type", "application/json; charset=utf-8"), ("X-Serializerd-Serializer", serializer)]
-        for (field, fieldValue) in reply.headers where HeaderPolicy.forwardedDownstreamSet.contains(field.lowercased()) {
-            headers.append((field, fieldValue))
-        }
+        headers += reply.headers.fields(where: HeaderPolicy.forwardedDownstream.contains)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }
 
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
     func passthrough(_ reply: UpstreamReply, failure: ProxyFailure, serializer: String?) {
-        let headers = reply.headers.filter { !HeaderPolicy.hopByHopDownstream.contains($0.0.lowercased()) }
+        let headers = reply.headers.fields { !HeaderPolicy.hopByHopDownstream.contains($0) }
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.
     static func envelope(_ reply: UpstreamReply, data: [UInt8]) -> [UInt8] {
         var headers: [(String, JSONValue)] = []
-        for (name, value) in reply.headers where !HeaderPolicy.hopByHopDownstream.contains(name.lowercased()) {
+        for (name, value) in reply.headers.fields(where: { !HeaderPolicy.hopByHopDownstream.contains($0) }) {
             let key = name.lowercased()
             headers.removeAll { $0.0 == key }
             headers.append((key, .string(value)))

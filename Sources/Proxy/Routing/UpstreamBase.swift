@@ -7,6 +7,8 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
     public let authority: String
     /// Always ends with `/`.
     public let path: String
+    /// `scheme://authority/path/`, the prefix of every joined URL.
+    public let description: String
 
     public init?(_ text: String) {
         guard let schemeEnd = text.range(of: "://") else { return nil }
@@ -24,36 +26,43 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
         self.scheme = scheme
         self.authority = authority
         self.path = path
+        description = "\(scheme)://\(authority)\(path)"
     }
-
-    public var description: String { "\(scheme)://\(authority)\(path)" }
 
     /// Joins the client's path remainder (what follows the route prefix, without a
     /// leading `/`) and query. Fails for any `.`/`..` segment,
     /// empty segment (`//`), or their percent-encoded forms, and for a backslash or
     /// control characters, so the result stays under the base URL.
     public func join(remainder: Substring, query: String?) -> Result<String, PathEscape> {
-        let relative = remainder
-        if relative.first == "/" { return .failure(.emptySegment) }
-        if !relative.isEmpty {
-            for segment in relative.split(separator: "/", omittingEmptySubsequences: false) {
-                if let problem = Self.check(segment, isLast: segment.endIndex == relative.endIndex) { return .failure(problem) }
+        var relative = remainder
+        let problem = relative.withUTF8 { bytes -> PathEscape? in
+            guard let first = bytes.first else { return nil }
+            if first == UInt8(ascii: "/") { return .emptySegment }
+            var start = 0
+            while true {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
+                if let problem = Self.check(UnsafeBufferPointer(rebasing: bytes[start..<end]), isLast: end == bytes.count) {
+                    return problem
+                }
+                if end == bytes.count { return nil }
+                start = end + 1
             }
         }
+        if let problem { return .failure(problem) }
         var url = description + relative
         if let query, !query.isEmpty { url += "?" + query }
         return .success(url)
     }
 
-    static func check(_ segment: Substring, isLast: Bool) -> PathEscape? {
+    static func check(_ segment: UnsafeBufferPointer<UInt8>, isLast: Bool) -> PathEscape? {
         if segment.isEmpty { return isLast ? nil : .emptySegment }
-        let bytes = segment.utf8
-        if bytes.contains(where: { $0 < 0x21 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) { return .invalidCharacter }
-        if !bytes.contains(UInt8(ascii: "%")) {
+        if segment.contains(where: { $0 < 0x21 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) { return .invalidCharacter }
+        if !segment.contains(UInt8(ascii: "%")) {
             // No escapes: only a literal "." or ".." can be a dot segment.
-            return bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) && bytes.count <= 2 ? .dotSegment : nil
+            return segment.allSatisfy({ $0 == UInt8(ascii: ".") }) && segment.count <= 2 ? .dotSegment : nil
         }
-        let decoded = Array(percentDecoded(segment).utf8)
+        let decoded = percentDecoded(Array(segment))
         if decoded == [0x2E] || decoded == [0x2E, 0x2E] { return .dotSegment }
         if decoded.contains(UInt8(ascii: "/")) || decoded.contains(UInt8(ascii: "\\")) { return .encodedSeparator }
         if decoded.contains(where: { $0 < 0x21 || $0 == 0x7F }) { return .invalidCharacter }
@@ -61,15 +70,15 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Decodes %XX repeatedly, so `%252e` cannot hide a dot either.
-    static func percentDecoded(_ segment: Substring) -> String {
-        var current = Array(segment.utf8)
+    static func percentDecoded(_ segment: [UInt8]) -> [UInt8] {
+        var current = segment
         for _ in 0..<3 {
             var out: [UInt8] = []
             var i = 0, changed = false
             while i < current.count {
                 if current[i] == UInt8(ascii: "%"), i + 2 < current.count,
-                   let v = UInt8(String(decoding: current[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
-                    out.append(v); i += 3; changed = true
+                   let high = hexValue(current[i + 1]), let low = hexValue(current[i + 2]) {
+                    out.append(high << 4 | low); i += 3; changed = true
                 } else {
                     out.append(current[i]); i += 1
                 }
@@ -77,7 +86,16 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
             current = out
             if !changed { break }
         }
-        return String(decoding: current, as: UTF8.self)
+        return current
+    }
+
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - 0x30
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - 0x57
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - 0x37
+        default: nil
+        }
     }
 }
 

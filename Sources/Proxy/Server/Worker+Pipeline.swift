@@ -9,7 +9,7 @@ extension Worker {
     func handle(_ request: ServerRequest) {
         let rawTarget = request.target
         var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
-                                    telemetry: telemetry, path: rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(rawTarget[..<$0]) } ?? rawTarget)
+                                    telemetry: telemetry, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
         if shuttingDown {
             writer.problem(.unavailable, route: nil, extraHeaders: [("Connection", "close")])
             return

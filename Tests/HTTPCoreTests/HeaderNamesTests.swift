@@ -1,0 +1,34 @@
+import HTTPCore
+import Testing
+
+@Suite struct HeaderNamesTests {
+    func matches(_ names: HeaderNames, _ raw: String) -> Bool {
+        Array(raw.utf8).withUnsafeBufferPointer { names.contains($0) }
+    }
+
+    @Test func matchesRawNamesIgnoringASCIICase() {
+        let names = HeaderNames(["cache-control", "Date", "x-1"])
+        #expect(matches(names, "Cache-Control") && matches(names, "CACHE-CONTROL") && matches(names, "date"))
+        #expect(matches(names, "X-1") && names.contains("DATE"))
+        #expect(!matches(names, "Cache-Contro") && !matches(names, "cache-controls") && !matches(names, ""))
+        // Only letters fold: '-' | 0x20 is itself, but '\r' | 0x20 would be '-'.
+        #expect(!matches(names, "cache\rcontrol") && !matches(names, "x\u{0D}1"))
+    }
+
+    @Test func prefixUpToAByte() {
+        #expect("/a/b?x=1?y".prefix(upToByte: UInt8(ascii: "?")) == "/a/b")
+        #expect("/café/ü".prefix(upToByte: UInt8(ascii: "?")) == "/café/ü")
+        #expect("?q".prefix(upToByte: UInt8(ascii: "?")) == "")
+    }
+
+    @Test func millisecondsHaveThreeDecimals() {
+        #expect(NumberText.milliseconds(0) == "0.000")
+        #expect(NumberText.milliseconds(1.2345675) == "1234.568")
+        #expect(NumberText.milliseconds(0.0000004) == "0.000")
+        #expect(NumberText.milliseconds(86_400) == "86400000.000")
+        #expect(NumberText.milliseconds(-1) == "0.000" && NumberText.milliseconds(.nan) == "0.000")
+        var bytes = Array("t=".utf8)
+        NumberText.appendMilliseconds(0.012, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "t=12.000")
+    }
+}

@@ -6,7 +6,7 @@ public enum Probe {
     /// The status, or why no response came.
     public static func get(url: String, timeout: Double) -> Result<Int, UpstreamFailure> {
         SessionManager.globalInit()
-        guard let easy = curl_easy_init() else {
+        guard let easy = SessionManager.newHandle() else {
             return .failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
         }
         let request = UpstreamRequest(url: url, method: "GET", headers: [], body: [], timeout: timeout, connectTimeout: timeout,

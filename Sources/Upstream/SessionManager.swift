@@ -36,7 +36,7 @@ public final class SessionManager {
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
-        guard !closed, let easy = idleHandles.popLast() ?? curl_easy_init() else {
+        guard !closed, let easy = idleHandles.popLast() ?? Self.newHandle() else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
             return
         }
@@ -51,11 +51,10 @@ public final class SessionManager {
         }
     }
 
-    /// Every option a task sets on its easy handle (also the healthcheck's `Probe`).
-    static func configure(_ t: Transfer, _ r: UpstreamRequest) {
-        let easy = t.easy
-        let me = Unmanaged.passUnretained(t).toOpaque()
-        cshim_easy_setopt_string(easy, CURLOPT_URL, r.url)
+    /// An easy handle with the options every task shares. They survive reuse: a recycled
+    /// handle is not reset, so only what differs per task is set again.
+    static func newHandle() -> UnsafeMutableRawPointer? {
+        guard let easy = curl_easy_init() else { return nil }
         cshim_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         cshim_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         cshim_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -63,16 +62,29 @@ public final class SessionManager {
         cshim_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")    // every encoding libcurl decodes
         // Large bodies arrive in fewer reads and write callbacks than with the 16 KB default.
         cshim_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 << 10)
+        cshim_easy_setopt_write_function(easy, Transfer.write)
+        cshim_easy_setopt_header_function(easy, Transfer.header)
+        return easy
+    }
+
+    /// Every option that differs per task, on a handle from `newHandle` (also the
+    /// healthcheck's `Probe`). Whatever one task may set is set by every task, so nothing
+    /// carries over from the handle's previous task.
+    static func configure(_ t: Transfer, _ r: UpstreamRequest) {
+        let easy = t.easy
+        let me = Unmanaged.passUnretained(t).toOpaque()
+        cshim_easy_setopt_string(easy, CURLOPT_URL, r.url)
         cshim_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(r.timeout * 1000))
         cshim_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
         cshim_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.followRedirects > 0 ? 1 : 0)
         cshim_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.followRedirects)
         cshim_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.maxResponseBytes))
-        cshim_easy_setopt_write_function(easy, Transfer.write)
         cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
-        cshim_easy_setopt_header_function(easy, Transfer.header)
         cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
         cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer)
+        // HTTPGET undoes a previous task's HEAD or POST; the method is then set on top.
+        cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
         switch r.method {
         case "GET": break
         case "HEAD": cshim_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
@@ -144,7 +156,10 @@ public final class SessionManager {
     /// pool lives in the multi handle either way.
     private func recycle(_ transfer: Transfer) {
         if idleHandles.count < maxIdleHandles {
-            curl_easy_reset(transfer.easy)
+            // The task's header list and error buffer are freed with it: no pointer to
+            // them stays behind.
+            cshim_easy_setopt_pointer(transfer.easy, CURLOPT_HTTPHEADER, nil)
+            cshim_easy_setopt_pointer(transfer.easy, CURLOPT_ERRORBUFFER, nil)
             idleHandles.append(transfer.easy)
             transfer.releaseKeepingHandle()
         } else {

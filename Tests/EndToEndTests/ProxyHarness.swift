@@ -10,9 +10,9 @@ final class ProxyHarness {
     let configPath: String
 
     /// `routes` is YAML for the `routes:` list; `{stub}` becomes the stub's base URL.
-    init(routes: String, top: String = "", environment: [String: String]? = nil) throws {
+    init(routes: String, top: String = "", workers: Int = 2, environment: [String: String]? = nil) throws {
         (stub, stubPort) = try StubUpstream.start()
-        let yaml = "listen: 127.0.0.1:0\nworkers: 2\n" + top + "routes:\n"
+        let yaml = "listen: 127.0.0.1:0\nworkers: \(workers)\n" + top + "routes:\n"
             + routes.replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(stubPort)/v1")
         do {
             (daemon, port, configPath) = try DaemonUnderTest.start(config: yaml, environment: environment)

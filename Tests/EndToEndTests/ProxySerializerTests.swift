@@ -106,6 +106,24 @@ struct ProxySerializerTests {
         #expect(proxy.json(bad)?["type"] as? String == "urn:serializerd:bad-request")
     }
 
+    /// Easy handles are reused without a reset: nothing of one task's method or body may
+    /// reach the next one on the same handle (one worker, so every task reuses the last).
+    @Test func reusedUpstreamHandlesCarryNothingOver() throws {
+        let proxy = try ProxyHarness(routes: route("http", prefix: "/h/", extra: "    request: { serializer: http }\n"), workers: 1)
+        defer { proxy.finish() }
+        let form = [("Content-Type", "application/x-www-form-urlencoded")]
+        for _ in 0..<2 {
+            for (method, body) in [("POST", "a=1"), ("GET", ""), ("HEAD", ""), ("GET", ""), ("PUT", "b=2"), ("DELETE", ""), ("GET", "")] {
+                let response = try proxy.get("/h/echo", method: method, headers: body.isEmpty ? [] : form, body: Array(body.utf8))
+                #expect(response.status == 200, "\(method)")
+                if method == "HEAD" { #expect(response.body.isEmpty); continue }
+                let echoed = try #require(proxy.json(response), "\(method)")
+                #expect(echoed["method"] as? String == method)
+                #expect(echoed["body"] as? String == body, "\(method)")
+            }
+        }
+    }
+
     @Test func absoluteFormRequestsReachOnlyTheirHost() throws {
         let proxy = try ProxyHarness(routes: "  - name: legacy\n    match: { host: api.test, prefix: / }\n    upstream: {stub}\n")
         defer { proxy.finish() }

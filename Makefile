@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test check-ops bench bench-deps bench-proxy bench-telemetry install install-files uninstall clean
+.PHONY: all deps test-deps build release run test check-ops bench bench-deps bench-proxy bench-instructions bench-telemetry install install-files uninstall clean
 
 all: build
 
@@ -83,6 +83,14 @@ bench-deps: deps
 bench-proxy: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/proxy.sh
+
+# Instructions per request (callgrind), serializerd vs the same stack in C.
+bench-instructions: bench-deps
+	@command -v valgrind >/dev/null && command -v gcc >/dev/null || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq valgrind gcc binutils; }
+	$(SWIFT) build $(RELEASE) --product serializerd
+	bench/instructions.sh
 
 install: release install-files
 

@@ -16,3 +16,30 @@ http {
   keepalive_requests 10000000;
 CONF
 }
+
+# The proxy benchmarks' payloads in $1: small/medium/large.json (≈1 KB, 100 KB, 1 MB,
+# `json.dumps(indent=1)` of item lists, non-ASCII as \u escapes) and a 100 KB XML catalog.
+bench_payloads() {
+python3 - "$1" <<'EOF'
+import json, random, sys
+random.seed(7)
+out = sys.argv[1]
+def item(i):
+    return {"id": i, "name": f"item {i}", "price": round(random.random() * 100, 2), "tags": ["a", "b", "c"][: i % 4],
+            "active": i % 2 == 0, "note": None, "text": "lorem ipsum dolor sit amet \u00e9\u00e8 " * (i % 3)}
+for name, size in [("small", 1_000), ("medium", 100_000), ("large", 1_000_000)]:
+    items, data = [], b""
+    while len(data) < size:
+        items.append(item(len(items)))
+        data = json.dumps({"items": items}, indent=1).encode()
+    open(f"{out}/{name}.json", "wb").write(data)
+parts = ['<?xml version="1.0"?>\n<catalog xmlns:x="urn:x">']
+i = 0
+while sum(map(len, parts)) < 100_000:
+    i += 1
+    parts.append(f'<product id="p{i}" x:sku="S{i}"><name>Widget {i} &amp; co</name><price cur="EUR">{i % 97}.5</price>'
+                 f'<tags><tag>a</tag><tag>b</tag></tags><d><![CDATA[<b>x</b>]]></d></product>')
+parts.append("</catalog>")
+open(f"{out}/catalog.xml", "w").write("\n".join(parts))
+EOF
+}

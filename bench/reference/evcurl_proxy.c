@@ -3,7 +3,13 @@
  * interface on the same event_base behind, bodies passed through untouched. The floor
  * serializerd's proxy path is measured against (bench/proxy.sh with EVCURL=1).
  *
- *   evcurl_proxy PORT UPSTREAM_BASE        e.g. evcurl_proxy 18085 http://127.0.0.1:18081
+ *   evcurl_proxy PORT UPSTREAM_BASE [--serializerd-options]
+ *                                          e.g. evcurl_proxy 18085 http://127.0.0.1:18081
+ *
+ * --serializerd-options sets the libcurl options serializerd sets on every task
+ * (protocols, no proxy, decoded encodings, 64 KB reads, timeouts, size cap, a header
+ * callback, Expect: off, X-Forwarded-For and X-Request-Id), so what libcurl itself costs
+ * with serializerd's settings can be told apart from what serializerd adds.
  *
  * Loopback only; one thread; no error pages beyond 502.
  */
@@ -26,16 +32,20 @@ static struct event_base *base;
 static CURLM *multi;
 static struct event *timer;
 static const char *upstream;
+static int serializerd_options;
 
 struct task {
     struct evhttp_request *req;
     struct evbuffer *body;
     CURL *easy;
     char *url;
+    struct curl_slist *headers;
 };
 
 static CURL *idle[64];
 static int idle_count;
+
+static size_t on_header(char *data, size_t size, size_t count, void *arg) { return size * count; }
 
 static size_t on_body(char *data, size_t size, size_t count, void *arg) {
     struct task *t = arg;
@@ -63,6 +73,7 @@ static void drain(void) {
         }
         if (idle_count < 64) { curl_easy_reset(easy); idle[idle_count++] = easy; } else curl_easy_cleanup(easy);
         evbuffer_free(t->body);
+        curl_slist_free_all(t->headers);
         free(t->url);
         free(t);
     }
@@ -117,12 +128,31 @@ static void on_request(struct evhttp_request *req, void *arg) {
     curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
     curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
+    if (serializerd_options) {
+        curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(t->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(t->easy, CURLOPT_ACCEPT_ENCODING, "");
+        curl_easy_setopt(t->easy, CURLOPT_BUFFERSIZE, 65536L);
+        curl_easy_setopt(t->easy, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+        curl_easy_setopt(t->easy, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(t->easy, CURLOPT_MAXREDIRS, 0L);
+        curl_easy_setopt(t->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)33554432);
+        curl_easy_setopt(t->easy, CURLOPT_HEADERFUNCTION, on_header);
+        t->headers = curl_slist_append(NULL, "Expect:");
+        t->headers = curl_slist_append(t->headers, "X-Forwarded-For: 127.0.0.1");
+        t->headers = curl_slist_append(t->headers, "X-Request-Id: 0123456789abcdef");
+        curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+    }
     curl_multi_add_handle(multi, t->easy);
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: %s PORT UPSTREAM_BASE\n", argv[0]); return 64; }
+    if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "--serializerd-options"))) {
+        fprintf(stderr, "usage: %s PORT UPSTREAM_BASE [--serializerd-options]\n", argv[0]);
+        return 64;
+    }
     upstream = argv[2];
+    serializerd_options = argc == 4;
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     base = event_base_new();

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Instructions per request, counted by valgrind's callgrind: deterministic where wall-clock
+# figures on these shared machines move by ±20–40 %, so a change of a few percent in the
+# request path shows up in one run. User space only (the kernel's share is not counted).
+#
+# Three proxies in front of the same nginx origin, on loopback only, one connection
+# (wrk -c1, bounded by -d):
+#   serializerd   release build (debug info stripped: valgrind cannot read Swift's)
+#   C             bench/reference/evcurl_proxy.c, bodies passed through
+#   C+options     the same with the libcurl options serializerd sets on every task
+# For each body size: warm up, zero the counters, count DUR of requests, and report
+# instructions per request by shared object, with serializerd ÷ C+options.
+#
+#   bench/instructions.sh            # SIZES="small medium" DUR=4s
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+SIZES=${SIZES:-small medium}
+DUR=${DUR:-4s}
+WORK=${WORK:-/tmp/serializerd-instructions}
+ORIGIN=18181 PORT=18184
+BIN=.build/release/serializerd
+
+for tool in nginx wrk valgrind callgrind_control gcc python3 curl strip; do
+  command -v "$tool" >/dev/null || { echo "bench/instructions.sh needs $tool (apt-get install nginx-light wrk valgrind gcc python3 curl binutils)"; exit 1; }
+done
+[ -x "$BIN" ] || swift build -c release --static-swift-stdlib --product serializerd
+
+rm -rf "$WORK" && mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
+bench_payloads "$WORK/www"
+strip --strip-debug -o "$WORK/serializerd" "$BIN"
+gcc -O2 bench/reference/evcurl_proxy.c $(pkg-config --cflags --libs libevent libcurl) -o "$WORK/evcurl_proxy"
+
+{ nginx_preamble "$WORK"; cat <<EOF
+  server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
+}
+EOF
+} > "$WORK/nginx.conf"
+cat > "$WORK/serializerd.yaml" <<EOF
+listen: 127.0.0.1:$PORT
+workers: 1
+limits: { max_response_body: 32MiB }
+log: { format: json, level: warning }
+routes:
+  - name: json
+    match: { prefix: /bench/ }
+    upstream: http://127.0.0.1:$ORIGIN/
+EOF
+
+nginx -c "$WORK/nginx.conf"
+VG=""
+cleanup() {
+  [ -z "$VG" ] || kill "$VG" 2>/dev/null || true
+  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# count NAME SIZE URL_PREFIX COMMAND... → appends "NAME SIZE OBJECT INSTRUCTIONS_PER_REQUEST" rows
+count() {
+  local name=$1 size=$2 prefix=$3; shift 3
+  rm -f "$WORK/cg.out"*
+  valgrind --tool=callgrind --compress-strings=no --compress-pos=no --callgrind-out-file="$WORK/cg.out" "$@" \
+    > "$WORK/logs/$name-$size.log" 2>&1 &
+  VG=$!
+  for _ in $(seq 150); do curl -fs -o /dev/null "$prefix/$size.json" && break; sleep 0.2; done
+  wrk -t1 -c1 -d2s "$prefix/$size.json" > /dev/null
+  callgrind_control -z "$VG" > /dev/null 2>&1
+  local n
+  n=$(wrk -t1 -c1 -d"$DUR" "$prefix/$size.json" | awk '/requests in/ {print $1}')
+  callgrind_control -d "$VG" > /dev/null 2>&1
+  for _ in $(seq 50); do [ -s "$WORK/cg.out.1" ] && break; sleep 0.2; done
+  kill "$VG"; wait "$VG" 2>/dev/null || true; VG=""
+  python3 - "$WORK/cg.out.1" "$n" "$name" "$size" >> "$WORK/results.tsv" <<'EOF'
+import collections, sys
+objects = collections.Counter(); ob = None; calls = False
+for line in open(sys.argv[1]):
+    if line.startswith("ob="):
+        ob = line[3:].strip().rsplit("/", 1)[-1]
+    elif line.startswith("calls="):
+        calls = True        # the next cost line is a callee's, not this function's own
+    elif line[:1].isdigit() or line[:1] in "+-*":
+        if calls:
+            calls = False
+        elif len(line.split()) > 1:
+            objects[ob] += int(line.split()[1])
+n = int(sys.argv[2])
+for ob, cost in objects.items():
+    label = "own" if ob in ("serializerd", "evcurl_proxy") else ob.split(".so")[0].split("-")[0] if ".so" in ob else "other"
+    label = label if label in ("own", "libcurl", "libc", "libevent") else "other"
+    print(sys.argv[3], sys.argv[4], label, round(cost / n))
+EOF
+}
+
+: > "$WORK/results.tsv"
+for size in $SIZES; do
+  count serializerd "$size" "http://127.0.0.1:$PORT/bench" "$WORK/serializerd" serve --config "$WORK/serializerd.yaml"
+  count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN"
+  count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options
+done
+
+python3 - "$WORK/results.tsv" <<'EOF'
+import collections, sys
+rows = collections.defaultdict(collections.Counter)
+for line in open(sys.argv[1]):
+    name, size, label, value = line.split()
+    rows[(name, size)][label] += int(value)
+labels = ["own", "libcurl", "libc", "libevent", "other"]
+print("| body | proxy | instructions per request | own code (incl. Swift runtime) | libcurl | libc | libevent | other | ÷ C+options |")
+print("|---|---|---|" + "---|" * len(labels) + "---|")
+for size in dict.fromkeys(s for _, s in rows):
+    base = sum(rows[("C+options", size)].values())
+    for name in ["serializerd", "C", "C+options"]:
+        r = rows[(name, size)]
+        total = sum(r.values())
+        print(f"| {size} | {name} | {total:,} | " + " | ".join(f"{r[l]:,}" for l in labels) + f" | {total / base:.2f}× |")
+EOF

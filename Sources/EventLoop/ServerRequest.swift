@@ -30,6 +30,23 @@ public final class ServerRequest {
         return result
     }
 
+    /// Each request header's name and value as bytes, in order, without a String per
+    /// header (most are only looked at, and those forwarded go to libcurl as bytes).
+    public func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let list = evhttp_request_get_input_headers(raw) else { return }
+        var entry = list.pointee.tqh_first
+        while let current = entry {
+            let key = current.pointee.key!, value = current.pointee.value!
+            key.withMemoryRebound(to: UInt8.self, capacity: 1) { key in
+                value.withMemoryRebound(to: UInt8.self, capacity: 1) { value in
+                    body(UnsafeBufferPointer(start: key, count: strlen(current.pointee.key)),
+                         UnsafeBufferPointer(start: value, count: strlen(current.pointee.value)))
+                }
+            }
+            entry = current.pointee.next.tqe_next
+        }
+    }
+
     public func header(_ name: String) -> String? {
         name.withCString { evhttp_find_header(evhttp_request_get_input_headers(raw), $0) }.map { String(cString: $0) }
     }

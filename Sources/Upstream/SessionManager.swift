@@ -1,6 +1,9 @@
 internal import CCurl
 internal import CShims
 import EventLoop
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// AFURLSessionManager on libcurl's multi interface, driven by one worker's event loop
 /// (the hiperfifo pattern): curl tells us which sockets and timeout to watch, the loop
@@ -99,7 +102,15 @@ public final class SessionManager {
         }
         // No Expect: 100-continue round trip for larger bodies.
         var list = curl_slist_append(nil, "Expect:")
-        for (name, value) in r.headers { list = curl_slist_append(list, "\(name): \(value)") }
+        r.headers.bytes.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { lines in
+                var start = 0
+                while start < lines.count {
+                    list = curl_slist_append(list, lines.baseAddress! + start)
+                    start += strlen(lines.baseAddress! + start) + 1
+                }
+            }
+        }
         t.headerList = list
         cshim_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
     }

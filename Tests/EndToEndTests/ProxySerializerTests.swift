@@ -101,6 +101,22 @@ struct ProxySerializerTests {
         #expect(headers["x-forwarded-for"] == "127.0.0.1")
         #expect(headers["x-api-key"] == "secret")
 
+        // End-to-end headers pass as sent; hop-by-hop, proxy-*, framing and the route's
+        // own (any case) do not; an incoming X-Forwarded-For is extended.
+        let mixed = try proxy.get("/h/echo", headers: [
+            ("X-Forwarded-For", "10.0.0.1"), ("X-Custom", "v 1"), ("proxy-foo", "x"), ("Keep-Alive", "timeout=5"),
+            ("Accept-Encoding", "identity;q=0"), ("User-Agent", "app/1.0"), ("x-forwarded-for", "10.0.0.2"),
+        ])
+        let forwarded = try #require(proxy.json(mixed)?["headers"] as? [String: String])
+        #expect(forwarded["x-forwarded-for"] == "10.0.0.1, 10.0.0.2, 127.0.0.1")
+        #expect(forwarded["x-custom"] == "v 1" && forwarded["user-agent"] == "app/1.0")
+        #expect(forwarded["proxy-foo"] == nil && forwarded["keep-alive"] == nil)
+        #expect(forwarded["accept-encoding"]?.contains("gzip") == true)
+        #expect(forwarded["x-request-id"] == mixed.header("X-Request-Id"))
+        let overridden = try proxy.get("/js/echo", method: "POST", headers: [("Content-Type", "application/json"), ("X-API-KEY", "client")],
+                                       body: Array("{}".utf8))
+        #expect((proxy.json(overridden)?["headers"] as? [String: String])?["x-api-key"] == "secret")
+
         let bad = try proxy.get("/js/echo", method: "POST", headers: [("Content-Type", "application/json")], body: Array("[1,2]".utf8))
         #expect(bad.status == 400)
         #expect(proxy.json(bad)?["type"] as? String == "urn:serializerd:bad-request")

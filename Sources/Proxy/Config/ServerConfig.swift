@@ -66,6 +66,8 @@ public final class Route: Sendable {
     public let connectTimeout: Double
     public let followRedirects: Int
     public let headers: [(String, String)]
+    /// The names of `headers`, which replace any client header of the same name.
+    let headerNames: HeaderNames
     public let requestSerializerName: String
     public let requestSerializer: any RequestSerializer
     public let response: ResponseSettings
@@ -85,6 +87,7 @@ public final class Route: Sendable {
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects
         self.headers = headers
+        headerNames = HeaderNames(headers.map(\.0))
         self.requestSerializerName = requestSerializerName
         self.requestSerializer = requestSerializer
         self.response = response

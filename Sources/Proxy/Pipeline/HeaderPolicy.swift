@@ -1,13 +1,17 @@
+import EventLoop
 import HTTPCore
+import Upstream
 
 /// Which headers cross the proxy, in each direction (DESIGN §3, §4).
 enum HeaderPolicy {
     /// Hop-by-hop (RFC 9110 §7.6.1) and what libcurl or the writer sets itself.
-    static let notForwardedUpstream: Set<String> = [
+    static let notForwardedUpstream = HeaderNames([
         "host", "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization",
         "proxy-authenticate", "proxy-connection", "content-length", "content-type", "accept-encoding", "expect",
         "x-request-id", "x-forwarded-for",
-    ]
+    ])
+
+    static let forwardedFor = HeaderNames(["x-forwarded-for"])
 
     /// The upstream headers a normalized response carries to the client.
     static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
@@ -19,24 +23,32 @@ enum HeaderPolicy {
     ])
 
     /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
-    /// then X-Forwarded-For and X-Request-Id.
-    static func upstreamHeaders(client: [(String, String)], route: [(String, String)], contentType: String?,
-                                peer: String, requestID: String) -> [(String, String)] {
-        let overridden = route.isEmpty ? [] : Set(route.map { $0.0.lowercased() })
-        var result: [(String, String)] = []
-        result.reserveCapacity(client.count + route.count + 3)
-        var prior: [String] = []
-        for (field, value) in client {
-            let name = field.lowercased()
-            if name == "x-forwarded-for" { prior.append(value) }
-            if !notForwardedUpstream.contains(name) && !name.hasPrefix("proxy-") && !overridden.contains(name) {
-                result.append((field, value))
+    /// then X-Forwarded-For and X-Request-Id. Read and written as bytes: most requests
+    /// carry several headers and none of them needs to become a String.
+    static func upstreamHeaders(client request: ServerRequest, route: Route, contentType: String?,
+                                peer: String, requestID: String) -> HeaderLines {
+        var lines = HeaderLines()
+        var prior: [UInt8] = []
+        request.forEachHeader { name, value in
+            if forwardedFor.contains(name) {
+                if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+                prior += value
+            }
+            if !notForwardedUpstream.contains(name) && !isProxyHeader(name) && !route.headerNames.contains(name) {
+                lines.append(name: name, value: value)
             }
         }
-        result += route
-        if let contentType { result.append(("Content-Type", contentType)) }
-        result.append(("X-Forwarded-For", (prior + [peer]).joined(separator: ", ")))
-        result.append(("X-Request-Id", requestID))
-        return result
+        for (name, value) in route.headers { lines.append(name, value) }
+        if let contentType { lines.append("Content-Type", contentType) }
+        if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+        prior += peer.utf8
+        prior.withUnsafeBufferPointer { lines.append("X-Forwarded-For", value: $0) }
+        lines.append("X-Request-Id", requestID)
+        return lines
+    }
+
+    /// `proxy-*`, case-insensitively.
+    static func isProxyHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.count >= 6 && zip(name.prefix(6), "proxy-".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 }

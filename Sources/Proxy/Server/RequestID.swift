@@ -18,8 +18,15 @@ struct RequestID {
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        let hex = String(z ^ (z >> 31), radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        let value = z ^ (z >> 31)
+        // 16 bytes fit a small String: written in place, no allocation.
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for k in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * k)) & 0xF
+                buffer[k] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            }
+            return 16
+        }
     }
 
     /// A client's id is kept when it is short printable ASCII.

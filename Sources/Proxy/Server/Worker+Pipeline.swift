@@ -66,7 +66,7 @@ extension Worker {
             url = joined
         }
         writer.upstreamURL = url
-        let headers = HeaderPolicy.upstreamHeaders(client: request.headers, route: route.headers, contentType: serialized.contentType,
+        let headers = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
                                                    peer: request.peerAddress, requestID: writer.requestID)
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,

@@ -19,17 +19,6 @@ public final class ServerRequest {
         target = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? "/"
     }
 
-    public var headers: [(String, String)] {
-        var result: [(String, String)] = []
-        guard let list = evhttp_request_get_input_headers(raw) else { return result }
-        var entry = list.pointee.tqh_first
-        while let current = entry {
-            result.append((String(cString: current.pointee.key), String(cString: current.pointee.value)))
-            entry = current.pointee.next.tqe_next
-        }
-        return result
-    }
-
     /// Each request header's name and value as bytes, in order, without a String per
     /// header (most are only looked at, and those forwarded go to libcurl as bytes).
     public func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {

@@ -7,8 +7,10 @@ final class Transfer {
     let easy: UnsafeMutableRawPointer
     let limit: Int
     let completion: (Result<UpstreamReply, UpstreamFailure>) -> Void
-    var body: [UInt8] = []
-    var headers = UpstreamHeaders()
+    // Written only from libcurl's callbacks on the worker's thread, never while another
+    // access is open: unchecked, as the runtime check cost ~2 % of a small request.
+    @exclusivity(unchecked) var body: [UInt8] = []
+    @exclusivity(unchecked) var headers = UpstreamHeaders()
     var overLimit = false
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.

@@ -94,6 +94,12 @@ public struct UpstreamHeaders: Sendable {
     /// `keep` accepts, in order.
     public func fields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool) -> [(String, String)] {
         var result: [(String, String)] = []
+        appendFields(where: keep, to: &result)
+        return result
+    }
+
+    /// The same, appended to `result`.
+    public func appendFields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
         lines.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var lineStart = 0
@@ -112,7 +118,6 @@ public struct UpstreamHeaders: Sendable {
                                String(decoding: UnsafeBufferPointer(rebasing: all[start..<end]), as: UTF8.self)))
             }
         }
-        return result
     }
 
     /// Every field, in order.

@@ -58,15 +58,16 @@ struct ResponseWriter {
         return ("Server-Timing", value)
     }
 
-    func send(status: Int, headers: [(String, String)], body: [UInt8], outcome: Outcome) {
+    func send(status: Int, headers: consuming [(String, String)], body: [UInt8], outcome: Outcome) {
         let noBody = request.method == "HEAD" || status == 204 || status == 205 || status == 304
         let sent = noBody ? [] : body
         let duration = Clock.now() - started
-        let delivered = request.respond(status: status, headers: headers + [("X-Request-Id", requestID), timingHeader(total: duration)],
-                                        body: sent)
+        let contentType = headers.first { $0.0 == "Content-Type" }?.1
+        headers.append(("X-Request-Id", requestID))
+        headers.append(timingHeader(total: duration))
+        let delivered = request.respond(status: status, headers: headers, body: sent)
         if delivered {
-            record(status: status, bytesOut: sent.count, outcome: outcome, duration: duration,
-                   responseContentType: headers.first { $0.0 == "Content-Type" }?.1)
+            record(status: status, bytesOut: sent.count, outcome: outcome, duration: duration, responseContentType: contentType)
         } else {
             record(status: ResponseWriter.clientGoneStatus, bytesOut: 0,
                    outcome: Outcome(label: "client_gone", serializer: outcome.serializer, reply: outcome.reply,
@@ -102,8 +103,11 @@ struct ResponseWriter {
     /// A serialized value: the upstream status, JSON, the cache headers forwarded.
     func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, envelope: Bool) {
         let bytes = envelope ? Self.envelope(reply, data: value.bytes) : value.bytes
-        var headers = [("Content-Type", "application/json; charset=utf-8"), ("X-Serializerd-Serializer", serializer)]
-        headers += reply.headers.fields(where: HeaderPolicy.forwardedDownstream.contains)
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(12)   // these, the forwarded ones, then X-Request-Id and Server-Timing
+        headers.append(("Content-Type", "application/json; charset=utf-8"))
+        headers.append(("X-Serializerd-Serializer", serializer))
+        reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &headers)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }
 

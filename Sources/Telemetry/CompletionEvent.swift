@@ -1,36 +1,42 @@
 /// One finished request: AF's task-completion notification, as every sink receives it
 /// (DESIGN §6). Built once, at the single place a reply leaves the worker.
-public struct CompletionEvent: Sendable {
+///
+/// A class: the log, the metrics, the batch, the recent ring and every subscriber hold the
+/// same event, and sharing it costs a retain where copying a struct of a dozen Strings
+/// cost a retain per field. Immutable but for `rendered`, which the owning worker sets
+/// once before the event is published (through the hub's lock) and nobody writes after:
+/// hence `@unchecked Sendable`.
+public final class CompletionEvent: @unchecked Sendable {
     /// Wall-clock start, seconds since the Unix epoch.
-    public var startedAt: Double
-    public var requestID: String
+    public let startedAt: Double
+    public let requestID: String
     /// The route name; `RouteLabel.unmatched` / `.admin` for requests no route served.
-    public var route: String
-    public var method: String
+    public let route: String
+    public let method: String
     /// The client's path, without the query string (queries may carry secrets).
-    public var path: String
+    public let path: String
     /// The upstream URL without its query string, when a request was sent.
-    public var upstreamURL: String?
+    public let upstreamURL: String?
     /// The status sent to the client (499 when the client left before the reply).
-    public var status: Int
-    public var upstreamStatus: Int?
+    public let status: Int
+    public let upstreamStatus: Int?
     /// The upstream response's Content-Type, as the serializer validated it.
-    public var contentType: String?
+    public let contentType: String?
     /// The response serializer that produced the value (a compound's member), if any.
-    public var serializer: String?
+    public let serializer: String?
     /// `ok`, or the failure's problem type with `_` for `-` (the metrics label).
-    public var outcome: String
+    public let outcome: String
     /// Upstream response body bytes received.
-    public var bytesIn: Int
+    public let bytesIn: Int
     /// Response body bytes sent to the client.
-    public var bytesOut: Int
-    public var duration: Double
-    public var upstreamDuration: Double?
-    public var serializeDuration: Double?
+    public let bytesOut: Int
+    public let duration: Double
+    public let upstreamDuration: Double?
+    public let serializeDuration: Double?
     /// The problem detail (or title) for failures; nil for `ok`.
-    public var error: String?
+    public let error: String?
     /// The Content-Type sent to the client (HAR).
-    public var responseContentType: String?
+    public let responseContentType: String?
     /// `json`, once rendered for the sinks that need it.
     var rendered: [UInt8]?
 

@@ -39,7 +39,6 @@ public final class WorkerTelemetry: CompletionSink {
     }
 
     public func record(_ event: CompletionEvent) {
-        var event = event
         // The live view shows proxied flows, not the viewer's own admin requests.
         let live = event.route != RouteLabel.admin
         if (live && hub.hasSubscribers) || (log.output.format == .json && log.output.admits(event.level)) {

@@ -69,8 +69,10 @@ check-ops: test-deps
 # Pinned to core 1 when taskset exists: the machines are shared and noisy.
 PIN := $(shell command -v taskset >/dev/null 2>&1 && echo "taskset -c 1")
 
+# Linked against the shared Swift runtime: the Foundation references (property lists in
+# particular) fail when Foundation is linked statically; the daemon imports no Foundation.
 bench: deps
-	$(SWIFT) build $(RELEASE) --product serializerd-bench
+	$(SWIFT) build -c release --product serializerd-bench
 	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results
 
 # nginx and wrk for the HTTP benchmarks.

@@ -3,7 +3,7 @@ internal import CLibevent
 import Glibc
 #endif
 
-/// Limits the evhttp server enforces itself.
+/// Limits the evhttp server enforces itself (what it refuses gets libevent's own reply).
 public struct HTTPServerSettings: Sendable {
     public var maxHeaderBytes: Int
     public var maxBodyBytes: Int
@@ -28,10 +28,7 @@ public final class HTTPServer {
         guard let http = evhttp_new(loop.base) else { throw EventLoopError("evhttp_new failed") }
         self.http = http
         self.handler = handler
-        evhttp_set_max_headers_size(http, settings.maxHeaderBytes)
-        evhttp_set_max_body_size(http, settings.maxBodyBytes)
-        var tv = timeval(seconds: settings.idleTimeout)
-        evhttp_set_timeout_tv(http, &tv)
+        apply(settings)
         // Every method reaches the router, which answers 405 where a route refuses one.
         let all = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_HEAD.rawValue | EVHTTP_REQ_PUT.rawValue
             | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_OPTIONS.rawValue | EVHTTP_REQ_TRACE.rawValue
@@ -45,6 +42,14 @@ public final class HTTPServer {
             }
             bound.append(handle)
         }
+    }
+
+    /// Limits for connections accepted from now on (evhttp copies them per connection).
+    public func apply(_ settings: HTTPServerSettings) {
+        evhttp_set_max_headers_size(http, settings.maxHeaderBytes)
+        evhttp_set_max_body_size(http, settings.maxBodyBytes)
+        var tv = timeval(seconds: settings.idleTimeout)
+        evhttp_set_timeout_tv(http, &tv)
     }
 
     /// Stops accepting new connections; open ones keep being served.

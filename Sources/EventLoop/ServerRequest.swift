@@ -40,6 +40,19 @@ public final class ServerRequest {
         name.withCString { evhttp_find_header(evhttp_request_get_input_headers(raw), $0) }.map { String(cString: $0) }
     }
 
+    /// The request line and header lines as evhttp counts them against its header limit
+    /// (without line ends).
+    public var headBytes: Int {
+        var total = method.utf8.count + 1 + target.utf8.count + 9   // "GET /x HTTP/1.1"
+        forEachHeader { name, value in total += name.count + 2 + value.count }
+        return total
+    }
+
+    /// The body's length, without copying it.
+    public var bodyCount: Int {
+        evhttp_request_get_input_buffer(raw).map { evbuffer_get_length($0) } ?? 0
+    }
+
     public var body: [UInt8] {
         guard let buffer = evhttp_request_get_input_buffer(raw) else { return [] }
         let length = evbuffer_get_length(buffer)

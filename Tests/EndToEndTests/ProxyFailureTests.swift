@@ -57,8 +57,9 @@ struct ProxyFailureTests {
         #expect((notFound?["upstream"] as? [String: Any])?["body"] as? [String: Any] != nil)
         #expect(notFound?["route"] as? String == "api")
 
-        let tooLarge = try proxy.get("/api/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 4096))
+        let tooLarge = try proxy.get("/api/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 2000))
         #expect(tooLarge.status == 413)
+        #expect(proxy.json(tooLarge)?["type"] as? String == "urn:serializerd:request-too-large")
 
         // Redirects are followed only where the route allows them.
         #expect(try proxy.get("/follow/redirect").text == #"{"a":[1,2.50,null],"b":"x/y"}"#)

@@ -11,13 +11,20 @@ struct ProxyLifecycleTests {
         #expect(try proxy.get("/old/json").status == 200)
         #expect(try proxy.get("/new/json").status == 404)
 
-        let base = "listen: 127.0.0.1:0\nworkers: 2\nroutes:\n"
+        let base = "listen: 127.0.0.1:0\nworkers: 2\nlimits: { max_request_body: 1KiB }\nroutes:\n"
         let newRoutes = route("new", prefix: "/new/").replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(proxy.stubPort)/v1")
         try (base + newRoutes).write(toFile: proxy.configPath, atomically: true, encoding: .utf8)
         proxy.daemon.signal(SIGHUP)
         #expect(proxy.daemon.waitForLine { $0.contains("\"msg\":\"config_reloaded\"") } != nil)
         #expect(try proxy.get("/new/json").status == 200)
         #expect(try proxy.get("/old/json").status == 404)
+        // The new limits too: the configured one answered with a problem document, and
+        // libevent's backstop (twice it) moved with it, so new connections cannot make a
+        // worker buffer more than that.
+        let over = try proxy.get("/new/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 1500))
+        #expect(over.status == 413 && proxy.json(over)?["type"] as? String == "urn:serializerd:request-too-large")
+        let wayOver = try proxy.get("/new/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 3000))
+        #expect(wayOver.status == 413 && proxy.json(wayOver) == nil)
 
         try "routes:\n  - name: Broken Name\n".write(toFile: proxy.configPath, atomically: true, encoding: .utf8)
         proxy.daemon.signal(SIGHUP)

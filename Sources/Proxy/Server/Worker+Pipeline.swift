@@ -14,6 +14,17 @@ extension Worker {
             writer.problem(.unavailable, route: nil, extraHeaders: [("Connection", "close")])
             return
         }
+        // The configured limits (evhttp's own are a backstop above them, see
+        // `serverSettings`); the connection ends with the answer, as the client may still
+        // be sending.
+        if request.headBytes > config.limits.maxHeaderBytes {
+            writer.problem(.headersTooLarge(limit: config.limits.maxHeaderBytes), route: nil, extraHeaders: [("Connection", "close")])
+            return
+        }
+        if request.bodyCount > config.limits.maxRequestBody {
+            writer.problem(.requestTooLarge(limit: config.limits.maxRequestBody), route: nil, extraHeaders: [("Connection", "close")])
+            return
+        }
         if request.method == "CONNECT" {
             // No tunnel follows, so the connection ends with the answer.
             writer.problem(.methodNotAllowed(allow: proxiedMethods), route: nil, extraHeaders: [("Connection", "close")])

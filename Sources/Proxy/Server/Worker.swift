@@ -36,9 +36,9 @@ final class Worker {
         self.config = config
         self.table = RouteTable(config.routes)
         self.mailbox = mailbox
-        let settings = HTTPServerSettings(maxHeaderBytes: config.limits.maxHeaderBytes,
-                                          maxBodyBytes: config.limits.maxRequestBody, idleTimeout: config.timeouts.clientIdle)
-        server = try HTTPServer(loop: loop, sockets: sockets, settings: settings) { [unowned self] in self.handle($0) }
+        server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config)) { [unowned self] in
+            self.handle($0)
+        }
         mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
         // Log lines and live events leave in batches, at most `telemetryFlushDelay` after
         // the first of them: under load one write(2) and one stream chunk carry dozens of
@@ -68,6 +68,17 @@ final class Worker {
         loop.close()
     }
 
+    /// evhttp's own limits are a backstop at twice the configured ones: requests up to
+    /// it reach `handle`, which answers what is over the configured limit with a problem
+    /// document (431 / 413) and a completion event; only beyond it does libevent answer
+    /// by itself (413, HTML, no event: libevent 2.1 has no hook for its error replies).
+    /// The backstop also bounds what one connection can make a worker buffer.
+    static func serverSettings(_ config: ServerConfig) -> HTTPServerSettings {
+        let backstop = { (limit: Int) in limit > Int.max / 2 ? Int.max : limit * 2 }
+        return HTTPServerSettings(maxHeaderBytes: backstop(config.limits.maxHeaderBytes),
+                                  maxBodyBytes: backstop(config.limits.maxRequestBody), idleTimeout: config.timeouts.clientIdle)
+    }
+
     private func readMailbox() {
         for command in mailbox.drain() {
             switch command {
@@ -75,6 +86,7 @@ final class Worker {
                 // In-flight requests keep the route they captured; new ones see the new table.
                 config = newConfig
                 table = RouteTable(newConfig.routes)
+                server.apply(Worker.serverSettings(newConfig))
             case .shutdown:
                 beginShutdown()
             case .events:

@@ -44,7 +44,11 @@ public final class ServerRequest {
     /// (without line ends).
     public var headBytes: Int {
         var total = method.utf8.count + 1 + target.utf8.count + 9   // "GET /x HTTP/1.1"
-        forEachHeader { name, value in total += name.count + 2 + value.count }
+        var entry = evhttp_request_get_input_headers(raw)?.pointee.tqh_first
+        while let current = entry {
+            total += strlen(current.pointee.key) + 2 + strlen(current.pointee.value)
+            entry = current.pointee.next.tqe_next
+        }
         return total
     }
 

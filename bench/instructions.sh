@@ -37,16 +37,7 @@ gcc -O2 bench/reference/evcurl_proxy.c $(pkg-config --cflags --libs libevent lib
 }
 EOF
 } > "$WORK/nginx.conf"
-cat > "$WORK/serializerd.yaml" <<EOF
-listen: 127.0.0.1:$PORT
-workers: 1
-limits: { max_response_body: 32MiB }
-log: { format: json, level: warning }
-routes:
-  - name: json
-    match: { prefix: /bench/ }
-    upstream: http://127.0.0.1:$ORIGIN/
-EOF
+bench_config "$PORT" "$ORIGIN" > "$WORK/serializerd.yaml"
 
 nginx -c "$WORK/nginx.conf"
 VG=""

@@ -43,3 +43,18 @@ parts.append("</catalog>")
 open(f"{out}/catalog.xml", "w").write("\n".join(parts))
 EOF
 }
+
+# serializerd's benchmark config on port $1 in front of the origin on port $2: one
+# worker, production logging (no request lines), the json route under /bench/.
+bench_config() {
+  cat <<CONF
+listen: 127.0.0.1:$1
+workers: 1
+limits: { max_response_body: 32MiB }
+log: { format: json, level: warning }
+routes:
+  - name: json
+    match: { prefix: /bench/ }
+    upstream: http://127.0.0.1:$2/
+CONF
+}

@@ -46,20 +46,13 @@ bench_payloads "$WORK/www"
 EOF
 } > "$WORK/nginx.conf"
 
-cat > "$WORK/serializerd.yaml" <<EOF
-listen: 127.0.0.1:$SERIALIZERD
-workers: 1
-limits: { max_response_body: 32MiB }
-log: { format: json, level: warning }
-routes:
-  - name: json
-    match: { prefix: /bench/ }
-    upstream: http://127.0.0.1:$ORIGIN/
+{ bench_config "$SERIALIZERD" "$ORIGIN"; cat <<EOF
   - name: xml
     match: { prefix: /xml/ }
     upstream: http://127.0.0.1:$ORIGIN/
     response: { serializer: xml }
 EOF
+} > "$WORK/serializerd.yaml"
 
 EVCURL_PID=""
 if [ "${EVCURL:-1}" = 1 ] && command -v gcc >/dev/null; then

@@ -83,8 +83,8 @@ public final class ServerRequest {
         replied = true
         let connected = evhttp_request_get_connection(raw).map(ServerRequest.peerIsConnected) ?? false
         addHeaders(headers)
-        let buffer = evbuffer_new()
-        defer { evbuffer_free(buffer) }
+        // The request's own output buffer: no evbuffer to create, move and free per reply.
+        let buffer = evhttp_request_get_output_buffer(raw)
         if body.count >= ServerRequest.referenceThreshold {
             // Large bodies are lent to libevent instead of copied; it releases them once
             // they reach the socket.
@@ -96,7 +96,7 @@ public final class ServerRequest {
         } else if !body.isEmpty {
             _ = body.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) }
         }
-        ServerRequest.reason(status).withCString { evhttp_send_reply(raw, Int32(status), $0, buffer) }
+        ServerRequest.reason(status).withCString { evhttp_send_reply(raw, Int32(status), $0, nil) }
         return connected
     }
 

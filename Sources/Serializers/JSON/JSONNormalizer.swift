@@ -23,10 +23,9 @@ public enum JSONNormalizer {
         var failure: JSONError?
         let out = input.withUnsafeBufferPointer { inBuf in
             [UInt8](unsafeUninitializedCapacity: capacity) { outBuf, count in
-                var core = NormalizerCore(input: inBuf, start: start, output: outBuf.baseAddress!, options: options)
+                let core = NormalizerCore(input: inBuf, start: start, output: outBuf.baseAddress!, options: options)
                 do throws(JSONError) {
-                    try core.run()
-                    count = core.w
+                    count = try core.run()
                 } catch {
                     failure = error
                     count = 0
@@ -38,19 +37,19 @@ public enum JSONNormalizer {
     }
 }
 
-/// The normalizer's state: input cursor `i`, output cursor `w`, container stack.
+/// The normalizer: one state machine in one function, so the cursors (`i` in, `w` out),
+/// the depth and the state live in registers — split into helper methods, the compiler
+/// kept them in `self` and stored and reloaded them around every output byte.
 struct NormalizerCore: ~Copyable {
     let p: UnsafePointer<UInt8>
     let n: Int
     let input: UnsafeBufferPointer<UInt8>
     let o: UnsafeMutablePointer<UInt8>
     let options: JSONReadOptions
-    var i: Int
-    var w = 0
+    let start: Int
     /// One entry per open container: bit 0 = array, bit 1 = a member was written.
     /// A raw buffer: Array's checks on every token cost ~10% here.
     let stack: UnsafeMutablePointer<UInt8>
-    var depth = 0
 
     static let isArray: UInt8 = 1, hasMember: UInt8 = 2
 
@@ -58,7 +57,7 @@ struct NormalizerCore: ~Copyable {
         self.input = input
         self.p = input.baseAddress ?? UnsafePointer(bitPattern: 1)!
         self.n = input.count
-        self.i = start
+        self.start = start
         self.o = output
         self.options = options
         stack = .allocate(capacity: options.maxDepth + 1)
@@ -70,16 +69,14 @@ struct NormalizerCore: ~Copyable {
         JSONError(message, offset: offset, in: input)
     }
 
-    func unexpected(_ expected: String) -> JSONError {
+    func unexpected(_ expected: String, at i: Int) -> JSONError {
         guard i < n else { return fail("unexpected end of input, expected \(expected)", at: i) }
         let c = p[i]
         let shown = (c >= 0x20 && c < 0x7F) ? "'\(Character(Unicode.Scalar(c)))'" : "byte 0x\(String(c, radix: 16))"
         return fail("unexpected \(shown), expected \(expected)", at: i)
     }
 
-    @inline(__always) mutating func put(_ byte: UInt8) { o[w] = byte; w += 1 }
-
-    @inline(__always) mutating func skipWhitespace() {
+    @inline(__always) static func skipWhitespace(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) {
         while i < n {
             let c = p[i]
             guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
@@ -87,133 +84,195 @@ struct NormalizerCore: ~Copyable {
         }
     }
 
-    mutating func run() throws(JSONError) {
-        skipWhitespace()
+    @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+    /// Where the machine is: at a value's first byte, at an object member's key, at an
+    /// array element, inside a string (a key or a value), or after a complete value.
+    enum State { case value, member, element, string, after }
+
+    /// Normalizes the whole input; returns the output length.
+    func run() throws(JSONError) -> Int {
+        let p = self.p, n = self.n, o = self.o, stack = self.stack
+        let dropNulls = options.removeNullValues
+        var i = start, w = 0, depth = 0
+        var state = State.value
+        /// Inside `.string`: whether it is a key, and where the member began (so a member
+        /// whose value is a dropped null can be taken back).
+        var inKey = false, memberMark = 0
+        Self.skipWhitespace(p, n, &i)
         if !options.allowFragments, i < n, p[i] != UInt8(ascii: "{"), p[i] != UInt8(ascii: "[") {
             throw fail("top-level value is not an object or array, and fragments are not allowed", at: i)
         }
-        try parseValues()
-        skipWhitespace()
-        if i < n { throw unexpected("end of input after the top-level value") }
-    }
-
-    /// Parses one complete top-level value iteratively.
-    mutating func parseValues() throws(JSONError) {
-        while true {
-            // At a value's first byte.
-            guard i < n else { throw unexpected("a value") }
-            switch p[i] {
-            case UInt8(ascii: "{"):
-                try push(0)
-                put(UInt8(ascii: "{")); i += 1
-                skipWhitespace()
-                if i < n && p[i] == UInt8(ascii: "}") { i += 1; put(UInt8(ascii: "}")); depth -= 1 } else {
-                    if try beginMember() { continue }
+        machine: while true {
+            switch state {
+            case .value:
+                guard i < n else { throw unexpected("a value", at: i) }
+                let c = p[i]
+                switch c {
+                case UInt8(ascii: "\""):
+                    inKey = false
+                    state = .string
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard depth < options.maxDepth else {
+                        throw fail("nesting deeper than the limit of \(options.maxDepth)", at: i)
+                    }
+                    let array = c == UInt8(ascii: "[")
+                    stack[depth] = array ? NormalizerCore.isArray : 0
+                    depth += 1
+                    o[w] = c; w += 1; i += 1
+                    Self.skipWhitespace(p, n, &i)
+                    let close = c + 2   // "{" + 2 = "}", "[" + 2 = "]"
+                    if i < n && p[i] == close {
+                        i += 1; o[w] = close; w += 1; depth -= 1
+                        state = .after
+                    } else {
+                        state = array ? .element : .member
+                    }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    let begin = i
+                    if c == UInt8(ascii: "-") { i += 1 }
+                    guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit", at: i) }
+                    if p[i] == UInt8(ascii: "0") { i += 1 } else { while i < n && Self.isDigit(p[i]) { i += 1 } }
+                    if i < n && p[i] == UInt8(ascii: ".") {
+                        i += 1
+                        guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit after the decimal point", at: i) }
+                        while i < n && Self.isDigit(p[i]) { i += 1 }
+                    }
+                    if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
+                        i += 1
+                        if i < n && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) { i += 1 }
+                        guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit in the exponent", at: i) }
+                        while i < n && Self.isDigit(p[i]) { i += 1 }
+                    }
+                    (o + w).update(from: p + begin, count: i - begin)
+                    w += i - begin
+                    state = .after
+                case UInt8(ascii: "t"):
+                    try copyLiteral("true", &i, &w)
+                    state = .after
+                case UInt8(ascii: "f"):
+                    try copyLiteral("false", &i, &w)
+                    state = .after
+                case UInt8(ascii: "n"):
+                    try copyLiteral("null", &i, &w)
+                    state = .after
+                default:
+                    throw unexpected("a value", at: i)
                 }
-            case UInt8(ascii: "["):
-                try push(NormalizerCore.isArray)
-                put(UInt8(ascii: "[")); i += 1
-                skipWhitespace()
-                if i < n && p[i] == UInt8(ascii: "]") { i += 1; put(UInt8(ascii: "]")); depth -= 1 } else {
-                    if try beginElement() { continue }
-                }
-            case UInt8(ascii: "\""): try copyString()
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try copyNumber()
-            case UInt8(ascii: "t"): try copyLiteral("true")
-            case UInt8(ascii: "f"): try copyLiteral("false")
-            case UInt8(ascii: "n"): try copyLiteral("null")
-            default: throw unexpected("a value")
-            }
-            // After a value: close containers or move to the next member/element.
-            if try afterValue() { return }
-        }
-    }
 
-    /// Returns true when the top-level value is complete; false when positioned at the
-    /// next value to parse.
-    @inline(__always)
-    mutating func afterValue() throws(JSONError) -> Bool {
-        while depth > 0 {
-            let top = stack[depth - 1]
-            skipWhitespace()
-            guard i < n else { throw unexpected(top & NormalizerCore.isArray != 0 ? "',' or ']'" : "',' or '}'") }
-            let c = p[i]
-            if top & NormalizerCore.isArray != 0 {
+            case .member:
+                guard i < n, p[i] == UInt8(ascii: "\"") else { throw unexpected("a string key", at: i) }
+                memberMark = w
+                if stack[depth - 1] & NormalizerCore.hasMember != 0 { o[w] = UInt8(ascii: ","); w += 1 }
+                inKey = true
+                state = .string
+
+            case .element:
+                if dropNulls && i < n && p[i] == UInt8(ascii: "n") {
+                    let mark = w
+                    try copyLiteral("null", &i, &w)
+                    w = mark
+                    state = .after
+                } else {
+                    if stack[depth - 1] & NormalizerCore.hasMember != 0 { o[w] = UInt8(ascii: ","); w += 1 }
+                    stack[depth - 1] |= NormalizerCore.hasMember
+                    state = .value
+                }
+
+            case .string:
+                // At the opening quote; re-escapes to the normalized set.
+                let open = i
+                o[w] = UInt8(ascii: "\""); w += 1
+                i += 1
+                copy: while true {
+                    // Eight bytes at a time: each word is stored whole, then both cursors
+                    // advance to its first quote, backslash, control or non-ASCII byte.
+                    // Storing past that byte is safe: the output never outruns the input
+                    // (w ≤ i), so o + w + 8 stays within its capacity whenever i + 8 ≤ n.
+                    while i + 8 <= n {
+                        let x = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                        let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
+                        let quote = x ^ (ones &* 0x22), slash = x ^ (ones &* 0x5C)
+                        var special = (x & high)
+                        special |= (x &- ones &* 0x20) & ~x & high
+                        special |= (quote &- ones) & ~quote & high
+                        special |= (slash &- ones) & ~slash & high
+                        UnsafeMutableRawPointer(o + w).storeBytes(of: x, as: UInt64.self)
+                        if special != 0 {
+                            // The lowest flagged byte is exact (borrows only propagate upwards).
+                            let k = special.trailingZeroBitCount >> 3
+                            i += k
+                            w += k
+                            break
+                        }
+                        i += 8
+                        w += 8
+                    }
+                    while i < n {
+                        let c = p[i]
+                        if c < 0x20 || c == 0x22 || c == 0x5C || c >= 0x80 { break }
+                        o[w] = c; w += 1
+                        i += 1
+                    }
+                    guard i < n else { throw fail("unterminated string", at: open) }
+                    let c = p[i]
+                    if c == UInt8(ascii: "\"") {
+                        i += 1
+                        o[w] = c; w += 1
+                        break copy
+                    } else if c == UInt8(ascii: "\\") {
+                        try copyEscape(&i, &w)
+                    } else if c < 0x20 {
+                        throw fail("unescaped control character in string", at: i)
+                    } else {
+                        guard let len = UTF8Validation.sequenceLength(p, i, n) else {
+                            throw fail("invalid UTF-8 in string", at: i)
+                        }
+                        (o + w).update(from: p + i, count: len)
+                        w += len
+                        i += len
+                    }
+                }
+                guard inKey else { state = .after; continue machine }
+                Self.skipWhitespace(p, n, &i)
+                guard i < n, p[i] == UInt8(ascii: ":") else { throw unexpected("':'", at: i) }
+                i += 1
+                o[w] = UInt8(ascii: ":"); w += 1
+                Self.skipWhitespace(p, n, &i)
+                if dropNulls && i < n && p[i] == UInt8(ascii: "n") {
+                    try copyLiteral("null", &i, &w)
+                    w = memberMark
+                    state = .after
+                } else {
+                    stack[depth - 1] |= NormalizerCore.hasMember
+                    state = .value
+                }
+
+            case .after:
+                // Close containers or move to the next member/element.
+                guard depth > 0 else { break machine }
+                let isArray = stack[depth - 1] & NormalizerCore.isArray != 0
+                Self.skipWhitespace(p, n, &i)
+                guard i < n else { throw unexpected(isArray ? "',' or ']'" : "',' or '}'", at: i) }
+                let c = p[i]
                 if c == UInt8(ascii: ",") {
-                    i += 1; skipWhitespace()
-                    if try beginElement() { return false }
-                    continue
+                    i += 1
+                    Self.skipWhitespace(p, n, &i)
+                    state = isArray ? .element : .member
+                } else if c == (isArray ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
+                    i += 1; o[w] = c; w += 1; depth -= 1
+                } else {
+                    throw unexpected(isArray ? "',' or ']'" : "',' or '}'", at: i)
                 }
-                guard c == UInt8(ascii: "]") else { throw unexpected("',' or ']'") }
-                i += 1; put(c); depth -= 1
-            } else {
-                if c == UInt8(ascii: ",") {
-                    i += 1; skipWhitespace()
-                    if try beginMember() { return false }
-                    continue
-                }
-                guard c == UInt8(ascii: "}") else { throw unexpected("',' or '}'") }
-                i += 1; put(c); depth -= 1
             }
         }
-        return true
-    }
-
-    mutating func push(_ kind: UInt8) throws(JSONError) {
-        guard depth < options.maxDepth else {
-            throw fail("nesting deeper than the limit of \(options.maxDepth)", at: i)
-        }
-        stack[depth] = kind
-        depth += 1
-    }
-
-    /// At an object member's key. Writes `,"key":` and returns true when the value
-    /// should be parsed next; returns false when a null value was dropped.
-    @inline(__always)
-    mutating func beginMember() throws(JSONError) -> Bool {
-        guard i < n, p[i] == UInt8(ascii: "\"") else { throw unexpected("a string key") }
-        let mark = w
-        let top = depth - 1
-        if stack[top] & NormalizerCore.hasMember != 0 { put(UInt8(ascii: ",")) }
-        try copyString()
-        skipWhitespace()
-        guard i < n, p[i] == UInt8(ascii: ":") else { throw unexpected("':'") }
-        i += 1
-        put(UInt8(ascii: ":"))
-        skipWhitespace()
-        if options.removeNullValues && atNull() {
-            try skipNull()
-            w = mark
-            return false
-        }
-        stack[top] |= NormalizerCore.hasMember
-        return true
-    }
-
-    /// At an array element. Writes the separator and returns true when the element
-    /// should be parsed next; returns false when a null element was dropped.
-    @inline(__always)
-    mutating func beginElement() throws(JSONError) -> Bool {
-        if options.removeNullValues && atNull() {
-            try skipNull()
-            return false
-        }
-        let top = depth - 1
-        if stack[top] & NormalizerCore.hasMember != 0 { put(UInt8(ascii: ",")) }
-        stack[top] |= NormalizerCore.hasMember
-        return true
-    }
-
-    @inline(__always) func atNull() -> Bool { i < n && p[i] == UInt8(ascii: "n") }
-
-    mutating func skipNull() throws(JSONError) {
-        let mark = w
-        try copyLiteral("null")
-        w = mark
+        Self.skipWhitespace(p, n, &i)
+        if i < n { throw unexpected("end of input after the top-level value", at: i) }
+        return w
     }
 
     @inline(__always)
-    mutating func copyLiteral(_ word: StaticString) throws(JSONError) {
+    func copyLiteral(_ word: StaticString, _ i: inout Int, _ w: inout Int) throws(JSONError) {
         let len = word.utf8CodeUnitCount
         let bytes = word.utf8Start
         guard i + len <= n else { throw fail("invalid literal, expected '\(word)'", at: i) }
@@ -225,87 +284,7 @@ struct NormalizerCore: ~Copyable {
         i += len
     }
 
-    @inline(__always)
-    mutating func copyNumber() throws(JSONError) {
-        let start = i
-        if p[i] == UInt8(ascii: "-") { i += 1 }
-        guard i < n, isDigit(p[i]) else { throw unexpected("a digit") }
-        if p[i] == UInt8(ascii: "0") { i += 1 } else { while i < n && isDigit(p[i]) { i += 1 } }
-        if i < n && p[i] == UInt8(ascii: ".") {
-            i += 1
-            guard i < n, isDigit(p[i]) else { throw unexpected("a digit after the decimal point") }
-            while i < n && isDigit(p[i]) { i += 1 }
-        }
-        if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
-            i += 1
-            if i < n && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) { i += 1 }
-            guard i < n, isDigit(p[i]) else { throw unexpected("a digit in the exponent") }
-            while i < n && isDigit(p[i]) { i += 1 }
-        }
-        (o + w).update(from: p + start, count: i - start)
-        w += i - start
-    }
-
-    @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
-
-    /// Copies a string starting at its opening quote, re-escaping to the normalized set.
-    @inline(__always)
-    mutating func copyString() throws(JSONError) {
-        let open = i
-        put(UInt8(ascii: "\""))
-        i += 1
-        while true {
-            // Eight bytes at a time: each word is stored whole, then both cursors advance
-            // to its first quote, backslash, control or non-ASCII byte. Storing past that
-            // byte is safe: the output never outruns the input (w ≤ i), so o + w + 8 stays
-            // within the output's capacity whenever i + 8 ≤ n.
-            while i + 8 <= n {
-                let x = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
-                let quote = x ^ (ones &* 0x22), slash = x ^ (ones &* 0x5C)
-                var special = (x & high)
-                special |= (x &- ones &* 0x20) & ~x & high
-                special |= (quote &- ones) & ~quote & high
-                special |= (slash &- ones) & ~slash & high
-                UnsafeMutableRawPointer(o + w).storeBytes(of: x, as: UInt64.self)
-                if special != 0 {
-                    // The lowest flagged byte is exact (borrows only propagate upwards).
-                    let k = special.trailingZeroBitCount >> 3
-                    i += k
-                    w += k
-                    break
-                }
-                i += 8
-                w += 8
-            }
-            while i < n {
-                let c = p[i]
-                if c < 0x20 || c == 0x22 || c == 0x5C || c >= 0x80 { break }
-                put(c)
-                i += 1
-            }
-            guard i < n else { throw fail("unterminated string", at: open) }
-            let c = p[i]
-            if c == UInt8(ascii: "\"") {
-                i += 1
-                put(c)
-                return
-            } else if c == UInt8(ascii: "\\") {
-                try copyEscape()
-            } else if c < 0x20 {
-                throw fail("unescaped control character in string", at: i)
-            } else {
-                guard let len = UTF8Validation.sequenceLength(p, i, n) else {
-                    throw fail("invalid UTF-8 in string", at: i)
-                }
-                (o + w).update(from: p + i, count: len)
-                w += len
-                i += len
-            }
-        }
-    }
-
-    mutating func copyEscape() throws(JSONError) {
+    func copyEscape(_ i: inout Int, _ w: inout Int) throws(JSONError) {
         let at = i
         guard i + 1 < n else { throw fail("unterminated escape sequence", at: at) }
         let e = p[i + 1]

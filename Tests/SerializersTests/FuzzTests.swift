@@ -7,18 +7,6 @@ import Testing
 /// value (valid JSON) or an error — never both missing.
 @Suite(.timeLimit(.minutes(2)))
 struct FuzzTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     static let seeds: [(String, String)] = [
         ("json/af-null-removal.json", "application/json"), ("xml/feed.xml", "text/xml"),
         ("plist/sample.plist", "application/x-plist"), ("plist/sample.bplist", "application/x-plist"),

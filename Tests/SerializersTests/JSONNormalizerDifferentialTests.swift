@@ -6,18 +6,6 @@ import Testing
 /// normalized, then checked against Foundation's parser: same value before and after,
 /// output compact (normalizing it again changes nothing).
 @Suite struct JSONNormalizerDifferentialTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     static let pieces = ["a", "b", "lorem ipsum ", "é", "€", "😀", "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u00e9", "\\u0001",
                          "\\ud83d\\ude00", "\\u20AC", "x y", "0123456789"]
 

@@ -76,6 +76,8 @@ import Testing
         ("    output: { on_failure: explode }\n", "routes[0].output.on_failure: expected problem or passthrough"),
         ("    headers: { Authorization: \"Bearer ${TOKEN}\" }\n", "routes[0].headers.Authorization: environment variable TOKEN is not set"),
         ("    follow_redirects: -1\n", "routes[0].follow_redirects: expected an integer from 0 to 50"),
+        ("    headers: { X-A: \"a\\nX-B: b\" }\n", "routes[0].headers.X-A: header values cannot contain line breaks or NUL"),
+        ("    headers: { X-A: \"a\\0b\" }\n", "routes[0].headers.X-A: header values cannot contain line breaks or NUL"),
         ("    accept_mimes: [a/b]\n", "routes[0].accept_mimes: unknown key"),
         ("    response: { serializer: xml, xml: { namespaces: drop } }\n", "routes[0].response.xml.namespaces: expected keep or strip, found 'drop'"),
         ("    response: { serializer: [json] }\n", "routes[0].response.serializer: expected a string"),

@@ -47,7 +47,10 @@ extension ConfigLoader {
                     throw keyNode.error("'\(field)' is not a header name")
                 }
                 let text = try headersNode.child(value, field).string()
-                guard !text.contains("\r"), !text.contains("\n") else { throw keyNode.error("header values cannot contain line breaks") }
+                // libcurl takes each header as one C string: a line break or NUL would split it.
+                guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                    throw keyNode.error("header values cannot contain line breaks or NUL")
+                }
                 headers.append((field, text))
             }
         }

@@ -32,3 +32,12 @@ import Testing
         #expect(String(decoding: bytes, as: UTF8.self) == "t=12.000")
     }
 }
+
+@Suite struct HexTests {
+    @Test func readsEitherCaseAndRejectsTheRest() {
+        #expect(Array("09afAF".utf8).map { Hex.value($0) } == [0, 9, 10, 15, 10, 15])
+        #expect(Array("/:@G`g".utf8).allSatisfy { Hex.value($0) == nil })
+        #expect((0..<16).map { Hex.digit(UInt8($0)) } == Array("0123456789abcdef".utf8))
+        #expect(Hex.digit(0xAB) == UInt8(ascii: "b"))
+    }
+}

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// A route's `upstream:` URL with AF's baseURL rules: a path without a trailing slash
 /// gets one (`https://h/v1` → `https://h/v1/`), and the client's remainder is appended
 /// as a relative path that can never leave the base.
@@ -77,7 +79,7 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
             var i = 0, changed = false
             while i < current.count {
                 if current[i] == UInt8(ascii: "%"), i + 2 < current.count,
-                   let high = hexValue(current[i + 1]), let low = hexValue(current[i + 2]) {
+                   let high = Hex.value(current[i + 1]), let low = Hex.value(current[i + 2]) {
                     out.append(high << 4 | low); i += 3; changed = true
                 } else {
                     out.append(current[i]); i += 1
@@ -87,15 +89,6 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
             if !changed { break }
         }
         return current
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - 0x30
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - 0x57
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - 0x37
-        default: nil
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,10 +22,7 @@ struct RequestID {
         let value = z ^ (z >> 31)
         // 16 bytes fit a small String: written in place, no allocation.
         return String(unsafeUninitializedCapacity: 16) { buffer in
-            for k in 0..<16 {
-                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * k)) & 0xF
-                buffer[k] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            }
+            for k in 0..<16 { buffer[k] = Hex.digit(UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * k))) }
             return 16
         }
     }

@@ -1,9 +1,9 @@
+import HTTPCore
+
 /// The one escape policy for every JSON string serializerd writes (RFC 8785 §3.2.2.2):
 /// `"` and `\` escaped, controls as `\b \t \n \f \r` or `\u00xx` (lowercase hex),
 /// everything else as literal UTF-8.
 public enum JSONEscaping {
-    static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     @inline(__always)
     static func writeScalar(_ cp: UInt32, into o: UnsafeMutablePointer<UInt8>, at w: inout Int) {
         if cp >= 0x20 && cp != 0x22 && cp != 0x5C {
@@ -21,7 +21,7 @@ public enum JSONEscaping {
         case 0x0D: o[w + 1] = UInt8(ascii: "r"); w += 2
         default:
             o[w + 1] = UInt8(ascii: "u"); o[w + 2] = UInt8(ascii: "0"); o[w + 3] = UInt8(ascii: "0")
-            o[w + 4] = hex[Int(cp >> 4)]; o[w + 5] = hex[Int(cp & 0xF)]; w += 6
+            o[w + 4] = Hex.digit(UInt8(cp >> 4)); o[w + 5] = Hex.digit(UInt8(cp & 0xF)); w += 6
         }
     }
 

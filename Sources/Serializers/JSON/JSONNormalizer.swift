@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Validates JSON and rewrites it as normalized JSON in one pass, without building a tree.
 ///
 /// Output: compact UTF-8, members in source order, number lexemes verbatim, strings
@@ -325,14 +327,7 @@ struct NormalizerCore: ~Copyable {
         guard k + 4 <= n else { throw fail("truncated \\u escape", at: k - 2) }
         var v: UInt32 = 0
         for j in 0..<4 {
-            let c = p[k + j]
-            let d: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - 0x30
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - 0x57
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - 0x37
-            default: throw fail("invalid hex digit in \\u escape", at: k + j)
-            }
+            guard let d = Hex.value(p[k + j]) else { throw fail("invalid hex digit in \\u escape", at: k + j) }
             v = v << 4 | UInt32(d)
         }
         return v

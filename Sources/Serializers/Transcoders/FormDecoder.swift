@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Decodes `application/x-www-form-urlencoded` into a JSON object, the inverse of
 /// AF's query-string encoding: `a=1&b[]=x&c[d]=y` → `{"a":"1","b":["x"],"c":{"d":"y"}}`.
 ///
@@ -35,7 +37,7 @@ public enum FormDecoder {
             if c == UInt8(ascii: "+") {
                 out.append(0x20)
             } else if c == UInt8(ascii: "%") {
-                guard i + 2 < bytes.endIndex, let hi = hexDigit(bytes[i + 1]), let lo = hexDigit(bytes[i + 2]) else {
+                guard i + 2 < bytes.endIndex, let hi = Hex.value(bytes[i + 1]), let lo = Hex.value(bytes[i + 2]) else {
                     throw TranscodeError("invalid percent-escape at byte \(offset + i - bytes.startIndex)")
                 }
                 out.append(hi << 4 | lo)
@@ -53,15 +55,6 @@ public enum FormDecoder {
             return String(decoding: try TextDecoding.utf8(bytes, charset: charset), as: UTF8.self)
         } catch {
             throw TranscodeError("\(error.description) of the field starting at byte \(offset)")
-        }
-    }
-
-    static func hexDigit(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - 48
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - 87
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - 55
-        default: return nil
         }
     }
 

@@ -22,16 +22,19 @@ public final class ServerRequest {
     /// Each request header's name and value as bytes, in order, without a String per
     /// header (most are only looked at, and those forwarded go to libcurl as bytes).
     public func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
-        guard let list = evhttp_request_get_input_headers(raw) else { return }
-        var entry = list.pointee.tqh_first
-        while let current = entry {
-            let key = current.pointee.key!, value = current.pointee.value!
-            key.withMemoryRebound(to: UInt8.self, capacity: 1) { key in
-                value.withMemoryRebound(to: UInt8.self, capacity: 1) { value in
-                    body(UnsafeBufferPointer(start: key, count: strlen(current.pointee.key)),
-                         UnsafeBufferPointer(start: value, count: strlen(current.pointee.value)))
-                }
+        forEachEntry { key, value in
+            let bytes = { (text: UnsafePointer<CChar>) in
+                UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
             }
+            body(bytes(key), bytes(value))
+        }
+    }
+
+    /// evhttp's input header list, entry by entry.
+    private func forEachEntry(_ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Void) {
+        var entry = evhttp_request_get_input_headers(raw)?.pointee.tqh_first
+        while let current = entry {
+            body(current.pointee.key, current.pointee.value)
             entry = current.pointee.next.tqe_next
         }
     }
@@ -44,11 +47,7 @@ public final class ServerRequest {
     /// (without line ends).
     public var headBytes: Int {
         var total = method.utf8.count + 1 + target.utf8.count + 9   // "GET /x HTTP/1.1"
-        var entry = evhttp_request_get_input_headers(raw)?.pointee.tqh_first
-        while let current = entry {
-            total += strlen(current.pointee.key) + 2 + strlen(current.pointee.value)
-            entry = current.pointee.next.tqe_next
-        }
+        forEachEntry { key, value in total += strlen(key) + 2 + strlen(value) }
         return total
     }
 

@@ -22,16 +22,13 @@ public struct HeaderNames: Sendable {
         return name.withUTF8 { contains($0) }
     }
 
-    @inline(__always) static func lower(_ c: UInt8) -> UInt8 { c &- 0x41 < 26 ? c | 0x20 : c }
-}
-
-extension String {
-    /// The text before the first `byte` (all of it when there is none), searched in the
-    /// contiguous UTF-8 rather than index by index.
-    public func prefix(upToByte byte: UInt8) -> String {
-        var text = self
-        return text.withUTF8 { bytes in
-            bytes.firstIndex(of: byte).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[..<$0]), as: UTF8.self) }
-        } ?? self
+    /// `name` starts with `prefix` (lowercase ASCII), ignoring case.
+    public static func hasPrefix(_ name: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard name.count >= count else { return false }
+        for k in 0..<count where lower(name[k]) != prefix.utf8Start[k] { return false }
+        return true
     }
+
+    @inline(__always) static func lower(_ c: UInt8) -> UInt8 { c &- 0x41 < 26 ? c | 0x20 : c }
 }

@@ -44,7 +44,8 @@ class Stub(BaseHTTPRequestHandler):
         self.body()
         if name == "json":
             return self.reply(status, q.get("body", '{"a": [1, 2.50, null], "b": "x\\/y"}').encode(), ctype,
-                              [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Vary", "Accept"), ("X-Other", "1")])
+                              [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Vary", "Accept"), ("X-Other", "1"),
+                               ("Keep-Alive", "timeout=5")])
         if name == "xml":
             return self.reply(status, b'<?xml version="1.0"?><rss><channel><item><t>a</t></item></channel></rss>', "application/xml")
         if name == "plist":

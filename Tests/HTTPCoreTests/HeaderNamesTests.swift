@@ -15,6 +15,12 @@ import Testing
         #expect(!matches(names, "cache\rcontrol") && !matches(names, "x\u{0D}1"))
     }
 
+    @Test func prefixesIgnoreASCIICase() {
+        let has = { (raw: String) in Array(raw.utf8).withUnsafeBufferPointer { HeaderNames.hasPrefix($0, "proxy-") } }
+        #expect(has("Proxy-Foo") && has("PROXY-") && has("proxy-authorization"))
+        #expect(!has("proxy") && !has("proxyfoo") && !has("x-proxy-a") && !has("proxy\r"))
+    }
+
     @Test func prefixUpToAByte() {
         #expect("/a/b?x=1?y".prefix(upToByte: UInt8(ascii: "?")) == "/a/b")
         #expect("/café/ü".prefix(upToByte: UInt8(ascii: "?")) == "/café/ü")

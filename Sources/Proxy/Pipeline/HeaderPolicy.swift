@@ -34,7 +34,7 @@ enum HeaderPolicy {
                 if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
                 prior += value
             }
-            if !notForwardedUpstream.contains(name) && !isProxyHeader(name) && !route.headerNames.contains(name) {
+            if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name) {
                 lines.append(name: name, value: value)
             }
         }
@@ -45,10 +45,5 @@ enum HeaderPolicy {
         prior.withUnsafeBufferPointer { lines.append("X-Forwarded-For", value: $0) }
         lines.append("X-Request-Id", requestID)
         return lines
-    }
-
-    /// `proxy-*`, case-insensitively.
-    static func isProxyHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        name.count >= 6 && zip(name.prefix(6), "proxy-".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 }

@@ -10,26 +10,14 @@ extension Worker {
         let rawTarget = request.target
         var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
                                     telemetry: telemetry, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
-        if shuttingDown {
-            writer.problem(.unavailable, route: nil, extraHeaders: [("Connection", "close")])
-            return
-        }
-        // The configured limits (evhttp's own are a backstop above them, see
-        // `serverSettings`); the connection ends with the answer, as the client may still
-        // be sending.
-        if request.headBytes > config.limits.maxHeaderBytes {
-            writer.problem(.headersTooLarge(limit: config.limits.maxHeaderBytes), route: nil, extraHeaders: [("Connection", "close")])
-            return
-        }
-        if request.bodyCount > config.limits.maxRequestBody {
-            writer.problem(.requestTooLarge(limit: config.limits.maxRequestBody), route: nil, extraHeaders: [("Connection", "close")])
-            return
-        }
-        if request.method == "CONNECT" {
-            // No tunnel follows, so the connection ends with the answer.
-            writer.problem(.methodNotAllowed(allow: proxiedMethods), route: nil, extraHeaders: [("Connection", "close")])
-            return
-        }
+        // Refusals that end the connection: the server is stopping, the client may still
+        // be sending an oversize request, or expects a tunnel.
+        func refuse(_ failure: ProxyFailure) { writer.problem(failure, route: nil, extraHeaders: [("Connection", "close")]) }
+        if shuttingDown { return refuse(.unavailable) }
+        // The configured limits (evhttp's own are a backstop above them, see `serverSettings`).
+        if request.headBytes > config.limits.maxHeaderBytes { return refuse(.headersTooLarge(limit: config.limits.maxHeaderBytes)) }
+        if request.bodyCount > config.limits.maxRequestBody { return refuse(.requestTooLarge(limit: config.limits.maxRequestBody)) }
+        if request.method == "CONNECT" { return refuse(.methodNotAllowed(allow: proxiedMethods)) }
         guard let target = RequestTarget(rawTarget) else {
             writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
             return

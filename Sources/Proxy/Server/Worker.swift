@@ -71,7 +71,7 @@ final class Worker {
     /// evhttp's own limits are a backstop at twice the configured ones: requests up to
     /// it reach `handle`, which answers what is over the configured limit with a problem
     /// document (431 / 413) and a completion event; only beyond it does libevent answer
-    /// by itself (413, HTML, no event: libevent 2.1 has no hook for its error replies).
+    /// by itself (400 or 413, HTML, no event: libevent 2.1 has no hook for its replies).
     /// The backstop also bounds what one connection can make a worker buffer.
     static func serverSettings(_ config: ServerConfig) -> HTTPServerSettings {
         let backstop = { (limit: Int) in limit > Int.max / 2 ? Int.max : limit * 2 }

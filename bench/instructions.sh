@@ -20,17 +20,11 @@ SIZES=${SIZES:-small medium}
 DUR=${DUR:-4s}
 WORK=${WORK:-/tmp/serializerd-instructions}
 ORIGIN=18181 PORT=18184
-BIN=.build/release/serializerd
 
-for tool in nginx wrk valgrind callgrind_control gcc python3 curl strip; do
-  command -v "$tool" >/dev/null || { echo "bench/instructions.sh needs $tool (apt-get install nginx-light wrk valgrind gcc python3 curl binutils)"; exit 1; }
-done
-[ -x "$BIN" ] || swift build -c release --static-swift-stdlib --product serializerd
-
-rm -rf "$WORK" && mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
+bench_start "$WORK" "nginx-light wrk valgrind gcc python3 curl binutils" nginx wrk valgrind callgrind_control gcc python3 curl strip
 bench_payloads "$WORK/www"
 strip --strip-debug -o "$WORK/serializerd" "$BIN"
-gcc -O2 bench/reference/evcurl_proxy.c $(pkg-config --cflags --libs libevent libcurl) -o "$WORK/evcurl_proxy"
+bench_build_reference "$WORK/evcurl_proxy"
 
 { nginx_preamble "$WORK"; cat <<EOF
   server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }

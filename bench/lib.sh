@@ -1,5 +1,24 @@
 # Shared by the HTTP benchmarks (sourced, not run).
 
+BIN=.build/release/serializerd
+
+# The start of every HTTP benchmark: bench_start WORK "apt packages" tool...
+# Each named tool must exist, the release binary is built when missing, WORK starts empty.
+bench_start() {
+  local work=$1 packages=$2
+  shift 2
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$0 needs $tool (apt-get install $packages)"; exit 1; }
+  done
+  [ -x "$BIN" ] || swift build -c release --static-swift-stdlib --product serializerd
+  rm -rf "$work" && mkdir -p "$work/www" "$work/logs" "$work/tmp"
+}
+
+# The C reference (the same evhttp + libcurl stack, bodies passed through), built into $1.
+bench_build_reference() {
+  gcc -O2 bench/reference/evcurl_proxy.c $(pkg-config --cflags --libs libevent libcurl) -o "$1"
+}
+
 # The top of an nginx.conf that keeps everything under $1 (pid, logs, temp files) and
 # lets one keep-alive connection carry a whole run.
 nginx_preamble() {

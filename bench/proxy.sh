@@ -19,14 +19,8 @@ DUR=${DUR:-5s}
 CONNS=${CONNS:-32}
 WORK=${WORK:-/tmp/serializerd-bench}
 ORIGIN=18081 PROXY=18082 SERIALIZERD=18084 EVCURL_PORT=18085
-BIN=.build/release/serializerd
 
-for tool in nginx wrk taskset python3; do
-  command -v "$tool" >/dev/null || { echo "bench/proxy.sh needs $tool (apt-get install nginx-light wrk util-linux python3)"; exit 1; }
-done
-[ -x "$BIN" ] || swift build -c release --static-swift-stdlib --product serializerd
-
-rm -rf "$WORK" && mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
+bench_start "$WORK" "nginx-light wrk util-linux python3" nginx wrk taskset python3
 bench_payloads "$WORK/www"
 
 { nginx_preamble "$WORK"; cat <<EOF
@@ -54,20 +48,21 @@ EOF
 EOF
 } > "$WORK/serializerd.yaml"
 
-EVCURL_PID=""
+# Cleanup is in place before anything starts, so a failed start leaves nothing running.
+EVCURL_PID="" SPID=""
+cleanup() {
+  kill ${SPID:+"$SPID"} ${EVCURL_PID:+"$EVCURL_PID"} 2>/dev/null || true
+  kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null || true
+}
+trap cleanup EXIT
 if [ "${EVCURL:-1}" = 1 ] && command -v gcc >/dev/null; then
-  gcc -O2 bench/reference/evcurl_proxy.c $(pkg-config --cflags --libs libevent libcurl) -o "$WORK/evcurl_proxy"
+  bench_build_reference "$WORK/evcurl_proxy"
   taskset -c 1 "$WORK/evcurl_proxy" "$EVCURL_PORT" "http://127.0.0.1:$ORIGIN" &
   EVCURL_PID=$!
 fi
 taskset -c 1 nginx -c "$WORK/nginx.conf"
 taskset -c 1 "$BIN" serve --config "$WORK/serializerd.yaml" > "$WORK/logs/serializerd.log" 2>&1 &
 SPID=$!
-cleanup() {
-  kill "$SPID" ${EVCURL_PID:+"$EVCURL_PID"} 2>/dev/null || true
-  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$SERIALIZERD/bench/small.json" >/dev/null 2>&1 && break; sleep 0.1; done
 curl -fs "http://127.0.0.1:$SERIALIZERD/bench/small.json" >/dev/null || { echo "serializerd did not start"; cat "$WORK/logs/serializerd.log"; exit 1; }
 rss() { awk '/VmRSS/ {print $2}' "/proc/$SPID/status"; }

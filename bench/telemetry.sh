@@ -18,14 +18,9 @@ DUR=${DUR:-5s}
 CONNS=${CONNS:-32}
 WORK=${WORK:-/tmp/serializerd-bench-telemetry}
 ORIGIN=18091 ON=18094 OFF=18095
-BIN=.build/release/serializerd
 
-for tool in nginx wrk taskset python3 curl; do
-  command -v "$tool" >/dev/null || { echo "bench/telemetry.sh needs $tool (apt-get install nginx-light wrk util-linux python3 curl)"; exit 1; }
-done
-[ -x "$BIN" ] || swift build -c release --static-swift-stdlib --product serializerd
+bench_start "$WORK" "nginx-light wrk util-linux python3 curl" nginx wrk taskset python3 curl
 
-rm -rf "$WORK" && mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
 python3 - "$WORK/www" <<'EOF'
 import json, sys
 items, data = [], b""

@@ -13,4 +13,10 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 #include <event2/util.h>
+
+// accept4(2) is declared only under _GNU_SOURCE, which this module must not define
+// before glibc's headers (see above); the symbol is in every glibc.
+#ifndef __USE_GNU
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+#endif
 #endif

@@ -19,6 +19,12 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case invalidQuery(String)
     case requestTooLarge(limit: Int)
     case unavailable
+    /// The request could not be read: request line, header fields or framing (RFC 9112).
+    case malformedRequest(String)
+    /// Over `limits.max_buffered_bytes`: retry in a second.
+    case overloaded
+    /// The request already passed through this serializerd (its own `Via` entry).
+    case loopDetected
 
     /// The status sent to the client. Whenever the serializer's error chain holds an
     /// unacceptable 4xx/5xx upstream status, the client gets that status.
@@ -33,7 +39,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .headersTooLarge: return 431
         case .forbidden: return 403
         case .requestTooLarge: return 413
-        case .unavailable: return 503
+        case .unavailable, .overloaded: return 503
+        case .malformedRequest: return 400
+        case .loopDetected: return 508
         }
     }
 
@@ -53,6 +61,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidQuery: return "invalid-query"
         case .requestTooLarge: return "request-too-large"
         case .unavailable: return "unavailable"
+        case .malformedRequest: return "bad-request"
+        case .overloaded: return "overloaded"
+        case .loopDetected: return "loop-detected"
         }
     }
 
@@ -76,7 +87,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .badRequest: return -1016
         case .invalidQuery: return 400
         case .requestTooLarge: return 413
-        case .unavailable: return 503
+        case .unavailable, .overloaded: return 503
+        case .malformedRequest: return 400
+        case .loopDetected: return 508
         }
     }
 
@@ -95,6 +108,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidQuery: return "The query string is not valid for this endpoint."
         case .requestTooLarge(let limit): return "The request body is larger than the limit of \(limit) bytes."
         case .unavailable: return "The server is shutting down."
+        case .malformedRequest: return "The request is not valid HTTP/1.1."
+        case .overloaded: return "The server holds too many response bytes right now; retry shortly."
+        case .loopDetected: return "The request has already passed through this serializerd."
         }
     }
 
@@ -103,7 +119,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .response(let error, _): return error.detail
         case .upstreamUnavailable(_, let message, _): return message
         case .upstreamTimeout(_, let seconds): return "no complete response within \(seconds) s"
-        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why): return why
+        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why): return why
         case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", "))"
         default: return nil
         }

@@ -25,12 +25,11 @@ struct BadClientTests {
         // Just within them: served.
         let atLimit = try proxy.get("/api/json", headers: [("X-Big", String(repeating: "a", count: 3800))])
         #expect(atLimit.status == 200)
-        // Beyond twice the limits libevent refuses by itself, before serializerd sees the
-        // request (README, known gaps): 400 or 413 with its own HTML page.
-        let hugeHeader = try proxy.get("/api/json", headers: [("X-Big", String(repeating: "a", count: 9000))])
-        #expect(hugeHeader.status == 400 || hugeHeader.status == 413)
-        let hugeBody = try proxy.get("/api/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 5000))
-        #expect(hugeBody.status == 413)
+        // Far beyond them: the same problem documents, never a page of the server's own.
+        let hugeHeader = try proxy.get("/api/json", headers: [("X-Big", String(repeating: "a", count: 90000))])
+        #expect(hugeHeader.status == 431 && proxy.json(hugeHeader)?["type"] as? String == "urn:serializerd:headers-too-large")
+        let hugeBody = try proxy.get("/api/echo", method: "POST", body: Array(repeating: UInt8(ascii: "a"), count: 50000))
+        #expect(hugeBody.status == 413 && proxy.json(hugeBody)?["type"] as? String == "urn:serializerd:request-too-large")
         // The refusals serializerd answered are counted like any other reply.
         let metrics = try proxy.get("/metrics").text
         #expect(metrics.contains(#"code="431",outcome="headers_too_large""#))

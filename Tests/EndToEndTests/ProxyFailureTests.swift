@@ -10,6 +10,7 @@ struct ProxyFailureTests {
         route("slow", prefix: "/slow/", extra: "    timeout: 300ms\n"),
         "  - name: down\n    match: { prefix: /down/ }\n    upstream: http://127.0.0.1:9/\n",
         route("redirect", prefix: "/follow/", extra: "    follow_redirects: 2\n"),
+        route("noredirect", prefix: "/stay/", extra: "    follow_redirects: 0\n"),
     ].joined().replacingOccurrences(of: "    match: { prefix: /api/ }\n", with: "")
 
     func problem(_ proxy: ProxyHarness, _ response: RawResponse) -> (type: String?, code: Int?) {
@@ -61,9 +62,10 @@ struct ProxyFailureTests {
         #expect(tooLarge.status == 413)
         #expect(proxy.json(tooLarge)?["type"] as? String == "urn:serializerd:request-too-large")
 
-        // Redirects are followed only where the route allows them.
+        // Redirects are followed (5 by default, like URLSession) unless a route says 0.
         #expect(try proxy.get("/follow/redirect").text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
-        #expect(try proxy.get("/api/redirect").status == 502)
+        #expect(try proxy.get("/api/redirect").text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
+        #expect(try proxy.get("/stay/redirect").status == 502)
         #expect(proxy.finish() == 0)
     }
 

@@ -64,7 +64,7 @@ extension ConfigLoader {
             name: name, prefix: prefix, methods: methods, host: host, upstream: upstream,
             timeout: try m["timeout"]?.seconds() ?? config.timeouts.upstream,
             connectTimeout: config.timeouts.connect,
-            followRedirects: try m["follow_redirects"]?.int(in: 0...50) ?? 0,
+            followRedirects: try m["follow_redirects"]?.int(in: 0...50) ?? 5,
             headers: headers, requestSerializerName: requestName, requestSerializer: requestSerializer,
             response: response, responseSerializer: responseSerializer, output: try output(m["output"]))
     }

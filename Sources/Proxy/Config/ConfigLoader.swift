@@ -72,12 +72,15 @@ public enum ConfigLoader {
     }
 
     static func limits(_ node: ConfigNode) throws(ConfigError) -> Limits {
-        let m = try node.mapping(allowed: ["max_request_body", "max_response_body", "max_header_bytes", "max_json_depth"])
+        let m = try node.mapping(allowed: ["max_request_body", "max_response_body", "max_header_bytes", "max_json_depth",
+                                           "max_connections", "max_buffered_bytes"])
         var limits = Limits()
         if let n = m["max_request_body"] { limits.maxRequestBody = try n.bytes() }
         if let n = m["max_response_body"] { limits.maxResponseBody = try n.bytes() }
         if let n = m["max_header_bytes"] { limits.maxHeaderBytes = try n.bytes() }
         if let n = m["max_json_depth"] { limits.maxJSONDepth = try n.int(in: 1...10_000) }
+        if let n = m["max_connections"] { limits.maxConnections = try n.int(in: 1...1_000_000) }
+        if let n = m["max_buffered_bytes"] { limits.maxBufferedBytes = try n.bytes() }
         return limits
     }
 

@@ -24,6 +24,10 @@ public struct Limits: Sendable, Equatable {
     public var maxResponseBody = 32 << 20
     public var maxHeaderBytes = 64 << 10
     public var maxJSONDepth = JSONReadOptions.defaultMaxDepth
+    /// Open client connections, all workers together.
+    public var maxConnections = 4096
+    /// Upstream bodies being received plus reply bytes not yet sent, all connections together.
+    public var maxBufferedBytes = 256 << 20
 }
 
 public struct Timeouts: Sendable, Equatable {
@@ -95,5 +99,8 @@ public final class Route: Sendable {
         self.output = output
     }
 
-    public func allows(_ method: String) -> Bool { methods?.contains(method) ?? true }
+    /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).
+    public func allows(_ method: String) -> Bool {
+        methods?.contains(method) ?? (method != "CONNECT" && method != "TRACE")
+    }
 }

@@ -65,15 +65,29 @@ struct ResponseWriter {
         let contentType = headers.first { $0.0 == "Content-Type" }?.1
         headers.append(("X-Request-Id", requestID))
         headers.append(timingHeader(total: duration))
-        let delivered = request.respond(status: status, headers: headers, body: sent)
-        if delivered {
-            record(status: status, bytesOut: sent.count, outcome: outcome, duration: duration, responseContentType: contentType)
-        } else {
-            record(status: ResponseWriter.clientGoneStatus, bytesOut: 0,
-                   outcome: Outcome(label: "client_gone", serializer: outcome.serializer, reply: outcome.reply,
-                                    error: "the client closed the connection before the reply"),
-                   duration: duration, responseContentType: nil)
+        let bytesOut = sent.count
+        switch request.respond(status: status, headers: headers, body: sent) {
+        case .delivered:
+            record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
+        case .gone:
+            recordGone(outcome, duration: duration)
+        case .pending:
+            // A reply larger than the socket takes at once: its event waits for the end.
+            request.whenFinished { [self] delivered in
+                if delivered {
+                    record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
+                } else {
+                    recordGone(outcome, duration: duration)
+                }
+            }
         }
+    }
+
+    private func recordGone(_ outcome: Outcome, duration: Double) {
+        record(status: ResponseWriter.clientGoneStatus, bytesOut: 0,
+               outcome: Outcome(label: "client_gone", serializer: outcome.serializer, reply: outcome.reply,
+                                error: "the client closed the connection before the whole reply was sent"),
+               duration: duration, responseContentType: nil)
     }
 
     /// The request's one completion event (also for event streams, when they end).

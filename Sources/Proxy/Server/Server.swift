@@ -19,12 +19,18 @@ public final class Server {
     private var threads: [pthread_t] = []
     private var heartbeats: [Heartbeat] = []
     private var notifier: ServiceNotifier?
+    private let budget: ProcessBudget
+    /// Unique to this running daemon, so chained serializerds tell their Via entries apart.
+    private let via: String
 
     /// `reload` re-reads and validates the configuration for SIGHUP.
     public init(config: ServerConfig, telemetry: Telemetry, reload: @escaping () throws -> ServerConfig) {
         self.config = config
         self.reload = reload
         self.telemetry = telemetry
+        budget = ProcessBudget(maxConnections: config.limits.maxConnections, maxBufferedBytes: config.limits.maxBufferedBytes)
+        var random = SystemRandomNumberGenerator()
+        via = "1.1 serializerd-" + String(random.next() & 0xFFFF_FFFF_FFFF, radix: 16)
         logger = telemetry.logger()
         config.log.apply(to: telemetry.output)
     }
@@ -128,10 +134,13 @@ public final class Server {
         let config = self.config
         let telemetry = self.telemetry
         let logger = self.logger
+        let budget = self.budget
+        let via = self.via
         threads.append(WorkerThread.spawn {
             let worker: Worker
             do {
-                worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry)
+                worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry,
+                                    budget: budget, via: via)
             } catch {
                 logger.error("worker_failed", metadata: ["error": "\(error)"])
                 for fd in sockets { close(fd) }
@@ -162,6 +171,7 @@ public final class Server {
             fresh.listen = config.listen
             fresh.workers = config.workers
             config = fresh
+            budget.setLimits(maxConnections: fresh.limits.maxConnections, maxBufferedBytes: fresh.limits.maxBufferedBytes)
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }
             fresh.log.apply(to: telemetry.output)
             telemetry.metrics.countReload(succeeded: true)

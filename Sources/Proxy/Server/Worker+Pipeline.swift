@@ -10,14 +10,24 @@ extension Worker {
         let rawTarget = request.target
         var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
                                     telemetry: telemetry, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
-        // Refusals that end the connection: the server is stopping, the client may still
-        // be sending an oversize request, or expects a tunnel.
-        func refuse(_ failure: ProxyFailure) { writer.problem(failure, route: nil, extraHeaders: [("Connection", "close")]) }
+        // Refusals that end the connection: the request could not be read, the server is
+        // stopping, or the client expects a tunnel.
+        func refuse(_ failure: ProxyFailure, _ extra: [(String, String)] = []) {
+            writer.problem(failure, route: nil, extraHeaders: extra + [("Connection", "close")])
+        }
+        if let failure = request.failure {
+            switch failure {
+            case .malformed(let detail): return refuse(.malformedRequest(detail))
+            case .headTooLarge: return refuse(.headersTooLarge(limit: config.limits.maxHeaderBytes))
+            case .bodyTooLarge: return refuse(.requestTooLarge(limit: config.limits.maxRequestBody))
+            }
+        }
         if shuttingDown { return refuse(.unavailable) }
-        // The configured limits (evhttp's own are a backstop above them, see `serverSettings`).
-        if request.headBytes > config.limits.maxHeaderBytes { return refuse(.headersTooLarge(limit: config.limits.maxHeaderBytes)) }
-        if request.bodyCount > config.limits.maxRequestBody { return refuse(.requestTooLarge(limit: config.limits.maxRequestBody)) }
         if request.method == "CONNECT" { return refuse(.methodNotAllowed(allow: proxiedMethods)) }
+        if budget.isOverloaded {
+            writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
+            return
+        }
         guard let target = RequestTarget(rawTarget) else {
             writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
             return
@@ -39,6 +49,7 @@ extension Worker {
     var proxiedMethods: [String] {
         var methods: Set<String> = []
         for route in table.routes { methods.formUnion(route.methods ?? ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) }
+        methods.remove("CONNECT")
         return methods.sorted()
     }
 

@@ -4,7 +4,7 @@ import Serializers
 import Telemetry
 import Upstream
 
-/// One event-loop thread: its own evhttp on the shared port, its own curl multi. A
+/// One event-loop thread: its own HTTP server on the shared port, its own curl multi. A
 /// request lives and dies here, so the request path takes no lock.
 final class Worker {
     let loop: EventLoop
@@ -18,6 +18,10 @@ final class Worker {
     private(set) var inFlight = 0
     let mailbox: Mailbox
     var requestIDs = RequestID()
+    /// Connections and buffered bytes, shared by all workers.
+    let budget: ProcessBudget
+    /// `1.1 serializerd-<id>`: this daemon's Via entry (DESIGN §4).
+    let via: String
 
     private var heartbeatTimer: Timer?
     let shared: Telemetry
@@ -28,15 +32,18 @@ final class Worker {
     var streams: [ObjectIdentifier: EventStream] = [:]
     var streamTimer: Timer?
 
-    init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry) throws(EventLoopError) {
+    init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
+         budget: ProcessBudget, via: String) throws(EventLoopError) {
         shared = telemetry
+        self.budget = budget
+        self.via = via
         self.telemetry = WorkerTelemetry(telemetry)
         loop = try EventLoop()
         session = try SessionManager(loop: loop)
         self.config = config
         self.table = RouteTable(config.routes)
         self.mailbox = mailbox
-        server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config)) { [unowned self] in
+        server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config), budget: budget) { [unowned self] in
             self.handle($0)
         }
         mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
@@ -68,15 +75,9 @@ final class Worker {
         loop.close()
     }
 
-    /// evhttp's own limits are a backstop at twice the configured ones: requests up to
-    /// it reach `handle`, which answers what is over the configured limit with a problem
-    /// document (431 / 413) and a completion event; only beyond it does libevent answer
-    /// by itself (400 or 413, HTML, no event: libevent 2.1 has no hook for its replies).
-    /// The backstop also bounds what one connection can make a worker buffer.
     static func serverSettings(_ config: ServerConfig) -> HTTPServerSettings {
-        let backstop = { (limit: Int) in limit > Int.max / 2 ? Int.max : limit * 2 }
-        return HTTPServerSettings(maxHeaderBytes: backstop(config.limits.maxHeaderBytes),
-                                  maxBodyBytes: backstop(config.limits.maxRequestBody), idleTimeout: config.timeouts.clientIdle)
+        HTTPServerSettings(maxHeaderBytes: config.limits.maxHeaderBytes, maxBodyBytes: config.limits.maxRequestBody,
+                           idleTimeout: config.timeouts.clientIdle)
     }
 
     private func readMailbox() {

@@ -1,3 +1,4 @@
+internal import CLibevent
 #if canImport(Glibc)
 import Glibc
 #endif

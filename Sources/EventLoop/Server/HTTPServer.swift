@@ -1,0 +1,192 @@
+internal import CLibevent
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits every connection of a server follows (they apply to connections accepted
+/// after a change, and to requests read after it on open ones).
+public struct HTTPServerSettings: Sendable, Equatable {
+    public var maxHeaderBytes: Int
+    public var maxBodyBytes: Int
+    public var idleTimeout: Double
+
+    public init(maxHeaderBytes: Int, maxBodyBytes: Int, idleTimeout: Double) {
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.idleTimeout = idleTimeout
+    }
+
+    var parserLimits: RequestParser.Limits { .init(maxHeadBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) }
+}
+
+/// Why accepting paused (one report per episode).
+public enum AcceptPause: Sendable {
+    /// `limits.max_connections` reached and no waiting connection to close.
+    case maxConnections
+    /// The process or system ran out of descriptors (EMFILE/ENFILE).
+    case descriptors
+}
+
+/// serializerd's HTTP/1.1 server on one worker's loop: accepts on the sockets this worker
+/// owns and runs a `Connection` for each client. Under pressure — the connection cap or
+/// no descriptors left — it first closes the connection that has waited longest for its
+/// client (idle keep-alive, or a request still arriving), so a slow or idle client never
+/// keeps a new one out; with none to close, accepting pauses until a connection ends.
+public final class HTTPServer {
+    let loop: EventLoop
+    private(set) var settings: HTTPServerSettings
+    let budget: ProcessBudget
+    let handler: (ServerRequest) -> Void
+    /// Where every connection of this worker reads into first.
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    private var listeners: [(fd: Int32, event: OpaquePointer?)] = []
+    private var connections: [ObjectIdentifier: Connection] = [:]
+    private var paused: AcceptPause?
+    private var resumeTimer: Timer?
+    private(set) var isStopping = false
+    /// Called once when accepting pauses, and with nil when it resumes.
+    public var onPause: ((AcceptPause?) -> Void)?
+    private var dateSecond = 0
+    private var dateText = ""
+
+    public init(loop: EventLoop, sockets: [Int32], settings: HTTPServerSettings, budget: ProcessBudget,
+                handler: @escaping (ServerRequest) -> Void) throws(EventLoopError) {
+        self.loop = loop
+        self.settings = settings
+        self.budget = budget
+        self.handler = handler
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for fd in sockets {
+            guard let event = event_new(loop.base, fd, Int16(EV_READ | EV_PERSIST), HTTPServer.acceptCallback, me) else {
+                throw EventLoopError("event_new failed for a listening socket")
+            }
+            event_add(event, nil)
+            listeners.append((fd, event))
+        }
+        resumeTimer = loop.makeTimer { [unowned self] in self.resume() }
+    }
+
+    /// Limits for requests read from now on.
+    public func apply(_ settings: HTTPServerSettings) {
+        self.settings = settings
+    }
+
+    public var connectionCount: Int { connections.count }
+
+    // MARK: accepting
+
+    /// EV_READ on a listening socket
+    static let acceptCallback: event_callback_fn = { fd, _, arg in
+        Unmanaged<HTTPServer>.fromOpaque(arg!).takeUnretainedValue().acceptReady(fd)
+    }
+
+    /// Accepts what is waiting, a bounded batch per turn so one busy listener cannot
+    /// starve the loop.
+    private func acceptReady(_ listener: Int32) {
+        for _ in 0..<64 {
+            guard paused == nil, !isStopping else { return }
+            guard budget.openConnection() else {
+                if !evictOne() { pause(.maxConnections) }
+                continue
+            }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd < 0 {
+                let error = errno
+                budget.closeConnection()
+                switch error {
+                case EINTR, ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    if !evictOne() { pause(.descriptors) }
+                    continue
+                default: return   // EAGAIN: nothing more waiting
+                }
+            }
+            let connection = Connection(fd: fd, peer: Peer(storage: storage), server: self, limits: settings.parserLimits)
+            connections[ObjectIdentifier(connection)] = connection
+        }
+    }
+
+    /// Closes the connection that has waited longest for its client; false if none waits.
+    private func evictOne() -> Bool {
+        var oldest: Connection?
+        for connection in connections.values where connection.isWaitingForClient {
+            if oldest == nil || connection.since < oldest!.since { oldest = connection }
+        }
+        guard let oldest else { return false }
+        oldest.close()
+        return true
+    }
+
+    private func pause(_ reason: AcceptPause) {
+        guard paused == nil else { return }
+        paused = reason
+        for listener in listeners { event_del(listener.event) }
+        onPause?(reason)
+        // A descriptor may free elsewhere (an upstream socket, another worker): look again soon.
+        resumeTimer?.schedule(after: HTTPServer.resumeInterval)
+    }
+
+    static let resumeInterval = 0.25
+
+    private func resume() {
+        guard paused != nil, !isStopping else { return }
+        paused = nil
+        for listener in listeners { event_add(listener.event, nil) }
+        onPause?(nil)
+        // Anything waiting is accepted now; if it fails again, accepting pauses again
+        // (without another report until it has resumed for good).
+        if let fd = listeners.first?.fd { acceptReady(fd) }
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        connections.removeValue(forKey: ObjectIdentifier(connection))
+        budget.closeConnection()
+        if paused != nil { resumeTimer?.schedule(after: 0) }
+    }
+
+    // MARK: lifecycle
+
+    /// Stops accepting and closes connections that wait for their client; the others
+    /// close after their reply.
+    public func stopAccepting() {
+        isStopping = true
+        for listener in listeners {
+            event_del(listener.event)
+            event_free(listener.event)
+            Glibc.close(listener.fd)
+        }
+        listeners = []
+        resumeTimer?.stop()
+        for connection in Array(connections.values) where connection.state == .idle { connection.close() }
+    }
+
+    /// Closes everything. Only after the loop stopped.
+    public func close() {
+        if !isStopping { stopAccepting() }
+        for connection in Array(connections.values) { connection.close() }
+        resumeTimer?.cancel()
+        scratch.deallocate()
+    }
+
+    /// The Date header's value (IMF-fixdate), formatted once a second.
+    func date() -> String {
+        let now = time(nil)
+        if now != dateSecond {
+            dateSecond = now
+            var t = now
+            var parts = tm()
+            gmtime_r(&t, &parts)
+            var buffer = [CChar](repeating: 0, count: 40)
+            let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+            dateText = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return dateText
+    }
+}

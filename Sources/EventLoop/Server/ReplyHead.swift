@@ -1,0 +1,48 @@
+import HTTPCore
+
+/// A response's status line and header fields, written as bytes in one buffer.
+struct ReplyHead {
+    private(set) var bytes: [UInt8]
+
+    init(status: Int, capacity: Int) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(status)
+        bytes.append(0x20)
+        bytes.append(contentsOf: HTTPReason.phrase(status).utf8)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+    }
+
+    /// One field. CR, LF and NUL never reach the wire: a value carrying them (from an
+    /// upstream, say) would split the response, so they become spaces.
+    mutating func add(_ name: String, _ value: String) {
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(contentsOf: [0x3A, 0x20])
+        for c in value.utf8 { bytes.append(c == 0x0D || c == 0x0A || c == 0 ? 0x20 : c) }
+        bytes.append(contentsOf: [0x0D, 0x0A])
+    }
+
+    mutating func addContentLength(_ length: Int) {
+        bytes.append(contentsOf: "Content-Length: ".utf8)
+        appendDecimal(length)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+    }
+
+    mutating func end() { bytes.append(contentsOf: [0x0D, 0x0A]) }
+
+    private mutating func appendDecimal(_ value: Int) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var v = max(0, value), n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[19 - n] = UInt8(0x30 + v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            bytes.append(contentsOf: d[(20 - n)...])
+        }
+    }
+}

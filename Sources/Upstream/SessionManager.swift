@@ -35,7 +35,13 @@ public final class SessionManager {
         _ = cshim_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
         _ = cshim_multi_setopt_timer_function(multi, SessionManager.timerCallback)
         _ = cshim_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
+        // Without it the cache is sized from the handles currently added, and under load
+        // most finished transfers' connections are closed instead of kept for the next.
+        _ = cshim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, SessionManager.connectionCache)
     }
+
+    /// Idle upstream connections kept per worker.
+    static let connectionCache = 1024
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
@@ -88,12 +94,14 @@ public final class SessionManager {
         // HTTPGET undoes a previous task's HEAD or POST; the method is then set on top.
         cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
         cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
+        let sendsBody = r.method != "HEAD" && (!r.body.isEmpty || ["POST", "PUT", "PATCH"].contains(r.method))
         switch r.method {
-        case "GET": break
+        case "GET" where !sendsBody: break
         case "HEAD": cshim_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+        // Always the client's method: a body would otherwise turn a GET into a POST.
         default: cshim_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, r.method)
         }
-        if !r.body.isEmpty || ["POST", "PUT", "PATCH"].contains(r.method) {
+        if sendsBody {
             cshim_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.count))
             // COPYPOSTFIELDS copies the bytes now (POSTFIELDS would keep the pointer).
             _ = r.body.withUnsafeBytes { bytes in

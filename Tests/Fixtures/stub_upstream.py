@@ -39,7 +39,7 @@ class Stub(BaseHTTPRequestHandler):
         ctype = q.get("type", "application/json")
         if name == "echo":
             doc = {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                   "body": self.body().decode("utf-8", "replace")}
+                   "body": self.body().decode("utf-8", "replace"), "peer_port": self.client_address[1]}
             return self.reply(status, json.dumps(doc).encode())
         self.body()
         if name == "json":
@@ -71,7 +71,7 @@ class Stub(BaseHTTPRequestHandler):
             data = gzip.compress(b'{"zipped":true}')
             return self.reply(status, data, "application/json", [("Content-Encoding", "gzip")])
         if name == "redirect":
-            return self.reply(302, b"", None, [("Location", "/v1/json")])
+            return self.reply(302, b"", None, [("Location", q.get("to", "/v1/json"))])
         if name == "garbage":
             self.wfile.write(b"this is not HTTP at all\r\n\r\n")
             self.close_connection = True
@@ -86,6 +86,12 @@ class Stub(BaseHTTPRequestHandler):
         return self.reply(404, b'{"error":"no such scenario"}')
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_any
+
+    def __getattr__(self, name):
+        # Any other method (PROPFIND, lowercase get, ...) is served like the rest.
+        if name.startswith("do_"):
+            return self.handle_any
+        raise AttributeError(name)
 
 
 # The test runner's blocked signals are inherited; SIGTERM must stop the stub.

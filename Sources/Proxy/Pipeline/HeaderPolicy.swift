@@ -8,10 +8,11 @@ enum HeaderPolicy {
     static let notForwardedUpstream = HeaderNames([
         "host", "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization",
         "proxy-authenticate", "proxy-connection", "content-length", "content-type", "accept-encoding", "expect",
-        "x-request-id", "x-forwarded-for",
+        "x-request-id", "x-forwarded-for", "via",
     ])
 
     static let forwardedFor = HeaderNames(["x-forwarded-for"])
+    static let viaName = HeaderNames(["via"])
 
     /// The upstream headers a normalized response carries to the client.
     static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
@@ -23,16 +24,21 @@ enum HeaderPolicy {
     ])
 
     /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
-    /// then X-Forwarded-For and X-Request-Id. Read and written as bytes: most requests
-    /// carry several headers and none of them needs to become a String.
+    /// then X-Forwarded-For, X-Request-Id and Via (the client's entries, then this
+    /// daemon's). Read and written as bytes: most requests carry several headers and none
+    /// of them needs to become a String.
     static func upstreamHeaders(client request: ServerRequest, route: Route, contentType: String?,
-                                peer: String, requestID: String) -> HeaderLines {
+                                peer: String, requestID: String, via: String) -> HeaderLines {
         var lines = HeaderLines()
         var prior: [UInt8] = []
+        var vias: [UInt8] = []
         request.forEachHeader { name, value in
             if forwardedFor.contains(name) {
                 if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
                 prior += value
+            } else if viaName.contains(name) {
+                vias += value
+                vias += [UInt8(ascii: ","), UInt8(ascii: " ")]
             }
             if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name) {
                 lines.append(name: name, value: value)
@@ -44,6 +50,23 @@ enum HeaderPolicy {
         prior += peer.utf8
         prior.withUnsafeBufferPointer { lines.append("X-Forwarded-For", value: $0) }
         lines.append("X-Request-Id", requestID)
+        vias += via.utf8
+        vias.withUnsafeBufferPointer { lines.append("Via", value: $0) }
         return lines
+    }
+
+    /// A Via entry of this daemon's among the client's: the request came back (DESIGN §4).
+    static func isLoop(_ request: ServerRequest, via: String) -> Bool {
+        // The id is the entry's last token (`1.1 serializerd-<id>`), matched whole.
+        let id = Array(via.utf8.split(separator: UInt8(ascii: " ")).last ?? [])
+        var found = false
+        request.forEachHeader { name, value in
+            guard !found, viaName.contains(name) else { return }
+            for entry in value.split(separator: UInt8(ascii: ",")) {
+                let tokens = entry.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 })
+                if tokens.count >= 2, Array(tokens[1]) == id { found = true }
+            }
+        }
+        return found
     }
 }

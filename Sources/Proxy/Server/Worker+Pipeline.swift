@@ -28,6 +28,10 @@ extension Worker {
             writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
             return
         }
+        if HeaderPolicy.isLoop(request, via: via) {
+            writer.problem(.loopDetected, route: nil)
+            return
+        }
         guard let target = RequestTarget(rawTarget) else {
             writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
             return
@@ -77,7 +81,7 @@ extension Worker {
         }
         writer.upstreamURL = url
         let headers = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
-                                                   peer: request.peerAddress, requestID: writer.requestID)
+                                                   peer: request.peerAddress, requestID: writer.requestID, via: via)
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)

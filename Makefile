@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test check-ops bench bench-deps bench-proxy bench-instructions bench-telemetry install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-deps bench-proxy bench-instructions bench-telemetry install install-files uninstall clean
 
 all: build
 
@@ -55,12 +55,18 @@ release: deps
 run: release
 	.build/release/serializerd serve --config $(CONFIG)
 
-# One build of everything, then every test target from it, then the operational checks
-# (units, Dockerfile, install layout) against the same debug binary.
+# One build of everything, then every test target from it, the fuzz targets (bounded),
+# then the operational checks (units, Dockerfile, install layout) against the same debug binary.
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	fuzz/run.sh $(FUZZ_SECONDS)
 	BUILD=debug scripts/check-ops.sh
+
+# Every libFuzzer target, FUZZ_SECONDS each (CI: 30; before resolving a parser change: 600).
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	fuzz/run.sh $(FUZZ_SECONDS)
 
 check-ops: test-deps
 	$(SWIFT) build --product serializerd

@@ -81,7 +81,7 @@ public struct RequestParser: Sendable {
                 if input.count == 1 && input[0] != 0x0D { throw .malformed("chunk data is not followed by CRLF") }
                 return (0, nil)
             }
-            guard input[0] == 0x0D, input[1] == 0x0A else { throw .malformed("chunk data is longer than its chunk size") }
+            guard input[0] == 0x0D, input[1] == 0x0A else { throw .malformed("chunk data is not followed by CRLF") }
             state = .chunkSize
             return (2, nil)
         case .trailers(let scanned): return try trailers(input, scanned: scanned)

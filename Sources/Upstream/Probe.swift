@@ -1,10 +1,12 @@
 internal import CCurl
+internal import CShims
 
 /// One blocking GET with libcurl's easy interface, for `serializerd healthcheck` (no
 /// loop, no daemon state): a task configured exactly as the session manager's.
 public enum Probe {
     /// The status, or why no response came.
-    public static func get(url: String, timeout: Double) -> Result<Int, UpstreamFailure> {
+    /// `unixSocket`: connect to this Unix socket instead of the URL's host.
+    public static func get(url: String, timeout: Double, unixSocket: String? = nil) -> Result<Int, UpstreamFailure> {
         SessionManager.globalInit()
         guard let easy = SessionManager.newHandle() else {
             return .failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
@@ -14,6 +16,7 @@ public enum Probe {
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes) { _ in }
         defer { transfer.release() }
         SessionManager.configure(transfer, request)
+        if let unixSocket { cshim_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, unixSocket) }
         return SessionManager.outcome(transfer, curl_easy_perform(easy)).map(\.status)
     }
 }

@@ -20,8 +20,8 @@ struct HealthcheckCommand: ParsableCommand {
     @OptionGroup var config: ConfigOptions
 
     func run() throws {
-        let target = try url ?? defaultURL(ProcessEnvironment.current)
-        switch Probe.get(url: target, timeout: timeout) {
+        let (target, unixSocket) = try url.map { ($0, nil) } ?? defaultURL(ProcessEnvironment.current)
+        switch Probe.get(url: target, timeout: timeout, unixSocket: unixSocket) {
         case .success(200):
             StandardStreams.write(Array("\(target): healthy\n".utf8))
         case .success(let status):
@@ -34,8 +34,9 @@ struct HealthcheckCommand: ParsableCommand {
     }
 
     /// The address the daemon would listen on, made reachable from this host: a
-    /// wildcard bind is asked on loopback, which the default admin.allow admits.
-    func defaultURL(_ environment: [String: String]) throws -> String {
+    /// wildcard bind is asked on loopback, which the default admin.allow admits; a Unix
+    /// socket is asked through the socket.
+    func defaultURL(_ environment: [String: String]) throws -> (String, String?) {
         let listen: ListenAddress
         if let overridden = (try? ConfigOptions.listenOverride(flag: nil, environment: environment)) ?? nil {
             listen = overridden
@@ -45,12 +46,13 @@ struct HealthcheckCommand: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        if let path = listen.unixPath { return ("http://localhost/-/health", path) }
         let host = switch listen.host {
         case "0.0.0.0", "": "127.0.0.1"
         case "::": "[::1]"
         case let other where other.contains(":"): "[\(other)]"
         case let other: other
         }
-        return "http://\(host):\(listen.port)/-/health"
+        return ("http://\(host):\(listen.port)/-/health", nil)
     }
 }

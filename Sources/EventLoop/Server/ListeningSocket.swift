@@ -6,6 +6,83 @@ import Glibc
 /// A bound, listening, non-blocking TCP socket with SO_REUSEPORT, so every worker can
 /// own one on the same address and the kernel spreads connections between them.
 public enum ListeningSocket {
+    /// Throws `bind ADDR: address already in use` when any socket — another process's,
+    /// another serializerd's — already listens on the address. SO_REUSEPORT would let the
+    /// workers' bind succeed beside it and split the traffic with a stranger; a probe
+    /// bound without it cannot share, so it finds the address taken.
+    public static func checkAvailable(host: String, port: Int) throws(EventLoopError) {
+        guard port != 0 else { return }   // the kernel picks a free one
+        let v6 = host.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket") }
+        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, host: host, port: port, v6: v6) == 0 else { throw failure("bind \(display(host, port))") }
+    }
+
+    static func display(_ host: String, _ port: Int) -> String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// A listening Unix socket at `path`, mode 0660. A stale socket file (nobody accepts
+    /// on it) is replaced; a live one is "address already in use".
+    public static func openUnix(path: String) throws(EventLoopError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (k, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[k] = byte }
+        }
+        if access(path, F_OK) == 0 {
+            if isLive(address) {
+                close(fd)
+                throw EventLoopError("bind unix:\(path): address already in use")
+            }
+            unlink(path)
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            let error = failure("bind unix:\(path)")
+            close(fd)
+            throw error
+        }
+        chmod(path, 0o660)
+        guard listen(fd, 1024) == 0 else {
+            let error = failure("listen")
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Something accepts connections on this Unix socket address.
+    static func isLive(_ address: sockaddr_un) -> Bool {
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var copy = address
+        return withUnsafePointer(to: &copy) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
+    }
+
+    static func bind(_ fd: Int32, host: String, port: Int, v6: Bool) -> Int32 {
+        if v6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, host, &address.sin6_addr)
+            return bindTo(fd, &address)
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        return bindTo(fd, &address)
+    }
+
     /// Returns the descriptor and the bound port (the real one when `port` is 0).
     public static func open(host: String, port: Int) throws(EventLoopError) -> (fd: Int32, port: Int) {
         let v6 = host.contains(":")
@@ -17,22 +94,8 @@ public enum ListeningSocket {
         // Accepted sockets inherit it: evhttp would otherwise leave Nagle on, and replies
         // of several segments would wait ~40 ms for the client's delayed ACK.
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound: Int32
-        if v6 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = in_port_t(UInt16(port).bigEndian)
-            inet_pton(AF_INET6, host, &address.sin6_addr)
-            bound = bindTo(fd, &address)
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            inet_pton(AF_INET, host, &address.sin_addr)
-            bound = bindTo(fd, &address)
-        }
-        guard bound == 0 else {
-            let error = failure("bind \(host):\(port)")
+        guard bind(fd, host: host, port: port, v6: v6) == 0 else {
+            let error = failure("bind \(display(host, port))")
             close(fd)
             throw error
         }
@@ -53,7 +116,9 @@ public enum ListeningSocket {
         guard option(fd, SO_TYPE) == Int32(SOCK_STREAM.rawValue) else { throw EventLoopError("descriptor \(fd) is not a stream (TCP) socket") }
         guard option(fd, SO_ACCEPTCONN) == 1 else { throw EventLoopError("descriptor \(fd) is not listening") }
         let family = local(fd)?.family
-        guard family == AF_INET || family == AF_INET6 else { throw EventLoopError("descriptor \(fd) is not an IPv4 or IPv6 socket") }
+        guard family == AF_INET || family == AF_INET6 || family == AF_UNIX else {
+            throw EventLoopError("descriptor \(fd) is not an IPv4, IPv6 or Unix socket")
+        }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var one: Int32 = 1
@@ -104,11 +169,13 @@ public enum ListeningSocket {
     /// bind(2) for a sockaddr_in or sockaddr_in6.
     static func bindTo<Address>(_ fd: Int32, _ address: inout Address) -> Int32 {
         withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
     }
 
     static func failure(_ what: String) -> EventLoopError {
-        EventLoopError("\(what): \(String(cString: strerror(errno)))")
+        // "address already in use", as the rest of a message reads.
+        let reason = String(cString: strerror(errno))
+        return EventLoopError("\(what): \(reason.prefix(1).lowercased() + reason.dropFirst())")
     }
 }

@@ -31,7 +31,7 @@ public enum ConfigLoader {
         config.source = file
         if let node = top["listen"] {
             let text = try node.string()
-            guard let address = ListenAddress(text) else { throw node.error("expected host:port such as 127.0.0.1:8080 or [::1]:8080, found '\(text)'") }
+            guard let address = ListenAddress(text) else { throw node.error("expected host:port such as 127.0.0.1:8080 or [::1]:8080, or unix:/absolute/path, found '\(text)'") }
             config.listen = address
         }
         if let node = top["workers"] {

@@ -2,12 +2,25 @@
 import Glibc
 #endif
 
-/// `host:port` or `[v6]:port`; port 0 asks the kernel for any free port.
+/// `host:port` or `[v6]:port` (port 0 asks the kernel for any free port), or
+/// `unix:/absolute/path` for a Unix socket.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: Int
+    /// Set for a Unix socket (host and port are then unused).
+    public let unixPath: String?
 
     public init?(_ text: String) {
+        if text.hasPrefix("unix:") {
+            let path = String(text.dropFirst(5))
+            // sun_path holds 108 bytes with its NUL.
+            guard path.hasPrefix("/"), path.utf8.count < 108, !path.utf8.contains(0) else { return nil }
+            host = ""
+            port = 0
+            unixPath = path
+            return
+        }
+        unixPath = nil
         let hostPart: Substring, portPart: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
@@ -28,9 +41,13 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
+        unixPath = nil
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String {
+        if let unixPath { return "unix:" + unixPath }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }
 
 /// An IPv4 or IPv6 address as bytes (network order).

@@ -19,6 +19,8 @@ public final class Server {
     private var threads: [pthread_t] = []
     private var heartbeats: [Heartbeat] = []
     private var notifier: ServiceNotifier?
+    /// The Unix socket file this process created, removed on exit.
+    private var unixSocketPath: String?
     private let budget: ProcessBudget
     /// Unique to this running daemon, so chained serializerds tell their Via entries apart.
     private let via: String
@@ -49,6 +51,13 @@ public final class Server {
         notifier = ServiceNotifier(environment: environment)
         let watchdog = ServiceWatchdog.interval(environment: environment)
         let main = try EventLoop()
+        // Handlers first: a signal sent the moment `ready` is seen must find them
+        // (they run only once the main loop runs, after every worker has started).
+        var watches: [Watch] = []
+        for sig in [SIGTERM, SIGINT] {
+            watches.append(main.onSignal(sig) { [unowned self] in self.shutdown(main, signal: sig) })
+        }
+        watches.append(main.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(listen: listen) })
         let startup = StartupReport()
         for sockets in perWorker {
             let heartbeat = watchdog.map { Heartbeat(interval: $0 / 4) }
@@ -58,24 +67,22 @@ public final class Server {
         guard startup.waitForAll(count) else {
             for mailbox in mailboxes { mailbox.post(.shutdown) }
             for thread in threads { pthread_join(thread, nil) }
+            for watch in watches { watch.cancel() }
             main.close()
+            if let unixSocketPath { unlink(unixSocketPath) }
             throw EventLoopError("a worker could not start (see the worker_failed event)")
         }
         logger.notice("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
                                         "routes": .stringConvertible(config.routes.count), "config": "\(config.source)",
                                         "version": "\(ServerVersion.string)"])
         notifier?.send("READY=1\nSTATUS=\(status(listen))")
-        var watches: [Watch] = []
-        for sig in [SIGTERM, SIGINT] {
-            watches.append(main.onSignal(sig) { [unowned self] in self.shutdown(main, signal: sig) })
-        }
-        watches.append(main.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(listen: listen) })
         let watchdogTimer = watchdog.map { startWatchdog(main, interval: $0 / 2) }
         main.run()
         for thread in threads { pthread_join(thread, nil) }
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
         main.close()
+        if let unixSocketPath { unlink(unixSocketPath) }
         logger.notice("stopped")
     }
 
@@ -88,6 +95,15 @@ public final class Server {
             for fd in inherited { close(fd) }
             return (perWorker, address)
         }
+        if let path = config.listen.unixPath {
+            // One socket, a duplicate per worker (SO_REUSEPORT does not apply to Unix sockets).
+            let fd = try ListeningSocket.openUnix(path: path)
+            unixSocketPath = path
+            let perWorker = (0..<workers).map { _ in [fcntl(fd, F_DUPFD_CLOEXEC, 3)] }
+            close(fd)
+            return (perWorker, config.listen.description)
+        }
+        try ListeningSocket.checkAvailable(host: config.listen.host, port: config.listen.port)
         var port = config.listen.port
         var perWorker: [[Int32]] = []
         for _ in 0..<workers {

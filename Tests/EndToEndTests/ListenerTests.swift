@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Listening sockets and the process around them: a taken address, a Unix socket, and
+/// signals sent the moment the daemon reports ready.
+@Suite(.timeLimit(.minutes(3)))
+struct ListenerTests {
+    @Test func aSecondServeOnATakenAddressExitsWithAClearError() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        defer { proxy.finish() }
+        let yaml = try String(contentsOfFile: proxy.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "listen: 127.0.0.1:0", with: "listen: 127.0.0.1:\(proxy.port)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("taken-\(UUID().uuidString).yaml").path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let second = try ServerBinary.run(["serve", "--config", path], timeout: 20)
+        #expect(second.status == 1)
+        #expect(second.stderrText.contains("bind 127.0.0.1:\(proxy.port): address already in use"), "\(second.stderrText)")
+        // The first daemon still has all the traffic.
+        for _ in 0..<20 { #expect(try proxy.get("/api/json").status == 200) }
+    }
+
+    @Test func servesOnAUnixSocketThatCountsAsLoopbackAndIsRemovedOnExit() throws {
+        let (stub, stubPort) = try StubUpstream.start()
+        defer { stub.stop() }
+        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let yaml = """
+            listen: unix:\(socketPath)
+            workers: 2
+            routes:
+              - name: api
+                match: { prefix: /api/ }
+                upstream: http://127.0.0.1:\(stubPort)/v1
+
+            """
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString).yaml").path
+        try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try Spawned(ServerBinary.url, ["serve", "--config", config])
+        #expect(daemon.waitForLine { $0.contains("\"msg\":\"ready\"") && $0.contains("unix:\(socketPath)") } != nil, "\(daemon.text)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: socketPath)
+        #expect((attributes[.posixPermissions] as? Int) == 0o660)
+        let curl = { (path: String) throws -> CommandResult in
+            try ServerBinary.run(["-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", socketPath, "http://localhost\(path)"],
+                               executable: URL(fileURLWithPath: "/usr/bin/curl"))
+        }
+        // A Unix-socket peer counts as loopback: the default admin.allow admits it.
+        #expect(try curl("/-/health").stdoutText.hasSuffix("\n200"))
+        #expect(try curl("/api/json").stdoutText == "{\"a\":[1,2.50,null],\"b\":\"x/y\"}\n200")
+        let health = try ServerBinary.run(["healthcheck", "--config", config])
+        #expect(health.status == 0, "\(health.stderrText)")
+        #expect(daemon.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    @Test func sighupTheMomentReadyIsLoggedNeverKillsTheDaemon() throws {
+        let (stub, stubPort) = try StubUpstream.start()
+        defer { stub.stop() }
+        let yaml = "listen: 127.0.0.1:0\nworkers: 2\nroutes:\n"
+            + route("api", prefix: "/api/").replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(stubPort)/v1")
+        for attempt in 0..<30 {
+            let (daemon, port, path) = try DaemonUnderTest.start(config: yaml)
+            daemon.signal(SIGHUP)
+            #expect(daemon.waitForLine(timeout: 10) { $0.contains("\"msg\":\"config_reloaded\"") } != nil, "attempt \(attempt): \(daemon.text)")
+            #expect(try RawHTTP.request(port: port, target: "/api/json").status == 200)
+            #expect(daemon.stop() == 0, "attempt \(attempt)")
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+}

@@ -24,17 +24,8 @@ public final class ProcessBudget: Sendable {
 
     // MARK: connections
 
-    /// Takes a connection slot; false at the cap (nothing taken).
-    public func openConnection() -> Bool {
-        let limit = maxConnections
-        var current = connections.load(ordering: .relaxed)
-        while current < limit {
-            let (exchanged, original) = connections.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-        return false
-    }
+    /// Counts an accepted connection (the cap is checked before accepting).
+    public func addConnection() { connections.add(1, ordering: .relaxed) }
 
     public func closeConnection() { connections.subtract(1, ordering: .relaxed) }
 

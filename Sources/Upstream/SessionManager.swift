@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CShims
 import EventLoop
+import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,9 +26,13 @@ public final class SessionManager {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }
 
-    public init(loop: EventLoop) throws(EventLoopError) {
+    /// Upstream bodies count against the process's buffer budget as they arrive.
+    private let budget: ProcessBudget?
+
+    public init(loop: EventLoop, budget: ProcessBudget? = nil) throws(EventLoopError) {
         guard let multi = curl_multi_init() else { throw EventLoopError("curl_multi_init failed") }
         self.loop = loop
+        self.budget = budget
         self.multi = multi
         timer = loop.makeTimer { [unowned self] in self.action(socket: CURL_SOCKET_TIMEOUT, flags: 0) }
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -50,6 +55,7 @@ public final class SessionManager {
             return
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
+        transfer.budget = budget
         Self.configure(transfer, request)
         transfers[easy] = transfer
         let code = curl_multi_add_handle(multi, easy)
@@ -187,6 +193,7 @@ public final class SessionManager {
     }
 
     static func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamReply, UpstreamFailure> {
+        if t.overBudget { return .failure(.overloaded) }
         if t.overLimit || code == CURLE_FILESIZE_EXCEEDED { return .failure(.bodyTooLarge(limit: t.limit)) }
         if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout) }
         guard code == CURLE_OK else {

@@ -1,5 +1,6 @@
 internal import CCurl
 internal import CShims
+import HTTPCore
 
 /// One upstream task: AF's per-task delegate. It owns its easy handle and header list,
 /// accumulates status, headers and body (capped), and completes exactly once.
@@ -12,6 +13,11 @@ final class Transfer {
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var headers = UpstreamHeaders()
     var overLimit = false
+    /// Set when the process-wide buffer budget refused more of this body.
+    var overBudget = false
+    /// What this body holds of the budget, given back when the task ends.
+    var charged = 0
+    var budget: ProcessBudget?
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
     let errorBuffer: UnsafeMutablePointer<CChar> = {
@@ -27,11 +33,14 @@ final class Transfer {
         self.completion = completion
     }
 
-    /// Hands the outcome over once; later calls are ignored.
+    /// Hands the outcome over once; later calls are ignored. The body's budget is given
+    /// back after the completion: by then the reply has been built and queued.
     func finish(_ result: Result<UpstreamReply, UpstreamFailure>) {
         guard !finished else { return }
         finished = true
         completion(result)
+        budget?.release(charged)
+        charged = 0
     }
 
     /// Frees the C side. Runs after curl_multi_remove_handle.
@@ -52,6 +61,13 @@ final class Transfer {
         guard body.count + data.count <= limit else {
             overLimit = true
             return 0   // != size*nmemb: libcurl aborts with CURLE_WRITE_ERROR
+        }
+        if let budget {
+            guard budget.charge(data.count) else {
+                overBudget = true
+                return 0
+            }
+            charged += data.count
         }
         body.append(contentsOf: data.bindMemory(to: UInt8.self))
         return data.count

@@ -69,6 +69,8 @@ public enum UpstreamFailure: Error, Sendable, Equatable {
     case bodyTooLarge(limit: Int)
     /// The transfer was abandoned (shutdown).
     case aborted
+    /// The process's buffer budget (`limits.max_buffered_bytes`) had no room for the body.
+    case overloaded
 }
 
 extension UpstreamFailure: CustomStringConvertible {
@@ -78,6 +80,7 @@ extension UpstreamFailure: CustomStringConvertible {
         case .timeout: "no complete response within the timeout"
         case .bodyTooLarge(let limit): "the response is larger than \(limit) bytes"
         case .aborted: "the transfer was abandoned"
+        case .overloaded: "the server's buffer budget has no room for this response"
         }
     }
 }

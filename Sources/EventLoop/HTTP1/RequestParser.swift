@@ -114,14 +114,13 @@ public struct RequestParser: Sendable {
     static func findEmptyLine(_ p: UnsafeBufferPointer<UInt8>, from: Int, limit: Int) throws(HTTPParseError) -> Int? {
         var i = from
         var lineStart = from
-        while i < p.count {
+        // Nothing past the limit is looked at, so the verdict never depends on how the
+        // bytes were split into reads.
+        let scanEnd = min(p.count, limit)
+        while i < scanEnd {
             if p[i] == 0x0A {
                 guard i > 0, p[i - 1] == 0x0D else { throw .malformed("a line ends with LF alone (HTTP/1.1 needs CRLF)") }
-                if i - lineStart == 1 && lineStart > 0 {
-                    let end = i + 1
-                    if end > limit { throw .headTooLarge(limit: limit) }
-                    return end
-                }
+                if i - lineStart == 1 && lineStart > 0 { return i + 1 }
                 lineStart = i + 1
             }
             i += 1

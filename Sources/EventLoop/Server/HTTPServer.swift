@@ -43,10 +43,12 @@ public final class HTTPServer {
     private var listeners: [(fd: Int32, event: OpaquePointer?)] = []
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var paused: AcceptPause?
+    /// From the first pause until accepting works again without one: one report for all.
+    private var inEpisode = false
     private var resumeTimer: Timer?
     private(set) var isStopping = false
-    /// Called once when accepting pauses, and with nil when it resumes.
-    public var onPause: ((AcceptPause?) -> Void)?
+    /// Called once per episode of paused accepting (not on every retry within it).
+    public var onPause: ((AcceptPause) -> Void)?
     private var dateSecond = 0
     private var dateText = ""
 
@@ -84,11 +86,16 @@ public final class HTTPServer {
     /// Accepts what is waiting, a bounded batch per turn so one busy listener cannot
     /// starve the loop.
     private func acceptReady(_ listener: Int32) {
-        for _ in 0..<64 {
+        for round in 0..<64 {
             guard paused == nil, !isStopping else { return }
-            guard budget.openConnection() else {
-                if !evictOne() { pause(.maxConnections) }
-                continue
+            if budget.openConnections >= budget.maxConnections {
+                // Only on the first round is a connection known to be waiting; later ones
+                // leave it to the next readiness report rather than close anyone for nothing.
+                guard round == 0 else { return }
+                if !evictOne() {
+                    pause(.maxConnections)
+                    return
+                }
             }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -98,25 +105,32 @@ public final class HTTPServer {
                 }
             }
             if fd < 0 {
-                let error = errno
-                budget.closeConnection()
-                switch error {
+                switch errno {
                 case EINTR, ECONNABORTED, EPROTO: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    if !evictOne() { pause(.descriptors) }
-                    continue
-                default: return   // EAGAIN: nothing more waiting
+                    if evictOne() { continue }
+                    pause(.descriptors)
+                    return
+                default:
+                    inEpisode = false   // EAGAIN: nothing more waiting
+                    return
                 }
             }
+            budget.addConnection()
             let connection = Connection(fd: fd, peer: Peer(storage: storage), server: self, limits: settings.parserLimits)
             connections[ObjectIdentifier(connection)] = connection
         }
     }
 
+    /// A connection waiting for its client this long may be closed to make room; younger
+    /// ones are spared, so a burst of new clients never pushes itself out.
+    static let evictionAge = 0.1
+
     /// Closes the connection that has waited longest for its client; false if none waits.
     private func evictOne() -> Bool {
         var oldest: Connection?
-        for connection in connections.values where connection.isWaitingForClient {
+        let cutoff = Clock.now() - HTTPServer.evictionAge
+        for connection in connections.values where connection.isWaitingForClient && connection.since < cutoff {
             if oldest == nil || connection.since < oldest!.since { oldest = connection }
         }
         guard let oldest else { return false }
@@ -128,20 +142,22 @@ public final class HTTPServer {
         guard paused == nil else { return }
         paused = reason
         for listener in listeners { event_del(listener.event) }
-        onPause?(reason)
+        if !inEpisode {
+            inEpisode = true
+            onPause?(reason)
+        }
         // A descriptor may free elsewhere (an upstream socket, another worker): look again soon.
         resumeTimer?.schedule(after: HTTPServer.resumeInterval)
     }
 
-    static let resumeInterval = 0.25
+    static let resumeInterval = 0.1
 
     private func resume() {
         guard paused != nil, !isStopping else { return }
         paused = nil
         for listener in listeners { event_add(listener.event, nil) }
-        onPause?(nil)
-        // Anything waiting is accepted now; if it fails again, accepting pauses again
-        // (without another report until it has resumed for good).
+        // Anything waiting is accepted now; if that fails again, accepting pauses again
+        // without another report until the backlog has drained.
         if let fd = listeners.first?.fd { acceptReady(fd) }
     }
 

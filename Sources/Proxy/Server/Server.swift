@@ -30,7 +30,9 @@ public final class Server {
         self.config = config
         self.reload = reload
         self.telemetry = telemetry
-        budget = ProcessBudget(maxConnections: config.limits.maxConnections, maxBufferedBytes: config.limits.maxBufferedBytes)
+        budget = ProcessBudget(maxConnections: Server.connectionCap(config.limits.maxConnections),
+                               maxBufferedBytes: config.limits.maxBufferedBytes)
+        telemetry.metrics.attach(budget)
         var random = SystemRandomNumberGenerator()
         via = "1.1 serializerd-" + String(random.next() & 0xFFFF_FFFF_FFFF, radix: 16)
         logger = telemetry.logger()
@@ -71,6 +73,11 @@ public final class Server {
             main.close()
             if let unixSocketPath { unlink(unixSocketPath) }
             throw EventLoopError("a worker could not start (see the worker_failed event)")
+        }
+        if budget.maxConnections < config.limits.maxConnections {
+            logger.warning("max_connections_lowered", metadata: [
+                "max_connections": .stringConvertible(budget.maxConnections),
+                "reason": "RLIMIT_NOFILE allows \(budget.maxConnections) connections with their upstream descriptors"])
         }
         logger.notice("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
                                         "routes": .stringConvertible(config.routes.count), "config": "\(config.source)",
@@ -135,6 +142,26 @@ public final class Server {
         return timer
     }
 
+    /// Descriptors kept out of the connection cap: the loops, pipes, logs and listeners.
+    static let reservedDescriptors = 64
+
+    /// `limits.max_connections`, lowered to what the descriptor limit can carry: each
+    /// connection may need a second descriptor for its upstream, and a proxy that runs out
+    /// of descriptors fails requests it already accepted. The soft limit is first raised
+    /// to the hard one, as servers do.
+    static func connectionCap(_ configured: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return configured }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        guard limit.rlim_cur != rlim_t.max else { return configured }   // RLIM_INFINITY
+        let carried = max(1, (Int(limit.rlim_cur) - reservedDescriptors) / 2)
+        return min(configured, carried)
+    }
+
     /// A blocked signal mask survives exec; a parent that blocked SIGTERM (test runners,
     /// some supervisors) would otherwise make the daemon unstoppable.
     static func unblockControlSignals() {
@@ -187,7 +214,7 @@ public final class Server {
             fresh.listen = config.listen
             fresh.workers = config.workers
             config = fresh
-            budget.setLimits(maxConnections: fresh.limits.maxConnections, maxBufferedBytes: fresh.limits.maxBufferedBytes)
+            budget.setLimits(maxConnections: Server.connectionCap(fresh.limits.maxConnections), maxBufferedBytes: fresh.limits.maxBufferedBytes)
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }
             fresh.log.apply(to: telemetry.output)
             telemetry.metrics.countReload(succeeded: true)

@@ -113,6 +113,7 @@ extension Worker {
         case .failure(.timeout): return writer.problem(.upstreamTimeout(url: url, seconds: route.timeout), route: route.name)
         case .failure(.bodyTooLarge(let limit)): return writer.problem(.upstreamBodyTooLarge(limit: limit, url: url), route: route.name)
         case .failure(.aborted): return writer.problem(.unavailable, route: route.name)
+        case .failure(.overloaded): return writer.problem(.overloaded, route: route.name, extraHeaders: [("Retry-After", "1")])
         case .failure(.unavailable(let code, let message)):
             return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: url), route: route.name)
         case .success(let success): reply = success

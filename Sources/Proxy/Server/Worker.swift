@@ -39,12 +39,21 @@ final class Worker {
         self.via = via
         self.telemetry = WorkerTelemetry(telemetry)
         loop = try EventLoop()
-        session = try SessionManager(loop: loop)
+        session = try SessionManager(loop: loop, budget: budget)
         self.config = config
         self.table = RouteTable(config.routes)
         self.mailbox = mailbox
         server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config), budget: budget) { [unowned self] in
             self.handle($0)
+        }
+        let metrics = telemetry.metrics
+        let logger = telemetry.logger()
+        // One line and one count per episode, however long descriptors stay short.
+        server.onPause = { reason in
+            metrics.countAcceptPause(descriptors: reason == .descriptors)
+            logger.warning("accept_paused", metadata: ["reason": reason == .descriptors
+                ? "no file descriptors left (EMFILE/ENFILE); resuming when one frees"
+                : "limits.max_connections reached with no idle connection to close"])
         }
         mailboxWatch = loop.watch(fd: mailbox.fd, read: true, write: false) { [unowned self] _, _ in self.readMailbox() }
         // Log lines and live events leave in batches, at most `telemetryFlushDelay` after

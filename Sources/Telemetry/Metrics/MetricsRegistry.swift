@@ -16,6 +16,10 @@ public final class MetricsRegistry: Sendable {
     /// Written by any worker, so a real read-modify-write.
     let eventEvictions = Atomic<UInt64>(0)
     let eventSubscribers = Atomic<Int>(0)
+    let acceptPausesConnections = Atomic<UInt64>(0)
+    let acceptPausesDescriptors = Atomic<UInt64>(0)
+    /// The server's connection and buffer budget, read at scrape time.
+    private let budget = Mutex<ProcessBudget?>(nil)
     let version: String
     let startTime: Double
 
@@ -30,6 +34,19 @@ public final class MetricsRegistry: Sendable {
         let shard = MetricsShard()
         shards.withLock { $0.append(shard) }
         return MetricsRecorder(shard: shard)
+    }
+
+    public func attach(_ budget: ProcessBudget) {
+        self.budget.withLock { $0 = budget }
+    }
+
+    /// A worker stopped accepting (connection cap, or no descriptors left): once per episode.
+    public func countAcceptPause(descriptors: Bool) {
+        if descriptors {
+            acceptPausesDescriptors.add(1, ordering: .relaxed)
+        } else {
+            acceptPausesConnections.add(1, ordering: .relaxed)
+        }
     }
 
     /// Called on the main thread after each SIGHUP.
@@ -95,6 +112,15 @@ public final class MetricsRegistry: Sendable {
         out.sample("serializerd_event_drops_total", [], eventDrops.value)
         out.family("serializerd_event_evictions_total", "counter", "/-/events subscribers disconnected for falling too far behind.")
         out.sample("serializerd_event_evictions_total", [], eventEvictions.load(ordering: .relaxed))
+        if let budget = budget.withLock({ $0 }) {
+            out.family("serializerd_open_connections", "gauge", "Client connections open now (limits.max_connections).")
+            out.sample("serializerd_open_connections", [], UInt64(max(0, budget.openConnections)))
+            out.family("serializerd_buffered_bytes", "gauge", "Upstream bodies and unsent reply bytes held now (limits.max_buffered_bytes).")
+            out.sample("serializerd_buffered_bytes", [], UInt64(max(0, budget.bufferedBytes)))
+        }
+        out.family("serializerd_accept_pauses_total", "counter", "Times a worker stopped accepting connections, by reason.")
+        out.sample("serializerd_accept_pauses_total", [("reason", "descriptors")], acceptPausesDescriptors.load(ordering: .relaxed))
+        out.sample("serializerd_accept_pauses_total", [("reason", "max_connections")], acceptPausesConnections.load(ordering: .relaxed))
         out.family("serializerd_build_info", "gauge", "Always 1; the version is in the label.")
         out.sample("serializerd_build_info", [("version", version)], UInt64(1))
         ProcessMetrics.read(startTime: startTime).render(into: &out)

@@ -163,6 +163,21 @@ struct HTTPEdgeTests {
         #expect(refused.waitForClose())
     }
 
+    @Test func aClientStillSendingAnOversizeBodyReadsItsRefusal() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, top: "limits: { max_request_body: 1KiB }\n")
+        defer { proxy.finish() }
+        let connection = try RawConnection(port: proxy.port)
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 5_000_000)
+        connection.send("POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
+        // The body keeps coming after the refusal (RFC 9112 §9.6: the daemon shuts down
+        // its side and drains input before closing).
+        let sender = Thread { _ = connection.send(body) }
+        sender.start()
+        let reply = try connection.response(timeout: 10)
+        #expect(reply.status == 413 && proxy.json(reply)?["type"] as? String == "urn:serializerd:request-too-large")
+        #expect(connection.waitForClose(timeout: 10))
+    }
+
     @Test func aRequestMustArriveWithinClientIdleOfItsFirstByte() throws {
         let proxy = try ProxyHarness(routes: Self.routes, top: "timeouts: { client_idle: 1s }\n")
         defer { proxy.finish() }

@@ -2,7 +2,7 @@ import Foundation
 
 /// One client connection driven byte by byte: for pipelining, half-closes, trickled
 /// heads and replies that must be read exactly as sent.
-public final class RawConnection {
+public final class RawConnection: @unchecked Sendable {
     public let fd: Int32
     private var buffer: [UInt8] = []
     public private(set) var closedByPeer = false

@@ -22,6 +22,9 @@ final class Connection {
         case writing
         /// A chunked stream is open.
         case streaming
+        /// Our side is shut down after a final reply; input is read and dropped until the
+        /// client closes, so unread bytes do not make the kernel reset the reply away.
+        case lingering
         case closed
     }
 
@@ -69,7 +72,7 @@ final class Connection {
     var isOpen: Bool { state != .closed }
 
     /// Evictable under descriptor pressure: nothing of a request is being handled or sent.
-    var isWaitingForClient: Bool { state == .idle || state == .reading }
+    var isWaitingForClient: Bool { state == .idle || state == .reading || state == .lingering }
 
     // MARK: reading
 
@@ -81,6 +84,11 @@ final class Connection {
     private func readable() {
         let scratch = server.scratch
         let n = read(fd, scratch.baseAddress, scratch.count)
+        if state == .lingering {
+            lingered += max(0, n)
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || lingered > Connection.lingerBytes { close() }
+            return
+        }
         if n > 0 {
             if pendingStart == pending.count {
                 pending.removeAll(keepingCapacity: true)
@@ -103,13 +111,18 @@ final class Connection {
     /// Bytes read beyond one head while a request is handled (pipelining).
     static let readAhead = 64 << 10
 
+    /// Lingering after a final reply ends after this long or this many dropped bytes.
+    static let lingerSeconds = 2.0
+    static let lingerBytes = 64 << 20
+    private var lingered = 0
+
     /// The client sent FIN. Before or inside a request there is nobody to answer; after
     /// a complete one it still gets its reply (half-close), then the connection ends.
     private func endOfInput() {
         pauseReading()
         peerFinished = true
         switch state {
-        case .idle, .reading: close()
+        case .idle, .reading, .lingering: close()
         case .streaming: close()
         case .handling, .writing: closeAfterReply = true
         case .closed: break
@@ -404,8 +417,8 @@ final class Connection {
 
     private func deadlinePassed() {
         switch state {
-        case .idle, .reading, .writing:
-            // Too slow to send its request, or to take its reply.
+        case .idle, .reading, .writing, .lingering:
+            // Too slow to send its request, or to take its reply (or to close after it).
             let request = current
             close()
             request?.finish(delivered: false)
@@ -423,11 +436,24 @@ final class Connection {
         return error
     }
 
-    /// After a reply that ends the connection: our FIN follows the bytes, and unread
-    /// input is drained briefly so the kernel does not reset the reply away.
+    /// After a reply that ends the connection: our FIN follows the bytes, and input is
+    /// drained until the client closes (bounded), so the kernel does not reset the reply
+    /// away before the client has read it.
     private func closeGracefully() {
         shutdown(fd, Int32(SHUT_WR))
-        close()
+        if peerFinished {
+            close()
+            return
+        }
+        state = .lingering
+        current = nil
+        pending = []
+        pendingStart = 0
+        if readPaused {
+            readPaused = false
+            event_add(readEvent, nil)
+        }
+        arm(Connection.lingerSeconds)
     }
 
     /// Closes at once. A request with the handler learns of it when it replies.

@@ -47,6 +47,12 @@ public final class Server {
         signal(SIGPIPE, SIG_IGN)
         Self.unblockControlSignals()
         MallocTuning.apply()
+        let libeventLogger = logger
+        LibeventLog.route { severity, message, suppressed in
+            var metadata: Logger.Metadata = ["severity": "\(severity)", "message": "\(message)"]
+            if suppressed > 0 { metadata["suppressed"] = .stringConvertible(suppressed) }
+            libeventLogger.warning("libevent", metadata: metadata)
+        }
         SessionManager.globalInit()
         let count = config.workers ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)

@@ -44,6 +44,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "HTTPCore"]),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "CCurl", "HTTPCore"]),
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),

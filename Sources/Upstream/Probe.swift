@@ -15,8 +15,12 @@ public enum Probe {
                                       followRedirects: 0, maxResponseBytes: 1 << 20)
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes) { _ in }
         defer { transfer.release() }
-        SessionManager.configure(transfer, request)
-        if let unixSocket { cshim_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, unixSocket) }
+        do throws(CurlError) {
+            try SessionManager.configure(transfer, request)
+            if let unixSocket { try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_UNIX_SOCKET_PATH, unixSocket), "CURLOPT_UNIX_SOCKET_PATH") }
+        } catch {
+            return .failure(.unavailable(code: error.code, message: error.description))
+        }
         return SessionManager.outcome(transfer, curl_easy_perform(easy)).map(\.status)
     }
 }

@@ -36,13 +36,18 @@ public final class SessionManager {
         self.multi = multi
         timer = loop.makeTimer { [unowned self] in self.action(socket: CURL_SOCKET_TIMEOUT, flags: 0) }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = cshim_multi_setopt_socket_function(multi, SessionManager.socketCallback)
-        _ = cshim_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
-        _ = cshim_multi_setopt_timer_function(multi, SessionManager.timerCallback)
-        _ = cshim_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
-        // Without it the cache is sized from the handles currently added, and under load
-        // most finished transfers' connections are closed instead of kept for the next.
-        _ = cshim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, SessionManager.connectionCache)
+        do throws(CurlError) {
+            try Curl.check(cshim_multi_setopt_socket_function(multi, SessionManager.socketCallback), "CURLMOPT_SOCKETFUNCTION")
+            try Curl.check(cshim_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me), "CURLMOPT_SOCKETDATA")
+            try Curl.check(cshim_multi_setopt_timer_function(multi, SessionManager.timerCallback), "CURLMOPT_TIMERFUNCTION")
+            try Curl.check(cshim_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me), "CURLMOPT_TIMERDATA")
+            // Without it the cache is sized from the handles currently added, and under load
+            // most finished transfers' connections are closed instead of kept for the next.
+            try Curl.check(cshim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, SessionManager.connectionCache), "CURLMOPT_MAXCONNECTS")
+        } catch {
+            curl_multi_cleanup(multi)
+            throw EventLoopError(error.description)
+        }
     }
 
     /// Idle upstream connections kept per worker.
@@ -56,87 +61,89 @@ public final class SessionManager {
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
         transfer.budget = budget
-        Self.configure(transfer, request)
-        transfers[easy] = transfer
-        let code = curl_multi_add_handle(multi, easy)
-        if code != CURLM_OK {
-            transfers[easy] = nil
+        do throws(CurlError) {
+            try Self.configure(transfer, request)
+            try Curl.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
+        } catch {
             transfer.release()
-            transfer.finish(.failure(.unavailable(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)))))
+            transfer.finish(.failure(.unavailable(code: error.code, message: error.description)))
+            return
         }
+        transfers[easy] = transfer
     }
 
     /// An easy handle with the options every task shares. They survive reuse: a recycled
     /// handle is not reset, so only what differs per task is set again.
     static func newHandle() -> UnsafeMutableRawPointer? {
         guard let easy = curl_easy_init() else { return nil }
-        cshim_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        cshim_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        cshim_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        cshim_easy_setopt_string(easy, CURLOPT_PROXY, "")              // never the environment's proxy
-        cshim_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")    // every encoding libcurl decodes
-        // Large bodies arrive in fewer reads and write callbacks than with the 16 KB default.
-        cshim_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 << 10)
-        cshim_easy_setopt_write_function(easy, Transfer.write)
-        cshim_easy_setopt_header_function(easy, Transfer.header)
+        do throws(CurlError) {
+            try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
+            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "CURLOPT_REDIR_PROTOCOLS_STR")
+            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_PROXY, ""), "CURLOPT_PROXY")   // never the environment's proxy
+            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), "CURLOPT_ACCEPT_ENCODING")   // all it decodes
+            // Large bodies arrive in fewer reads and write callbacks than with the 16 KB default.
+            try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 << 10), "CURLOPT_BUFFERSIZE")
+            try Curl.check(cshim_easy_setopt_write_function(easy, Transfer.write), "CURLOPT_WRITEFUNCTION")
+            try Curl.check(cshim_easy_setopt_header_function(easy, Transfer.header), "CURLOPT_HEADERFUNCTION")
+        } catch {
+            curl_easy_cleanup(easy)
+            return nil
+        }
         return easy
     }
 
     /// Every option that differs per task, on a handle from `newHandle` (also the
     /// healthcheck's `Probe`). Whatever one task may set is set by every task, so nothing
     /// carries over from the handle's previous task.
-    static func configure(_ t: Transfer, _ r: UpstreamRequest) {
+    static func configure(_ t: Transfer, _ r: UpstreamRequest) throws(CurlError) {
         let easy = t.easy
         let me = Unmanaged.passUnretained(t).toOpaque()
-        cshim_easy_setopt_string(easy, CURLOPT_URL, r.url)
-        cshim_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(r.timeout * 1000))
-        cshim_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000))
-        cshim_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.followRedirects > 0 ? 1 : 0)
-        cshim_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.followRedirects)
-        cshim_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.maxResponseBytes))
-        cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
-        cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
-        cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer)
+        try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_URL, r.url), "CURLOPT_URL")
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(r.timeout * 1000)), "CURLOPT_TIMEOUT_MS")
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000)), "CURLOPT_CONNECTTIMEOUT_MS")
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.followRedirects > 0 ? 1 : 0), "CURLOPT_FOLLOWLOCATION")
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.followRedirects), "CURLOPT_MAXREDIRS")
+        try Curl.check(cshim_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.maxResponseBytes)), "CURLOPT_MAXFILESIZE_LARGE")
+        try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
+        try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
+        try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer), "CURLOPT_ERRORBUFFER")
         // HTTPGET undoes a previous task's HEAD or POST; the method is then set on top.
-        cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
-        cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
+        try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
         let sendsBody = r.method != "HEAD" && (!r.body.isEmpty || ["POST", "PUT", "PATCH"].contains(r.method))
         switch r.method {
         case "GET" where !sendsBody: break
-        case "HEAD": cshim_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+        case "HEAD": try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY")
         // Always the client's method: a body would otherwise turn a GET into a POST.
-        default: cshim_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, r.method)
+        default: try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, r.method), "CURLOPT_CUSTOMREQUEST")
         }
         if sendsBody {
-            cshim_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.count))
+            try Curl.check(cshim_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(r.body.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
             // COPYPOSTFIELDS copies the bytes now (POSTFIELDS would keep the pointer).
-            _ = r.body.withUnsafeBytes { bytes in
-                cshim_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
+            let code = r.body.withUnsafeBytes { bytes in
+                cshim_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS,
+                                          UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
             }
+            try Curl.check(code, "CURLOPT_COPYPOSTFIELDS")
         }
-        // No Expect: 100-continue round trip for larger bodies.
-        var list = curl_slist_append(nil, "Expect:")
-        r.headers.bytes.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { lines in
-                var start = 0
-                while start < lines.count {
-                    list = curl_slist_append(list, lines.baseAddress! + start)
-                    start += strlen(lines.baseAddress! + start) + 1
-                }
-            }
-        }
-        t.headerList = list
-        cshim_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
+        t.headerList = try CurlHeaderList(lines: r.headers)
+        try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(t.headerList?.pointer)), "CURLOPT_HTTPHEADER")
     }
 
     /// Fails every transfer in flight (shutdown); each completion still runs once.
     public func abortAll() {
-        for (easy, transfer) in transfers {
-            curl_multi_remove_handle(multi, easy)
-            transfer.release()
-            transfer.finish(.failure(.aborted))
-        }
+        fail(all: nil)
+    }
+
+    private func fail(all error: CurlError?) {
+        let failing = transfers
         transfers.removeAll()
+        for (easy, transfer) in failing {
+            _ = curl_multi_remove_handle(multi, easy)   // only fails for a handle not in the multi
+            transfer.release()
+            transfer.finish(.failure(error.map { .unavailable(code: $0.code, message: $0.description) } ?? .aborted))
+        }
     }
 
     /// Tears down after the loop stopped: callbacks unset first, because
@@ -145,9 +152,10 @@ public final class SessionManager {
         guard !closed else { return }
         closed = true
         abortAll()
+        // Unsetting callbacks cannot fail on a valid handle; cleanup's result has no remedy.
         _ = cshim_multi_setopt_socket_function(multi, nil)
         _ = cshim_multi_setopt_timer_function(multi, nil)
-        curl_multi_cleanup(multi)
+        _ = curl_multi_cleanup(multi)
         for easy in idleHandles { curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         for watch in watches.values { watch.cancel() }
@@ -159,7 +167,12 @@ public final class SessionManager {
 
     private func action(socket: curl_socket_t, flags: Int32) {
         var running: Int32 = 0
-        curl_multi_socket_action(multi, socket, flags, &running)
+        let code = curl_multi_socket_action(multi, socket, flags, &running)
+        // A socket curl already forgot is harmless; anything else leaves the multi handle
+        // unusable, and every task in it is failed rather than left to hang.
+        if code != CURLM_OK && code != CURLM_BAD_SOCKET {
+            do throws(CurlError) { try Curl.check(code, "curl_multi_socket_action") } catch { fail(all: error) }
+        }
         drain()
     }
 
@@ -169,7 +182,7 @@ public final class SessionManager {
         while let message = curl_multi_info_read(multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
-            curl_multi_remove_handle(multi, easy)
+            _ = curl_multi_remove_handle(multi, easy)   // only fails for a handle not in the multi
             guard let transfer = transfers.removeValue(forKey: easy) else { continue }
             let result = Self.outcome(transfer, code)
             recycle(transfer)
@@ -182,9 +195,9 @@ public final class SessionManager {
     private func recycle(_ transfer: Transfer) {
         if idleHandles.count < maxIdleHandles {
             // The task's header list and error buffer are freed with it: no pointer to
-            // them stays behind.
-            cshim_easy_setopt_pointer(transfer.easy, CURLOPT_HTTPHEADER, nil)
-            cshim_easy_setopt_pointer(transfer.easy, CURLOPT_ERRORBUFFER, nil)
+            // them stays behind. (Unsetting a pointer option cannot fail.)
+            _ = cshim_easy_setopt_pointer(transfer.easy, CURLOPT_HTTPHEADER, nil)
+            _ = cshim_easy_setopt_pointer(transfer.easy, CURLOPT_ERRORBUFFER, nil)
             idleHandles.append(transfer.easy)
             transfer.releaseKeepingHandle()
         } else {
@@ -201,22 +214,24 @@ public final class SessionManager {
             return .failure(.unavailable(code: Int(code.rawValue), message: message))
         }
         var status = 0
-        cshim_easy_getinfo_long(t.easy, CURLINFO_RESPONSE_CODE, &status)
         var typePointer: UnsafePointer<CChar>?
-        cshim_easy_getinfo_string(t.easy, CURLINFO_CONTENT_TYPE, &typePointer)
         var urlPointer: UnsafePointer<CChar>?
-        cshim_easy_getinfo_string(t.easy, CURLINFO_EFFECTIVE_URL, &urlPointer)
+        do throws(CurlError) {
+            try Curl.check(cshim_easy_getinfo_long(t.easy, CURLINFO_RESPONSE_CODE, &status), "CURLINFO_RESPONSE_CODE")
+            try Curl.check(cshim_easy_getinfo_string(t.easy, CURLINFO_CONTENT_TYPE, &typePointer), "CURLINFO_CONTENT_TYPE")
+            try Curl.check(cshim_easy_getinfo_string(t.easy, CURLINFO_EFFECTIVE_URL, &urlPointer), "CURLINFO_EFFECTIVE_URL")
+        } catch {
+            return .failure(.unavailable(code: error.code, message: error.description))
+        }
         return .success(UpstreamReply(status: status, headers: t.headers, contentType: typePointer.map { String(cString: $0) },
                                       body: t.body, url: urlPointer.map { String(cString: $0) } ?? ""))
     }
 
     fileprivate func socketChanged(_ fd: curl_socket_t, what: Int32) {
-        switch what {
-        case CURL_POLL_REMOVE:
+        switch SocketInterest(what) {
+        case .forget:
             watches.removeValue(forKey: fd)?.cancel()
-        default:
-            let read = what == CURL_POLL_IN || what == CURL_POLL_INOUT
-            let write = what == CURL_POLL_OUT || what == CURL_POLL_INOUT
+        case .watch(let read, let write):
             if let watch = watches[fd] {
                 watch.set(read: read, write: write)
             } else {

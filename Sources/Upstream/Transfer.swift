@@ -18,7 +18,7 @@ final class Transfer {
     /// What this body holds of the budget, given back when the task ends.
     var charged = 0
     var budget: ProcessBudget?
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    var headerList: CurlHeaderList?
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
     let errorBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -51,7 +51,6 @@ final class Transfer {
 
     /// Frees what this task owned but leaves the (reset) easy handle to the pool.
     func releaseKeepingHandle() {
-        curl_slist_free_all(headerList)
         headerList = nil
         errorBuffer.deallocate()
     }
@@ -77,7 +76,8 @@ final class Transfer {
     /// (each regrowth copies everything received so far).
     private func reserveDeclaredLength() {
         var declared: curl_off_t = -1
-        cshim_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
+        // A failure leaves `declared` at -1: the body then grows as it comes.
+        _ = cshim_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
         if declared > 0 { body.reserveCapacity(min(Int(declared), limit)) }
     }
 

@@ -17,10 +17,20 @@ struct ReplyHead {
     /// One field. CR, LF and NUL never reach the wire: a value carrying them (from an
     /// upstream, say) would split the response, so they become spaces.
     mutating func add(_ name: String, _ value: String) {
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: [0x3A, 0x20])
-        for c in value.utf8 { bytes.append(c == 0x0D || c == 0x0A || c == 0 ? 0x20 : c) }
-        bytes.append(contentsOf: [0x0D, 0x0A])
+        var name = name, value = value
+        name.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        value.withUTF8 { value in
+            let start = bytes.count
+            bytes.append(contentsOf: value)
+            // Rare: only then is the value walked a second time.
+            if value.contains(where: { $0 < 0x20 }) {
+                for k in start..<bytes.count where bytes[k] == 0x0D || bytes[k] == 0x0A || bytes[k] == 0 { bytes[k] = 0x20 }
+            }
+        }
+        bytes.append(0x0D)
+        bytes.append(0x0A)
     }
 
     mutating func addContentLength(_ length: Int) {

@@ -27,7 +27,7 @@ enum HeaderPolicy {
     /// then X-Forwarded-For, X-Request-Id and Via (the client's entries, then this
     /// daemon's). Read and written as bytes: most requests carry several headers and none
     /// of them needs to become a String.
-    static func upstreamHeaders(client request: ServerRequest, route: Route, contentType: String?,
+    static func upstreamHeaders(client request: any ClientExchange, route: Route, contentType: String?,
                                 peer: String, requestID: String, via: String) -> HeaderLines {
         var lines = HeaderLines()
         var prior: [UInt8] = []
@@ -56,15 +56,14 @@ enum HeaderPolicy {
     }
 
     /// A Via entry of this daemon's among the client's: the request came back (DESIGN §4).
-    static func isLoop(_ request: ServerRequest, via: String) -> Bool {
-        // The id is the entry's last token (`1.1 serializerd-<id>`), matched whole.
-        let id = Array(via.utf8.split(separator: UInt8(ascii: " ")).last ?? [])
+    /// `viaID` is this daemon's entry without its protocol (`serializerd-<id>`), matched whole.
+    static func isLoop(_ request: any ClientExchange, viaID: [UInt8]) -> Bool {
         var found = false
         request.forEachHeader { name, value in
             guard !found, viaName.contains(name) else { return }
             for entry in value.split(separator: UInt8(ascii: ",")) {
                 let tokens = entry.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 })
-                if tokens.count >= 2, Array(tokens[1]) == id { found = true }
+                if tokens.count >= 2, tokens[1].elementsEqual(viaID) { found = true }
             }
         }
         return found

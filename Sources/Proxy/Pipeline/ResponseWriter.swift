@@ -8,7 +8,7 @@ import Upstream
 /// or the upstream response passed through; always X-Request-Id and Server-Timing.
 /// Every reply leaves through `send`, which also emits the request's one completion event.
 struct ResponseWriter {
-    let request: ServerRequest
+    let request: any ClientExchange
     let requestID: String
     let started: Double
     let startedWall: Double
@@ -30,7 +30,7 @@ struct ResponseWriter {
         static let ok = Outcome(label: "ok")
     }
 
-    init(request: ServerRequest, requestID: String, telemetry: WorkerTelemetry, path: String) {
+    init(request: any ClientExchange, requestID: String, telemetry: WorkerTelemetry, path: String) {
         self.request = request
         self.requestID = requestID
         self.telemetry = telemetry

@@ -39,7 +39,7 @@ enum RecentFormat {
 }
 
 extension Worker {
-    func serveAdmin(_ endpoint: AdminEndpoint, request: ServerRequest, target: RequestTarget, writer: ResponseWriter) {
+    func serveAdmin(_ endpoint: AdminEndpoint, request: any ClientExchange, target: RequestTarget, writer: ResponseWriter) {
         // A Unix-socket peer is on this host: it counts as loopback (DESIGN §4).
         let peer = request.peerIsUnixSocket ? IPAddress("127.0.0.1") : IPAddress(request.peerAddress)
         guard let peer, config.adminAllow.contains(where: { $0.contains(peer) }) else {

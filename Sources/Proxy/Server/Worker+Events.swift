@@ -4,7 +4,7 @@ import Telemetry
 
 /// One `/-/events` client: a chunked text/event-stream reply fed from its hub queue.
 final class EventStream {
-    let request: ServerRequest
+    let request: any ClientExchange
     let subscriber: Subscriber
     let writer: ResponseWriter
     var bytesSent = 0
@@ -13,7 +13,7 @@ final class EventStream {
     var lastWrite: Double
     static let contentType = "text/event-stream; charset=utf-8"
 
-    init(request: ServerRequest, subscriber: Subscriber, writer: ResponseWriter, now: Double) {
+    init(request: any ClientExchange, subscriber: Subscriber, writer: ResponseWriter, now: Double) {
         self.request = request
         self.subscriber = subscriber
         self.writer = writer
@@ -52,7 +52,7 @@ enum EventStreamLimits {
 }
 
 extension Worker {
-    func openStream(_ request: ServerRequest, writer: ResponseWriter) {
+    func openStream(_ request: any ClientExchange, writer: ResponseWriter) {
         let mailbox = self.mailbox
         let subscriber = shared.hub.subscribe(owner: telemetry.owner) { mailbox.post(.events) }
         let stream = EventStream(request: request, subscriber: subscriber, writer: writer, now: Clock.now())

@@ -6,7 +6,7 @@ import Upstream
 
 extension Worker {
     /// The whole life of one request on this worker (DESIGN §1).
-    func handle(_ request: ServerRequest) {
+    func handle(_ request: any ClientExchange) {
         let rawTarget = request.target
         var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
                                     telemetry: telemetry, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
@@ -28,7 +28,7 @@ extension Worker {
             writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
             return
         }
-        if HeaderPolicy.isLoop(request, via: via) {
+        if HeaderPolicy.isLoop(request, viaID: viaID) {
             writer.problem(.loopDetected, route: nil)
             return
         }
@@ -57,7 +57,7 @@ extension Worker {
         return methods.sorted()
     }
 
-    func forward(_ request: ServerRequest, target: RequestTarget, route: Route, writer: ResponseWriter) {
+    func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter) {
         var writer = writer
         var remainder = target.path.dropFirst(route.prefix.count)
         // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a

@@ -8,7 +8,7 @@ import Upstream
 /// request lives and dies here, so the request path takes no lock.
 final class Worker {
     let loop: EventLoop
-    let session: SessionManager
+    let session: any UpstreamClient
     private(set) var server: HTTPServer!
     private(set) var config: ServerConfig
     private(set) var table: RouteTable
@@ -22,6 +22,8 @@ final class Worker {
     let budget: ProcessBudget
     /// `1.1 serializerd-<id>`: this daemon's Via entry (DESIGN §4).
     let via: String
+    /// `serializerd-<id>`: the token a loop is recognised by.
+    let viaID: [UInt8]
 
     private var heartbeatTimer: Timer?
     let shared: Telemetry
@@ -32,14 +34,16 @@ final class Worker {
     var streams: [ObjectIdentifier: EventStream] = [:]
     var streamTimer: Timer?
 
+    /// `upstream` replaces the libcurl session manager (in-process tests of the pipeline).
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
-         budget: ProcessBudget, via: String) throws(EventLoopError) {
+         budget: ProcessBudget, via: String, upstream: (any UpstreamClient)? = nil) throws(EventLoopError) {
         shared = telemetry
         self.budget = budget
         self.via = via
+        viaID = Array(via.utf8.split(separator: UInt8(ascii: " ")).last ?? [])
         self.telemetry = WorkerTelemetry(telemetry)
         loop = try EventLoop()
-        session = try SessionManager(loop: loop, budget: budget)
+        if let upstream { session = upstream } else { session = try SessionManager(loop: loop, budget: budget) }
         self.config = config
         self.table = RouteTable(config.routes)
         self.mailbox = mailbox

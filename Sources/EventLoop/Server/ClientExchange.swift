@@ -1,0 +1,29 @@
+/// One client request and its one reply, as the request pipeline sees them: the seam
+/// between the HTTP server and everything after it. `ServerRequest` is the server's;
+/// tests drive the pipeline in-process through their own.
+public protocol ClientExchange: AnyObject {
+    /// Set when the request could not be read; the reply then closes the connection.
+    var failure: HTTPParseError? { get }
+    var method: String { get }
+    var target: String { get }
+    var body: [UInt8] { get }
+    var peerAddress: String { get }
+    var peerIsUnixSocket: Bool { get }
+    func header(_ name: String) -> String?
+    func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void)
+
+    /// The one reply (Content-Length framing); a second is refused.
+    func respond(status: Int, headers: [(String, String)], body: [UInt8]) -> ServerRequest.Delivery
+    /// For a `.pending` reply: how it ended (true when the client took all of it).
+    func whenFinished(_ body: @escaping (Bool) -> Void)
+
+    /// A chunked reply instead (Server-Sent Events); false when the client is gone.
+    func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32,
+                     onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool
+    func write(_ bytes: [UInt8])
+    var bufferedBytes: Int { get }
+    func endStream()
+    func abortStream()
+}
+
+extension ServerRequest: ClientExchange {}

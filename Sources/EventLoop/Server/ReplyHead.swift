@@ -24,8 +24,10 @@ struct ReplyHead {
         value.withUTF8 { value in
             let start = bytes.count
             bytes.append(contentsOf: value)
+            var control = false
+            for c in value where c < 0x20 { control = true }
             // Rare: only then is the value walked a second time.
-            if value.contains(where: { $0 < 0x20 }) {
+            if control {
                 for k in start..<bytes.count where bytes[k] == 0x0D || bytes[k] == 0x0A || bytes[k] == 0 { bytes[k] = 0x20 }
             }
         }

@@ -26,6 +26,17 @@ struct ResponseWriter {
         var serializer: String? = nil
         var reply: UpstreamReply? = nil
         var error: String? = nil
+        /// The upstream body's size, kept when the body itself has been let go.
+        var upstreamBytes: Int? = nil
+
+        /// The same outcome without the upstream body (its size kept): what a reply still
+        /// being sent to a slow client holds on to, so the body's memory is free at once.
+        var withoutBody: Outcome {
+            var light = self
+            light.upstreamBytes = reply?.body.count
+            light.reply?.body = []
+            return light
+        }
 
         static let ok = Outcome(label: "ok")
     }
@@ -73,6 +84,7 @@ struct ResponseWriter {
             recordGone(outcome, duration: duration)
         case .pending:
             // A reply larger than the socket takes at once: its event waits for the end.
+            let outcome = outcome.withoutBody
             request.whenFinished { [self] delivered in
                 if delivered {
                     record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
@@ -97,7 +109,7 @@ struct ResponseWriter {
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,
-            outcome: outcome.label, bytesIn: reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
+            outcome: outcome.label, bytesIn: outcome.upstreamBytes ?? reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
             responseContentType: responseContentType))
     }

@@ -5,14 +5,17 @@ import Glibc
 /// glibc returns freed memory above 128 KiB to the kernel and maps fresh pages for the
 /// next response body, so every 100 KB–1 MB response paid page faults (measured with
 /// perf: ~6% of the process at 100 KB). Raising the trim and mmap thresholds keeps that
-/// memory for reuse; it stays bounded by the peak of bodies in flight.
+/// memory for reuse. Bodies of 4 MiB and more are still mapped and returned at once: kept
+/// in the heap they held the peak of every burst of large replies (24 slow readers of
+/// 20 MB held 172 MiB with a 64 MiB buffer budget), where the page faults cost little
+/// beside transcoding megabytes.
 enum MallocTuning {
     static func apply() {
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
         let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
         let trimThreshold: Int32 = -1, mmapThreshold: Int32 = -3   // M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
-        _ = mallopt(trimThreshold, 256 << 20)
-        _ = mallopt(mmapThreshold, 64 << 20)
+        _ = mallopt(trimThreshold, 32 << 20)
+        _ = mallopt(mmapThreshold, 4 << 20)
     }
 }

@@ -50,12 +50,12 @@ struct PressureTests {
     }
 
     @Test func slowlorisWithFewDescriptorsNeverKeepsANormalClientOut() throws {
-        // 100 descriptors carry (100 - 64) / 2 = 18 connections.
-        let proxy = try Limited(top: "timeouts: { client_idle: 3s }\n", nofile: 100)
+        // 200 descriptors carry (200 - 64) / 2 = 68 connections; 300 attackers.
+        let proxy = try Limited(top: "timeouts: { client_idle: 3s }\n", nofile: 200)
         defer { proxy.finish() }
         #expect(proxy.daemon.text.contains("\"msg\":\"max_connections_lowered\""))
         var attackers: [RawConnection] = []
-        for _ in 0..<60 {
+        for _ in 0..<300 {
             let connection = try RawConnection(port: proxy.port)
             connection.send("GET /api/json HTTP/1.1\r\nHost: x\r\nX-Slow: ")
             attackers.append(connection)
@@ -73,6 +73,44 @@ struct PressureTests {
         }
         let cpu = proxy.cpuSeconds - cpuBefore
         #expect(cpu < 0.5 * Date().timeIntervalSince(started), "the daemon used \(cpu) s of CPU")
+    }
+
+    @Test func outOfDescriptorsAcceptingPausesWithoutSpinningAndEveryClientIsAnswered() throws {
+        let proxy = try Limited(top: "", nofile: 1024)
+        defer { proxy.finish() }
+        // The limit drops under the running daemon: its connection cap no longer protects
+        // it, and accept(2) meets EMFILE.
+        let lowered = Process()
+        lowered.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        lowered.arguments = ["--pid", "\(proxy.daemon.process.processIdentifier)", "--nofile=48:48"]
+        try lowered.run()
+        lowered.waitUntilExit()
+        let port = proxy.port
+        let statuses = Locked<[Int]>([])
+        let done = DispatchSemaphore(value: 0)
+        let clients = 40
+        for _ in 0..<clients {
+            Thread {
+                let status = (try? RawHTTP.request(port: port, target: "/api/slow?seconds=1", timeout: 30))?.status ?? -1
+                statuses.update { $0.append(status) }
+                done.signal()
+            }.start()
+        }
+        usleep(500_000)
+        // Every busy connection holds its descriptors: nothing to close, so accepting waits.
+        let cpuBefore = proxy.cpuSeconds
+        usleep(1_000_000)
+        let cpu = proxy.cpuSeconds - cpuBefore
+        for _ in 0..<clients { done.wait() }
+        // Everyone got an answer: served, or a clear 502 where the upstream socket could not be had.
+        #expect(statuses.current.count == clients)
+        #expect(statuses.current.allSatisfy { $0 == 200 || $0 == 502 }, "\(statuses.current)")
+        #expect(statuses.current.filter { $0 == 200 }.count >= clients / 4)
+        #expect(cpu < 0.3, "the daemon used \(cpu) s of CPU in 1 s while out of descriptors")
+        let pauses = proxy.daemon.text.split(separator: "\n").filter { $0.contains("\"msg\":\"accept_paused\"") }
+        #expect(pauses.count >= 1 && pauses.count <= 4, "\(pauses.count) accept_paused lines")
+        #expect(pauses.allSatisfy { $0.contains("no file descriptors left") })
+        #expect(!proxy.daemon.text.contains("[warn]"))
     }
 
     @Test func atTheCapWithBusyConnectionsAcceptingPausesAndResumes() throws {

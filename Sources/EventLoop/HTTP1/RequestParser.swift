@@ -41,7 +41,8 @@ public struct RequestParser: Sendable {
         case refused(HTTPParseError)
     }
 
-    public let limits: Limits
+    /// May change between requests (a reload); the request being read keeps its own.
+    public var limits: Limits
     var state = State.head(scanned: 0)
     /// Body bytes of the current chunked request so far.
     var chunkedTotal = 0

@@ -128,10 +128,16 @@ public enum ListeningSocket {
     /// The bound address as `host:port` (`[v6]:port` for IPv6).
     public static func localAddress(_ fd: Int32) -> String {
         guard let bound = local(fd) else { return "?" }
+        let host = numericHost(bound.address)
+        return bound.family == AF_INET6 ? "[\(host)]:\(bound.port)" : "\(host):\(bound.port)"
+    }
+
+    /// An IPv4 or IPv6 address as text (`127.0.0.1`, `::1`), without the port.
+    static func numericHost(_ storage: sockaddr_storage) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        var raw = bound.address
-        let host: String = withUnsafePointer(to: &raw) { pointer in
-            if bound.family == AF_INET6 {
+        var raw = storage
+        withUnsafePointer(to: &raw) { pointer in
+            if Int32(storage.ss_family) == AF_INET6 {
                 _ = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
                     withUnsafePointer(to: v6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &text, socklen_t(text.count)) }
                 }
@@ -140,9 +146,8 @@ public enum ListeningSocket {
                     withUnsafePointer(to: v4.pointee.sin_addr) { inet_ntop(AF_INET, $0, &text, socklen_t(text.count)) }
                 }
             }
-            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        return bound.family == AF_INET6 ? "[\(host)]:\(bound.port)" : "\(host):\(bound.port)"
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func option(_ fd: Int32, _ name: Int32) -> Int32 {

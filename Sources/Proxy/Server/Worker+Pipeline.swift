@@ -24,10 +24,6 @@ extension Worker {
         }
         if shuttingDown { return refuse(.unavailable) }
         if request.method == "CONNECT" { return refuse(.methodNotAllowed(allow: proxiedMethods)) }
-        if budget.isOverloaded {
-            writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
-            return
-        }
         if HeaderPolicy.isLoop(request, viaID: viaID) {
             writer.problem(.loopDetected, route: nil)
             return
@@ -39,6 +35,12 @@ extension Worker {
         if target.host == nil, let admin = AdminEndpoint(path: target.path) {
             writer.route = RouteLabel.admin
             serveAdmin(admin, request: request, target: target, writer: writer)
+            return
+        }
+        // Admin endpoints stay up (an operator must be able to see why); proxied requests
+        // wait until buffered bytes drain.
+        if budget.isOverloaded {
+            writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
             return
         }
         switch table.match(method: request.method, path: target.path, host: target.host) {

@@ -1,0 +1,196 @@
+internal import CLibevent
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replies, streams and the output queue: what leaves a connection, in order.
+extension Connection {
+    // MARK: replying
+
+    func reply(_ request: ServerRequest, status: Int, headers: [(String, String)], body: [UInt8]) -> ServerRequest.Delivery {
+        let bodyless = request.method == "HEAD" || status == 204 || status == 304 || (100...199).contains(status)
+        if request.failure != nil || peerFinished || server.isStopping || !(request.head?.keepAlive ?? false) {
+            closeAfterReply = true
+        }
+        var head = ReplyHead(status: status, capacity: 160 + headers.count * 48)
+        for (name, value) in headers {
+            if name.utf8.count == 10, name.lowercased() == "connection" {
+                if value.lowercased() == "close" { closeAfterReply = true }
+                continue
+            }
+            head.add(name, value)
+        }
+        head.add("Date", server.date())
+        if !bodyless { head.addContentLength(body.count) }
+        if closeAfterReply {
+            head.add("Connection", "close")
+        } else if request.head?.version == .http10 {
+            head.add("Connection", "keep-alive")
+        }
+        head.end()
+        state = .writing
+        current = request
+        let sendBody = bodyless ? [] : body
+        if sendBody.count <= Connection.coalesceLimit {
+            var bytes = head.bytes
+            bytes.append(contentsOf: sendBody)
+            queue(bytes)
+        } else {
+            queue(head.bytes)
+            queue(sendBody)
+        }
+        guard state != .closed else {
+            request.connection = nil
+            return .gone
+        }
+        if output.isEmpty {
+            // All of it is with the kernel. A client that closed its end completely (not a
+            // half-close) resets the connection on the first bytes it receives; on loopback
+            // that is visible at once.
+            if peerFinished && socketError() != 0 {
+                close()
+                request.connection = nil
+                return .gone
+            }
+            replyDrained()
+            return .delivered
+        }
+        arm(server.settings.idleTimeout)
+        return .pending
+    }
+
+    /// Bodies up to this are copied behind the head and leave in one write.
+    static let coalesceLimit = 16 << 10
+
+    /// The whole reply left: the next request may start.
+    func replyDrained() {
+        let request = current
+        current = nil
+        if let request, request.onFinish != nil || request.connection != nil { request.finish(delivered: true) }
+        if closeAfterReply {
+            closeGracefully()
+            return
+        }
+        state = .idle
+        // The next request follows the limits in force now (SIGHUP may have changed them).
+        parser.limits = server.settings.parserLimits
+        arm(server.settings.idleTimeout)
+        resumeReading()
+        if !processing, pendingStart < pending.count { process() }
+    }
+
+    // MARK: streams
+
+    func startStream(_ request: ServerRequest, status: Int, headers: [(String, String)], sendBuffer: Int32) {
+        var size = sendBuffer
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var head = ReplyHead(status: status, capacity: 256)
+        for (name, value) in headers { head.add(name, value) }
+        head.add("Date", server.date())
+        head.add("Transfer-Encoding", "chunked")
+        head.end()
+        state = .streaming
+        current = request
+        disarm()
+        queue(head.bytes)
+    }
+
+    func writeChunk(_ bytes: [UInt8]) {
+        var framed = Array(String(bytes.count, radix: 16).utf8)
+        framed.reserveCapacity(framed.count + bytes.count + 4)
+        framed += [0x0D, 0x0A]
+        framed += bytes
+        framed += [0x0D, 0x0A]
+        queue(framed)
+    }
+
+    /// The last chunk; the connection closes once it has left.
+    func endStream() {
+        guard state == .streaming else { return }
+        current = nil
+        closeAfterReply = true
+        state = .writing
+        queue(Array("0\r\n\r\n".utf8))
+        if output.isEmpty { closeGracefully() } else { arm(server.settings.idleTimeout) }
+    }
+
+    // MARK: writing
+
+    /// Writes at once what the socket takes; the rest waits for EV_WRITE.
+    func queue(_ bytes: [UInt8]) {
+        guard state != .closed, !bytes.isEmpty else { return }
+        if output.isEmpty {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n == bytes.count { return }
+            // On an error the write event fires at once and closes the connection there,
+            // never inside the caller (which may be starting a stream).
+            output.append(bytes)
+            outputOffset = max(0, n)
+            charge(bytes.count - max(0, n))
+            event_add(writeEvent, nil)
+        } else {
+            output.append(bytes)
+            charge(bytes.count)
+        }
+    }
+
+    func charge(_ bytes: Int) {
+        queuedBytes += bytes
+        server.budget.chargeAnyway(bytes)
+    }
+
+    /// EV_WRITE
+    static let writeCallback: event_callback_fn = { _, _, arg in
+        Unmanaged<Connection>.fromOpaque(arg!).takeUnretainedValue().writable()
+    }
+
+    func writable() {
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(min(output.count, 16))
+        var keep: [UnsafeRawBufferPointer] = []
+        _ = keep
+        for (index, chunk) in output.prefix(16).enumerated() {
+            let skip = index == 0 ? outputOffset : 0
+            chunk.withUnsafeBytes { raw in
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
+            }
+        }
+        // The arrays are not mutated while writev runs, so their storage stays put.
+        let n = writev(fd, vectors, Int32(vectors.count))
+        if n < 0 {
+            if errno == EAGAIN || errno == EINTR { return }
+            close()
+            return
+        }
+        var left = n
+        queuedBytes -= n
+        server.budget.release(n)
+        while left > 0, let first = output.first {
+            let remaining = first.count - outputOffset
+            if left >= remaining {
+                left -= remaining
+                output.removeFirst()
+                outputOffset = 0
+            } else {
+                outputOffset += left
+                left = 0
+            }
+        }
+        guard output.isEmpty else { return }
+        event_del(writeEvent)
+        drained()
+    }
+
+    /// Everything queued has reached the socket.
+    func drained() {
+        switch state {
+        case .writing:
+            if current == nil && closeAfterReply { closeGracefully() } else { replyDrained() }
+        case .streaming:
+            let handler = current?.onDrained
+            handler?()
+        default: break
+        }
+    }
+}

@@ -8,7 +8,7 @@ public final class ServerRequest {
     /// Set when the request could not be read completely; the handler answers it
     /// (400 / 431 / 413) and the connection closes after that reply.
     public let failure: HTTPParseError?
-    public internal(set) var body: [UInt8] = []
+    @exclusivity(unchecked) public internal(set) var body: [UInt8] = []
     var connection: Connection?
     private(set) var replied = false
     var onFinish: ((Bool) -> Void)?

@@ -33,7 +33,7 @@ final class RecordedExchange: ClientExchange {
         }
     }
 
-    func respond(status: Int, headers: [(String, String)], body: [UInt8]) -> ServerRequest.Delivery {
+    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void) -> ServerRequest.Delivery {
         replies.append((status, headers, body))
         return .delivered
     }

@@ -12,8 +12,9 @@ public protocol ClientExchange: AnyObject {
     func header(_ name: String) -> String?
     func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void)
 
-    /// The one reply (Content-Length framing); a second is refused.
-    func respond(status: Int, headers: [(String, String)], body: [UInt8]) -> ServerRequest.Delivery
+    /// The one reply (Content-Length framing); a second is refused. `recordNow` runs before
+    /// the bytes leave when their delivery is certain (then the result is `.recorded`).
+    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void) -> ServerRequest.Delivery
     /// For a `.pending` reply: how it ended (true when the client took all of it).
     func whenFinished(_ body: @escaping (Bool) -> Void)
 

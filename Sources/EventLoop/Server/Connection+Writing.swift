@@ -8,7 +8,8 @@ import Glibc
 extension Connection {
     // MARK: replying
 
-    func reply(_ request: ServerRequest, status: Int, headers: [(String, String)], body: [UInt8]) -> ServerRequest.Delivery {
+    func reply(_ request: ServerRequest, status: Int, headers: [(String, String)], body: [UInt8],
+               recordNow: () -> Void) -> ServerRequest.Delivery {
         let bodyless = request.method == "HEAD" || status == 204 || status == 304 || (100...199).contains(status)
         if request.failure != nil || peerFinished || server.isStopping || !(request.head?.keepAlive ?? false) {
             closeAfterReply = true
@@ -32,6 +33,12 @@ extension Connection {
         state = .writing
         current = request
         let sendBody = bodyless ? [] : body
+        // A small reply to a client that is still there will reach the kernel whole: its
+        // event is recorded before the bytes leave, so a client that has read the reply
+        // finds it in /metrics (a larger one is recorded when it has drained, a half-closed
+        // client's once the write shows whether it is still there).
+        let recordedFirst = !peerFinished && output.isEmpty && head.bytes.count + sendBody.count <= Connection.recordFirstLimit
+        if recordedFirst { recordNow() }
         if sendBody.count <= Connection.coalesceLimit {
             var bytes = head.bytes
             bytes.append(contentsOf: sendBody)
@@ -42,7 +49,11 @@ extension Connection {
         }
         guard state != .closed else {
             request.connection = nil
-            return .gone
+            return recordedFirst ? .recorded : .gone
+        }
+        if recordedFirst {
+            if output.isEmpty { replyDrained() } else { arm(server.settings.idleTimeout) }
+            return .recorded
         }
         if output.isEmpty {
             // All of it is with the kernel. A client that closed its end completely (not a
@@ -62,6 +73,9 @@ extension Connection {
 
     /// Bodies up to this are copied behind the head and leave in one write.
     static let coalesceLimit = 16 << 10
+
+    /// Replies up to this fit a fresh socket's send buffer with room to spare.
+    static let recordFirstLimit = 8 << 10
 
     /// The whole reply left: the next request may start.
     func replyDrained() {

@@ -47,19 +47,23 @@ public final class ServerRequest {
         case gone
         /// Partly sent; `whenFinished` learns how it ends.
         case pending
+        /// Certain to be delivered: `recordNow` ran before the bytes left.
+        case recorded
     }
 
     /// Sends the reply (Content-Length framing; no body for HEAD, 204 and 304).
     /// A `Connection: close` header among `headers` closes the connection after it.
+    /// `recordNow` runs (then `.recorded` is returned) when the reply is certain to reach
+    /// the client's kernel whole, before its bytes leave.
     @discardableResult
-    public func respond(status: Int, headers: [(String, String)], body: [UInt8]) -> Delivery {
+    public func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void = {}) -> Delivery {
         guard !replied else { return .gone }
         replied = true
         guard let connection, connection.isOpen else {
             self.connection = nil
             return .gone
         }
-        return connection.reply(self, status: status, headers: headers, body: body)
+        return connection.reply(self, status: status, headers: headers, body: body, recordNow: recordNow)
     }
 
     /// For a `.pending` reply: runs once, with true when the client took all of it,

@@ -77,7 +77,12 @@ struct ResponseWriter {
         headers.append(("X-Request-Id", requestID))
         headers.append(timingHeader(total: duration))
         let bytesOut = sent.count
-        switch request.respond(status: status, headers: headers, body: sent) {
+        let recordNow = {
+            record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
+        }
+        switch request.respond(status: status, headers: headers, body: sent, recordNow: recordNow) {
+        case .recorded:
+            break
         case .delivered:
             record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
         case .gone:

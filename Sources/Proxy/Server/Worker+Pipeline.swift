@@ -92,8 +92,10 @@ extension Worker {
         session.start(upstream) { [unowned self, writer] result in
             var writer = writer
             writer.upstreamSeconds = Clock.now() - sent
+            // No longer waiting on the upstream: counted before the reply can reach the client.
+            self.inFlightEnded()
             self.complete(result, url: url, route: route, writer: &writer)
-            self.requestFinished()
+            self.finishIfIdle()
         }
     }
 

@@ -140,9 +140,8 @@ final class Worker {
         telemetry.metrics.setInflight(inFlight)
     }
 
-    func requestFinished() {
+    func inFlightEnded() {
         inFlight -= 1
         telemetry.metrics.setInflight(inFlight)
-        finishIfIdle()
     }
 }

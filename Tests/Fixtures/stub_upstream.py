@@ -54,6 +54,12 @@ class Stub(BaseHTTPRequestHandler):
         if name == "png":
             with open(q["file"], "rb") as f:
                 return self.reply(status, f.read(), "image/png")
+        if name == "file":
+            with open(q["path"], "rb") as f:
+                return self.reply(status, f.read(), q.get("type", "application/octet-stream"))
+        if name == "deepform":
+            depth = int(q.get("depth", "8000"))
+            return self.reply(status, ("a" + "[b]" * (depth - 1) + "=1").encode(), "application/x-www-form-urlencoded")
         if name == "text":
             return self.reply(status, "caf\u00e9".encode("latin-1"), "text/plain; charset=iso-8859-1")
         if name == "form":

@@ -46,3 +46,32 @@ import Testing
         #expect(try form(encoded) == #"{"a":{"n":"&"},"b":["x","y z"]}"#)
     }
 }
+
+/// Bounded work (DESIGN §5): form keys nest at most `max_json_depth` levels.
+@Suite struct FormDepthTests {
+    func key(depth: Int) -> String { "a" + String(repeating: "[b]", count: depth - 1) }
+
+    @Test func keysUpToTheDepthLimitDecode() throws {
+        let value = try FormDecoder.decode(Array((key(depth: 64) + "=1").utf8), maxDepth: 64)
+        var depth = 0
+        var current = value
+        while case .object(let members) = current, let first = members.first { depth += 1; current = first.1 }
+        #expect(depth == 64 && current == .string("1"))
+    }
+
+    @Test func deeperKeysFailWithTheLimitNamed() {
+        for depth in [65, 8000] {
+            do throws(TranscodeError) {
+                _ = try FormDecoder.decode(Array((key(depth: depth) + "=1").utf8), maxDepth: 64)
+                Issue.record("a \(depth)-deep key was accepted")
+            } catch {
+                #expect(error.description == "form field starting at byte 0 nests \(depth) levels deep, deeper than the limit of 64")
+            }
+        }
+    }
+
+    @Test func arraysOfObjectsStillFollowRacksRuleAtDepth() throws {
+        let text = "x[][a][c]=1&x[][a][d]=2&x[][a][c]=3"
+        #expect(NormalizedJSON(try FormDecoder.decode(Array(text.utf8))).text == #"{"x":[{"a":{"c":"1","d":"2"}},{"a":{"c":"3"}}]}"#)
+    }
+}

@@ -64,3 +64,27 @@ import Testing
         #expect(try PlistTranscoder.transcode(Array(text.utf8)).text == "[7,0,1.0,2.5e3]")
     }
 }
+
+/// Bounded work (DESIGN §5): shared references are expanded, but never past the output bound.
+@Suite struct BinaryPlistExpansionTests {
+    @Test func sharedReferencesAreExpanded() throws {
+        #expect(try PlistTranscoder.transcode(try Fixture.bytes("plist/shared-references.bplist")).text == "[[[1,1],[1,1]],[[1,1],[1,1]]]")
+    }
+
+    @Test func aReferenceDAGFailsAtTheOutputBoundInsteadOfExpanding() throws {
+        let bomb = try Fixture.bytes("plist/reference-dag.bplist")   // 2^40 leaves from 41 objects
+        #expect(bomb.count < 300)
+        do throws(TranscodeError) {
+            _ = try PlistTranscoder.transcode(bomb)
+            Issue.record("the expansion was not bounded")
+        } catch {
+            #expect(error.description.contains("shared object references expand to more than \(OutputBound.limit(forInput: bomb.count)) bytes"))
+        }
+    }
+
+    @Test func theBoundIsLinearInTheInputAndCapped() {
+        #expect(OutputBound.limit(forInput: 291) == 291 * 8 + (1 << 20))
+        #expect(OutputBound.limit(forInput: 30 << 20) == 32 << 20)
+        #expect(OutputBound.limit(forInput: Int.max) == 32 << 20)
+    }
+}

@@ -68,7 +68,8 @@ extension Worker {
         let serialized: SerializedRequest
         do throws(RequestSerializationError) {
             serialized = try route.requestSerializer.serialize(RequestInput(
-                method: request.method, query: target.query, contentType: request.header("Content-Type"), body: request.body))
+                method: request.method, query: target.query, contentType: request.header("Content-Type"), body: request.body,
+                maxDepth: config.limits.maxJSONDepth))
         } catch {
             writer.problem(.badRequest(error.description), route: route.name)
             return

@@ -5,12 +5,16 @@ public struct RequestInput: Sendable {
     public var query: String?
     public var contentType: String?
     public var body: [UInt8]
+    /// `limits.max_json_depth`: the deepest nesting a body may have, in any format.
+    public var maxDepth: Int
 
-    public init(method: String, query: String?, contentType: String?, body: [UInt8]) {
+    public init(method: String, query: String?, contentType: String?, body: [UInt8],
+                maxDepth: Int = JSONReadOptions.defaultMaxDepth) {
         self.method = method
         self.query = query
         self.contentType = contentType
         self.body = body
+        self.maxDepth = maxDepth
     }
 }
 

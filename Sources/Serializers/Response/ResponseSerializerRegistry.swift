@@ -43,7 +43,7 @@ public enum ResponseSerializerRegistry {
         case "xml": return XMLResponseSerializer(validation: v, maxDepth: s.maxJSONDepth, options: s.xml ?? XMLOptions())
         case "plist": return PlistResponseSerializer(validation: v, maxDepth: s.maxJSONDepth)
         case "image": return ImageResponseSerializer(validation: v, options: s.image ?? ImageOptions())
-        case "form": return FormResponseSerializer(validation: v)
+        case "form": return FormResponseSerializer(validation: v, maxDepth: s.maxJSONDepth)
         case "text": return TextResponseSerializer(validation: v)
         default: return RawResponseSerializer(validation: v)
         }

@@ -1,7 +1,10 @@
 /// Reads Apple's binary property list format (`bplist00`) straight into JSON bytes.
 ///
 /// Every offset, count and reference is bounds-checked; a reference cycle or
-/// nesting beyond `maxDepth` fails instead of recursing forever.
+/// nesting beyond `maxDepth` fails instead of recursing forever. Shared references are
+/// expanded, but the JSON written is charged against `maxOutput` as it grows, so a
+/// reference DAG (object i referencing object i+1 twice: 2^n nodes from n objects)
+/// fails fast instead of expanding exponentially.
 struct BinaryPlistReader {
     let b: ByteReader
     let offsetSize: Int
@@ -9,19 +12,22 @@ struct BinaryPlistReader {
     let objectCount: Int
     let offsetTable: Int
     let maxDepth: Int
+    let maxOutput: Int
     var out: [UInt8] = []
     var active: Set<Int> = []
 
-    static func transcode(_ bytes: [UInt8], maxDepth: Int = 512) throws(TranscodeError) -> [UInt8] {
-        var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth)
+    static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, maxOutput: Int? = nil) throws(TranscodeError) -> [UInt8] {
+        var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth,
+                                           maxOutput: maxOutput ?? OutputBound.limit(forInput: bytes.count))
         let top = reader.trailerInt(16)
         try reader.write(object: top, depth: 0)
         return reader.out
     }
 
-    init(_ bytes: [UInt8], maxDepth: Int) throws(TranscodeError) {
+    init(_ bytes: [UInt8], maxDepth: Int, maxOutput: Int) throws(TranscodeError) {
         b = ByteReader(bytes)
         self.maxDepth = maxDepth
+        self.maxOutput = maxOutput
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
             throw TranscodeError("binary property list is truncated (no trailer)")
         }
@@ -81,6 +87,9 @@ struct BinaryPlistReader {
 
     mutating func write(object: Int, depth: Int) throws(TranscodeError) {
         guard depth < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+        guard out.count <= maxOutput else {
+            throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
+        }
         guard active.insert(object).inserted else { throw TranscodeError("object \(object) contains itself") }
         defer { active.remove(object) }
         let at = try offset(of: object)

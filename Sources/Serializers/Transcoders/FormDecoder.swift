@@ -7,8 +7,12 @@ import HTTPCore
 /// first appearance; a repeated plain key keeps the last value; `a[][k]` starts a
 /// new object in the array when the last one already has `k` (Rack's rule). A key
 /// used both as a scalar and as a container is an error, not a silent overwrite.
+///
+/// Bounded work (DESIGN §5): a key nests at most `maxDepth` levels (`a[b][c]` is three),
+/// and inserting a key walks its path once, so time and memory stay linear in the body.
 public enum FormDecoder {
-    public static func decode(_ body: [UInt8], charset: String? = nil) throws(TranscodeError) -> JSONValue {
+    public static func decode(_ body: [UInt8], charset: String? = nil,
+                              maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> JSONValue {
         let root = FormNode.object()
         var offset = 0
         for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
@@ -23,7 +27,11 @@ public enum FormDecoder {
                 let raw = pair[(eq + 1)...]
                 value = .string(try text(percentDecoded(raw, at: valueOffset), charset: charset, at: valueOffset))
             }
-            try insert(value, path: keyPath(key), into: root, key: key)
+            let path = keyPath(key)
+            guard path.count <= maxDepth else {
+                throw TranscodeError("form field starting at byte \(offset) nests \(path.count) levels deep, deeper than the limit of \(maxDepth)")
+            }
+            try insert(value, path: path, from: 0, into: root, key: key)
         }
         return root.json
     }
@@ -71,10 +79,11 @@ public enum FormDecoder {
         return rest.isEmpty ? path : [key]
     }
 
-    /// Whether `path` already leads to a value under `node` (Rack's "key taken" test).
-    static func occupied(_ node: FormNode, _ path: [String]) -> Bool {
+    /// Whether `path[from...]` already leads to a value under `node` (Rack's "key taken" test).
+    static func occupied(_ node: FormNode, _ path: [String], from: Int) -> Bool {
         var current = node
-        for (k, name) in path.enumerated() {
+        for k in from..<path.count {
+            let name = path[k]
             guard !name.isEmpty, current.isObject, let next = current.child(name) else { return false }
             if k == path.count - 1 { return true }
             current = next
@@ -82,32 +91,38 @@ public enum FormDecoder {
         return false
     }
 
-    static func insert(_ value: JSONValue, path: [String], into node: FormNode, key: String) throws(TranscodeError) {
-        let name = path[0]
-        let rest = Array(path.dropFirst())
-        let conflict = TranscodeError("form field '\(key)' conflicts with an earlier field of another shape")
-        if rest.isEmpty {
-            guard node.child(name)?.isContainer != true else { throw conflict }
-            node.set(name, .leaf(value))
-            return
-        }
-        if rest[0].isEmpty {
-            let array = node.child(name) ?? node.set(name, .array())
-            guard array.isArray else { throw conflict }
-            let tail = Array(rest.dropFirst())
-            if tail.isEmpty { array.items.append(.leaf(value)); return }
-            if let last = array.items.last, last.isObject, !occupied(last, tail) {
-                try insert(value, path: tail, into: last, key: key)
-            } else {
-                let fresh = FormNode.object()
-                array.items.append(fresh)
-                try insert(value, path: tail, into: fresh, key: key)
+    /// Inserts `value` at `path[from...]` under `node`, walking down level by level (no
+    /// copy of the path per level: that made deep keys quadratic).
+    static func insert(_ value: JSONValue, path: [String], from start: Int, into start0: FormNode, key: String) throws(TranscodeError) {
+        let conflict = TranscodeError("form field '\(key.prefix(200))' conflicts with an earlier field of another shape")
+        var node = start0
+        var k = start
+        while true {
+            let name = path[k]
+            if k == path.count - 1 {
+                guard node.child(name)?.isContainer != true else { throw conflict }
+                node.set(name, .leaf(value))
+                return
             }
-            return
+            if path[k + 1].isEmpty {
+                let array = node.child(name) ?? node.set(name, .array())
+                guard array.isArray else { throw conflict }
+                if k + 2 == path.count { array.items.append(.leaf(value)); return }
+                if let last = array.items.last, last.isObject, !occupied(last, path, from: k + 2) {
+                    node = last
+                } else {
+                    let fresh = FormNode.object()
+                    array.items.append(fresh)
+                    node = fresh
+                }
+                k += 2
+                continue
+            }
+            let object = node.child(name) ?? node.set(name, .object())
+            guard object.isObject else { throw conflict }
+            node = object
+            k += 1
         }
-        let object = node.child(name) ?? node.set(name, .object())
-        guard object.isObject else { throw conflict }
-        try insert(value, path: rest, into: object, key: key)
     }
 }
 

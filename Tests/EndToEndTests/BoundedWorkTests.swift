@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Bodies that would make a serializer's work explode (DESIGN §5, "Bounded work") fail
+/// fast with a precise detail — offline, on the response path and in a request
+/// serializer — and the daemon keeps serving everyone else.
+@Suite(.timeLimit(.minutes(2)))
+struct BoundedWorkTests {
+    static let bomb = Fixture.path("plist/reference-dag.bplist")
+
+    @Test func aReferenceDAGFailsOfflineInTheTranscodeCommand() throws {
+        let result = try ServerBinary.run(["transcode", "--serializer", "plist", "--content-type", "application/x-plist", Self.bomb], timeout: 20)
+        #expect(result.status == 1)
+        #expect(result.stdoutText.contains("urn:serializerd:serialization-failed"))
+        #expect(result.stdoutText.contains("shared object references expand to more than"))
+    }
+
+    @Test func explosiveBodiesFailOnTheResponsePathAndInRequestSerializers() throws {
+        let routes = route("plist", prefix: "/plist/", extra: "    response: { serializer: plist }\n")
+            + route("form", prefix: "/form/", extra: "    response: { serializer: form }\n")
+            + route("params", prefix: "/params/", extra: "    request: { serializer: json }\n")
+        let proxy = try ProxyHarness(routes: routes, top: "limits: { max_json_depth: 64 }\n")
+        defer { proxy.finish() }
+        let started = Date()
+
+        let fromUpstream = try proxy.get("/plist/file?type=application/x-plist&path=\(Self.bomb)")
+        #expect(fromUpstream.status == 502)
+        #expect(proxy.json(fromUpstream)?["type"] as? String == "urn:serializerd:serialization-failed")
+        #expect((proxy.json(fromUpstream)?["detail"] as? String)?.contains("shared object references expand") == true)
+
+        let deepForm = try proxy.get("/form/deepform?depth=8000")
+        #expect(deepForm.status == 502)
+        #expect((proxy.json(deepForm)?["detail"] as? String)?.contains("nests 8000 levels deep, deeper than the limit of 64") == true)
+
+        // Posted by a client to a route with a request serializer: 400 naming the bound.
+        let bomb = try Array(Data(contentsOf: URL(fileURLWithPath: Self.bomb)))
+        let posted = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-plist")], body: bomb)
+        #expect(posted.status == 400 && proxy.json(posted)?["type"] as? String == "urn:serializerd:bad-request")
+        #expect((proxy.json(posted)?["detail"] as? String)?.contains("shared object references expand") == true)
+        let form = Array(("a" + String(repeating: "[b]", count: 7999) + "=1").utf8)
+        let postedForm = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
+        #expect(postedForm.status == 400)
+        #expect((proxy.json(postedForm)?["detail"] as? String)?.contains("deeper than the limit of 64") == true)
+        // A JSON body deeper than max_json_depth too: the limit applies to request bodies.
+        let deepJSON = Array((String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100)).utf8)
+        #expect(try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/json")], body: deepJSON).status == 400)
+
+        #expect(Date().timeIntervalSince(started) < 10, "the bounded failures took \(Date().timeIntervalSince(started)) s")
+        #expect(try proxy.get("/params/json").status == 200)
+    }
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target under fuzz/ (one directory each: main.swift, `sources`
-# naming the product files it tests, corpus/) and runs each for SECONDS.
+# naming the product files it tests, optional `flags` for the compiler, corpus/) and runs
+# each for SECONDS. HTTPCore is built once as a module the targets may import.
 #   fuzz/run.sh [SECONDS] [TARGET...]      default: 30 s, every target
 # Memory limits make an amplification a finding rather than a slow run; an input that
 # takes over 1 s is a finding too. Crashes land in fuzz/<target>/findings/; keep each
@@ -13,13 +14,19 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for dir in fuzz/*/; do [ -f "$dir/main.swift" ] && targets+=("$(basename "$dir")"); done
 fi
-mkdir -p .build/fuzz
+mkdir -p .build/fuzz/modules
+modules=.build/fuzz/modules
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPCore -emit-module \
+  -emit-module-path "$modules/HTTPCore.swiftmodule" -emit-library -static -o "$modules/libHTTPCore.a" Sources/HTTPCore/*.swift
 for target in "${targets[@]}"; do
   dir="fuzz/$target"
   binary=".build/fuzz/$target"
-  # shellcheck disable=SC2046  # `sources` holds globs on purpose
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name "fuzz_${target//-/_}" \
-    "$dir/main.swift" $(eval echo $(cat "$dir/sources")) -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
+  flags=""
+  [ -f "$dir/flags" ] && flags="$(cat "$dir/flags")"
+  rm -f "$binary"
+  # shellcheck disable=SC2046,SC2086  # `sources` holds globs and `flags` words on purpose
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name "fuzz_${target//-/_}" -I "$modules" -L "$modules" \
+    $flags "$dir/main.swift" $(eval echo $(cat "$dir/sources")) -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
   [ -x "$binary" ] || { echo "fuzz: $target did not build" >&2; exit 1; }
   work="$(mktemp -d)"
   cp "$dir"/corpus/* "$work"/

@@ -15,12 +15,16 @@ struct BinaryPlistReader {
     let maxOutput: Int
     var out: [UInt8] = []
     var active: Set<Int> = []
+    /// Objects already written: where their JSON is in `out`, and how deep they nest, so a
+    /// shared object is copied rather than walked again (a DAG then costs its output's
+    /// memcpy, not a walk per node).
+    var written: [Int: (range: Range<Int>, height: Int)] = [:]
 
     static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, maxOutput: Int? = nil) throws(TranscodeError) -> [UInt8] {
         var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth,
                                            maxOutput: maxOutput ?? OutputBound.limit(forInput: bytes.count))
         let top = reader.trailerInt(16)
-        try reader.write(object: top, depth: 0)
+        _ = try reader.write(object: top, depth: 0)
         return reader.out
     }
 
@@ -85,13 +89,26 @@ struct BinaryPlistReader {
 
     func ref(_ at: Int) -> Int { Int(truncatingIfNeeded: BinaryPlistReader.uint(b.bytes, at, refSize)) }
 
-    mutating func write(object: Int, depth: Int) throws(TranscodeError) {
+    /// Writes one object's JSON; returns how many levels it nests below itself.
+    mutating func write(object: Int, depth: Int) throws(TranscodeError) -> Int {
         guard depth < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
         guard out.count <= maxOutput else {
             throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
         }
+        if let done = written[object] {
+            guard depth + done.height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+            guard out.count + done.range.count <= maxOutput else {
+                throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
+            }
+            let copy = Array(out[done.range])
+            out.append(contentsOf: copy)
+            return done.height
+        }
         guard active.insert(object).inserted else { throw TranscodeError("object \(object) contains itself") }
         defer { active.remove(object) }
+        let start = out.count
+        var height = 0
+        defer { written[object] = (start..<out.count, height) }
         let at = try offset(of: object)
         let marker = b[at]
         switch marker >> 4 {
@@ -159,7 +176,7 @@ struct BinaryPlistReader {
             out.append(UInt8(ascii: "["))
             for k in 0..<n {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
-                try write(object: ref(range.lowerBound + k * refSize), depth: depth + 1)
+                height = max(height, 1 + (try write(object: ref(range.lowerBound + k * refSize), depth: depth + 1)))
             }
             out.append(UInt8(ascii: "]"))
         case 0xD:
@@ -171,13 +188,14 @@ struct BinaryPlistReader {
                 let keyObject = ref(range.lowerBound + k * refSize)
                 let keyMarker = b[try offset(of: keyObject)] >> 4
                 guard keyMarker == 0x5 || keyMarker == 0x6 else { throw TranscodeError("dictionary key at byte \(at) is not a string") }
-                try write(object: keyObject, depth: depth + 1)
+                _ = try write(object: keyObject, depth: depth + 1)
                 out.append(UInt8(ascii: ":"))
-                try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)
+                height = max(height, 1 + (try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)))
             }
             out.append(UInt8(ascii: "}"))
         default:
             throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
         }
+        return height
     }
 }

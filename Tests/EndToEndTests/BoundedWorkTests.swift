@@ -18,6 +18,7 @@ struct BoundedWorkTests {
 
     @Test func explosiveBodiesFailOnTheResponsePathAndInRequestSerializers() throws {
         let routes = route("plist", prefix: "/plist/", extra: "    response: { serializer: plist }\n")
+            + route("xml", prefix: "/xml/", extra: "    response: { serializer: xml }\n")
             + route("form", prefix: "/form/", extra: "    response: { serializer: form }\n")
             + route("params", prefix: "/params/", extra: "    request: { serializer: json }\n")
         let proxy = try ProxyHarness(routes: routes, top: "limits: { max_json_depth: 64 }\n")
@@ -45,6 +46,16 @@ struct BoundedWorkTests {
         // A JSON body deeper than max_json_depth too: the limit applies to request bodies.
         let deepJSON = Array((String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100)).utf8)
         #expect(try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/json")], body: deepJSON).status == 400)
+
+        // One element with 50,000 attributes (libxml2 checks them pairwise): refused at once.
+        let wide = Array(("<r " + (0..<50_000).map { "a\($0)=\"1\"" }.joined(separator: " ") + "/>").utf8)
+        let widePath = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).xml").path
+        try Data(wide).write(to: URL(fileURLWithPath: widePath))
+        defer { try? FileManager.default.removeItem(atPath: widePath) }
+        let wideReply = try proxy.get("/xml/file?type=application/xml&path=\(widePath)")
+        #expect(wideReply.status == 502 && (proxy.json(wideReply)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
+        let widePosted = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-plist")], body: wide)
+        #expect(widePosted.status == 400 && (proxy.json(widePosted)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
 
         #expect(Date().timeIntervalSince(started) < 10, "the bounded failures took \(Date().timeIntervalSince(started)) s")
         #expect(try proxy.get("/params/json").status == 200)

@@ -88,3 +88,10 @@ import Testing
         #expect(OutputBound.limit(forInput: Int.max) == 32 << 20)
     }
 }
+
+@Suite struct BinaryPlistRegressionTests {
+    /// Found by fuzz/plist: an 8-byte object offset above Int.max trapped instead of failing.
+    @Test func anOffsetBeyondIntIsOutOfRangeNotATrap() throws {
+        #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(try Fixture.bytes("plist/regression-offset-overflow.bplist")) }
+    }
+}

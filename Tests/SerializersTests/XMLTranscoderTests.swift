@@ -124,3 +124,33 @@ import Testing
         #expect(try XMLTranscoder.transcode(body).text == #"{"a":"é😀"}"#)
     }
 }
+
+/// Bounded work (DESIGN §5): libxml2's per-element attribute check is quadratic, so
+/// elements with more than 256 attributes are refused before it runs.
+@Suite struct XMLAttributeBoundTests {
+    func element(attributes: Int) -> [UInt8] {
+        Array(("<r " + (0..<attributes).map { "a\($0)=\"1\"" }.joined(separator: " ") + "/>").utf8)
+    }
+
+    @Test func anElementWithTheLimitsAttributesTranscodes() throws {
+        let json = try XMLTranscoder.transcode(element(attributes: 256), options: XMLOptions())
+        #expect(json.text.hasPrefix(#"{"r":{"@a0":"1","@a1":"1""#))
+    }
+
+    @Test func aWiderElementIsRefusedWithItsPosition() {
+        for count in [257, 100_000] {
+            do throws(TranscodeError) {
+                _ = try XMLTranscoder.transcode(Array("<?xml version=\"1.0\"?>".utf8) + element(attributes: count), options: XMLOptions())
+                Issue.record("\(count) attributes were accepted")
+            } catch {
+                #expect(error.description.contains("the element starting at byte 21 has more than 256 attributes"), "\(error)")
+            }
+        }
+    }
+
+    @Test func equalsSignsOutsideStartTagsDoNotCount() throws {
+        let many = String(repeating: "x=1 ", count: 400)
+        let doc = "<!DOCTYPE r [<!ELEMENT r ANY>]><?pi \(many)?><r a=\"\(many)\" b='\(many)'><!-- \(many) --><![CDATA[\(many)]]>\(many) &gt; <s c=\"1\"/></r>"
+        #expect(try XMLTranscoder.transcode(Array(doc.utf8), options: XMLOptions()).text.contains(#""@a":"#))
+    }
+}

@@ -64,7 +64,9 @@ struct BinaryPlistReader {
 
     func offset(of object: Int) throws(TranscodeError) -> Int {
         guard object >= 0, object < objectCount else { throw TranscodeError("object reference \(object) is out of range") }
-        let at = Int(BinaryPlistReader.uint(b.bytes, offsetTable + object * offsetSize, offsetSize))
+        // An 8-byte offset may not fit an Int: out of range either way, never a trap.
+        let raw = BinaryPlistReader.uint(b.bytes, offsetTable + object * offsetSize, offsetSize)
+        let at = raw > UInt64(Int.max) ? -1 : Int(raw)
         guard at >= 8, at < offsetTable else { throw TranscodeError("object \(object) lies outside the object area") }
         return at
     }

@@ -39,6 +39,7 @@ enum XMLSAXParser {
         // channel, which prints to stderr; the structured handler below has the facts.
         silenceGenericErrors()
         guard bytes.count < Int(Int32.max) else { throw TranscodeError("XML body larger than 2 GiB") }
+        try XMLAttributeScan.check(bytes)
         let context = SAXContext(sink: sink)
         let box = Unmanaged.passRetained(context)
         defer { box.release() }
@@ -50,7 +51,15 @@ enum XMLSAXParser {
             }
         }
         guard let ctxt = created, let sax = ctxt.pointee.sax else { throw TranscodeError("XML document has no root element (empty body)") }
-        defer { xmlFreeParserCtxt(ctxt) }
+        defer {
+            // libxml2 builds a document of its own for an internal subset's entity
+            // declarations (even under SAX), and freeing the context leaves it to us.
+            if let doc = ctxt.pointee.myDoc {
+                xmlFreeDoc(doc)
+                ctxt.pointee.myDoc = nil
+            }
+            xmlFreeParserCtxt(ctxt)
+        }
         sax.pointee = makeHandler()
         ctxt.pointee.userData = box.toOpaque()
         context.parser = ctxt

@@ -94,4 +94,9 @@ import Testing
     @Test func anOffsetBeyondIntIsOutOfRangeNotATrap() throws {
         #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(try Fixture.bytes("plist/regression-offset-overflow.bplist")) }
     }
+
+    /// Found by fuzz/plist: a trailer whose offset-table position plus its size overflowed 64 bits trapped.
+    @Test func aTrailerNearTheTopOfUInt64IsOutOfBoundsNotATrap() throws {
+        #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(try Fixture.bytes("plist/regression-trailer-overflow.bplist")) }
+    }
 }

@@ -43,8 +43,9 @@ struct BinaryPlistReader {
         }
         let count = BinaryPlistReader.uint(bytes, t + 8, 8)
         let table = BinaryPlistReader.uint(bytes, t + 24, 8)
-        guard count > 0, count < UInt64(bytes.count), table >= 8,
-              table + count * UInt64(offsetSize) <= UInt64(t) else {
+        // Compared without overflow: the trailer's numbers are the input's, any 64-bit value.
+        guard count > 0, count < UInt64(bytes.count), table >= 8, table < UInt64(t),
+              count * UInt64(offsetSize) <= UInt64(t) - table else {
             throw TranscodeError("binary property list offset table is out of bounds")
         }
         objectCount = Int(count)

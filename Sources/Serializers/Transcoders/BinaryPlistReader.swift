@@ -15,10 +15,12 @@ struct BinaryPlistReader {
     let maxOutput: Int
     var out: [UInt8] = []
     var active: Set<Int> = []
-    /// Objects already written: where their JSON is in `out`, and how deep they nest, so a
-    /// shared object is copied rather than walked again (a DAG then costs its output's
-    /// memcpy, not a walk per node).
-    var written: [Int: (range: Range<Int>, height: Int)] = [:]
+    /// Containers already written, by object number: where their JSON is in `out` and how
+    /// deep they nest, so a shared one is copied rather than walked again (a DAG then
+    /// costs its output's memcpy, not a walk per node). Flat arrays, 10 bytes an object.
+    var writtenStart: [Int32]
+    var writtenEnd: [Int32] = []
+    var writtenHeight: [UInt16] = []
 
     static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, maxOutput: Int? = nil) throws(TranscodeError) -> [UInt8] {
         var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth,
@@ -50,6 +52,9 @@ struct BinaryPlistReader {
         }
         objectCount = Int(count)
         offsetTable = Int(table)
+        writtenStart = [Int32](repeating: -1, count: objectCount)
+        writtenEnd = [Int32](repeating: 0, count: objectCount)
+        writtenHeight = [UInt16](repeating: 0, count: objectCount)
         guard trailerInt(16) < objectCount else { throw TranscodeError("binary property list top object is out of range") }
     }
 
@@ -98,20 +103,21 @@ struct BinaryPlistReader {
         guard out.count <= maxOutput else {
             throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
         }
-        if let done = written[object] {
-            guard depth + done.height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
-            guard out.count + done.range.count <= maxOutput else {
+        if object >= 0, object < objectCount, writtenStart[object] >= 0 {
+            let range = Int(writtenStart[object])..<Int(writtenEnd[object])
+            let height = Int(writtenHeight[object])
+            guard depth + height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+            guard out.count + range.count <= maxOutput else {
                 throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
             }
-            let copy = Array(out[done.range])
+            let copy = Array(out[range])
             out.append(contentsOf: copy)
-            return done.height
+            return height
         }
         guard active.insert(object).inserted else { throw TranscodeError("object \(object) contains itself") }
         defer { active.remove(object) }
-        let start = out.count
+        let outStart = out.count
         var height = 0
-        defer { written[object] = (start..<out.count, height) }
         let at = try offset(of: object)
         let marker = b[at]
         switch marker >> 4 {
@@ -182,6 +188,7 @@ struct BinaryPlistReader {
                 height = max(height, 1 + (try write(object: ref(range.lowerBound + k * refSize), depth: depth + 1)))
             }
             out.append(UInt8(ascii: "]"))
+            remember(object, from: outStart, height: height)
         case 0xD:
             let (n, start) = try count(at)
             let range = try span(start, 2 * n * refSize)
@@ -196,9 +203,18 @@ struct BinaryPlistReader {
                 height = max(height, 1 + (try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)))
             }
             out.append(UInt8(ascii: "}"))
+            remember(object, from: outStart, height: height)
         default:
             throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
         }
         return height
+    }
+
+    /// Keeps a written container's place (output offsets fit Int32: it is capped at 32 MiB).
+    mutating func remember(_ object: Int, from start: Int, height: Int) {
+        guard out.count <= Int(Int32.max) else { return }
+        writtenStart[object] = Int32(start)
+        writtenEnd[object] = Int32(out.count)
+        writtenHeight[object] = UInt16(min(height, Int(UInt16.max)))
     }
 }

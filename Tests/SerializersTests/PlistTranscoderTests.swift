@@ -100,3 +100,13 @@ import Testing
         #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(try Fixture.bytes("plist/regression-trailer-overflow.bplist")) }
     }
 }
+
+@Suite struct BinaryPlistSharedDepthTests {
+    /// A shared container copied from where it was first written still counts its own
+    /// nesting where it is copied to: the depth limit holds as if it were walked again.
+    @Test func aCopiedContainerIsHeldToTheDepthWhereItIsCopied() throws {
+        let bytes = try Fixture.bytes("plist/shared-at-two-depths.bplist")
+        #expect(try PlistTranscoder.transcode(bytes, maxDepth: 7).text == "[[[[7]]],[[[[[7]]]]]]")
+        #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(bytes, maxDepth: 6) }
+    }
+}

@@ -108,7 +108,9 @@ struct PressureTests {
         #expect(statuses.current.contains(200))
         #expect(cpu < 0.3, "the daemon used \(cpu) s of CPU in 1 s while out of descriptors")
         let pauses = proxy.daemon.text.split(separator: "\n").filter { $0.contains("\"msg\":\"accept_paused\"") }
-        #expect(pauses.count >= 1 && pauses.count <= 4, "\(pauses.count) accept_paused lines")
+        // Whether accept(2) or libcurl's socket(2) meets EMFILE first depends on timing; when
+        // accepting pauses, it says so once per episode, never once per attempt.
+        #expect(pauses.count <= 4, "\(pauses.count) accept_paused lines")
         #expect(pauses.allSatisfy { $0.contains("no file descriptors left") })
         #expect(!proxy.daemon.text.contains("[warn]"))
     }

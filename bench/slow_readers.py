@@ -6,6 +6,7 @@ answered 503 overloaded. Loopback only; every process started here is stopped by
     bench/slow_readers.py [--binary .build/release/serializerd] [--clients 24] [--mib 20] [--budget 64MiB]
 """
 import argparse, os, signal, socket, subprocess, sys, tempfile, time
+import processes
 
 here = os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
@@ -23,11 +24,9 @@ def rss_mib(pid):
                 return int(line.split()[1]) / 1024
     return -1
 
-stub = subprocess.Popen([sys.executable, "-u", os.path.join(here, "..", "Tests", "Fixtures", "stub_upstream.py")],
-                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+stub, stub_port = processes.start_stub()
 daemon = None
 try:
-    stub_port = int(stub.stdout.readline())
     config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
     config.write(f"listen: 127.0.0.1:0\nworkers: 2\nlog: {{ level: error }}\n"
                  f"limits: {{ max_buffered_bytes: {args.budget}, max_response_body: 64MiB }}\n"
@@ -76,10 +75,4 @@ try:
     for s in clients:
         s.close()
 finally:
-    for p in (daemon, stub):
-        if p is not None and p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    processes.stop(daemon, stub)

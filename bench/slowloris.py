@@ -8,6 +8,7 @@ Loopback only; every process started here is stopped by PID.
     bench/slowloris.py [--binary .build/release/serializerd] [--attackers 300] [--nofile 200] [--idle 5] [--seconds 20]
 """
 import argparse, os, select, signal, socket, statistics, subprocess, sys, tempfile, time
+import processes
 
 here = os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
@@ -23,12 +24,10 @@ def cpu(pid):
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-stub = subprocess.Popen([sys.executable, "-u", os.path.join(here, "..", "Tests", "Fixtures", "stub_upstream.py")],
-                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+stub, stub_port = processes.start_stub()
 daemon = None
 attackers = []
 try:
-    stub_port = int(stub.stdout.readline())
     config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
     config.write(f"listen: 127.0.0.1:0\nworkers: 2\ntimeouts: {{ client_idle: {args.idle}s }}\n"
                  f"routes:\n  - name: api\n    match: {{ prefix: /api/ }}\n    upstream: http://127.0.0.1:{stub_port}/v1\n")
@@ -98,10 +97,4 @@ try:
 finally:
     for a in attackers:
         a[0].close()
-    for p in (daemon, stub):
-        if p is not None and p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    processes.stop(daemon, stub)

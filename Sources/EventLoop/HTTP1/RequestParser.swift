@@ -49,6 +49,14 @@ public struct RequestParser: Sendable {
 
     public init(limits: Limits) { self.limits = limits }
 
+    /// Right after a head: a body follows that will be read (not refused over the limit).
+    public var willReadBody: Bool {
+        switch state {
+        case .lengthBody, .chunkSize: true
+        default: false
+        }
+    }
+
     /// True between requests, before any byte of the next one.
     public var isIdle: Bool {
         if case .head(let scanned) = state { return scanned == 0 }

@@ -24,10 +24,9 @@ extension Connection {
     func deadlinePassed() {
         switch state {
         case .idle, .reading, .writing, .lingering:
-            // Too slow to send its request, or to take its reply (or to close after it).
-            let request = current
+            // Too slow to send its request, or to take its reply (or to close after it);
+            // `close` tells a reply still being sent that it did not arrive.
             close()
-            request?.finish(delivered: false)
         case .handling, .streaming, .closed:
             break
         }

@@ -162,8 +162,6 @@ extension Connection {
     func writable() {
         var vectors: [iovec] = []
         vectors.reserveCapacity(min(output.count, 16))
-        var keep: [UnsafeRawBufferPointer] = []
-        _ = keep
         for (index, chunk) in output.prefix(16).enumerated() {
             let skip = index == 0 ? outputOffset : 0
             chunk.withUnsafeBytes { raw in

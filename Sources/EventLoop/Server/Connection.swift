@@ -124,8 +124,7 @@ final class Connection {
         pauseReading()
         peerFinished = true
         switch state {
-        case .idle, .reading, .lingering: close()
-        case .streaming: close()
+        case .idle, .reading, .lingering, .streaming: close()
         case .handling, .writing: closeAfterReply = true
         case .closed: break
         }
@@ -171,8 +170,11 @@ final class Connection {
                 if case .length(let length) = head.framing, length <= parser.limits.maxBodyBytes {
                     current?.body.reserveCapacity(length)
                 }
-                if head.expectsContinue && head.framing != .none && head.version == .http11 && pendingStart == pending.count {
-                    continueExpected(head)
+                // The 100 goes out only for a body the parser will read (an oversize one is
+                // refused with 413 on the next step) and that has not started arriving.
+                if head.expectsContinue, head.version == .http11, parser.willReadBody, pendingStart == pending.count,
+                   !server.budget.isOverloaded {
+                    queue(Connection.continueLine)
                 }
             case .body(let range):
                 current?.body.append(contentsOf: pending[(start + range.lowerBound)..<(start + range.upperBound)])
@@ -185,14 +187,6 @@ final class Connection {
             state = .reading
             arm(server.settings.idleTimeout)
         }
-    }
-
-    /// `Expect: 100-continue` for a body that will be read: the 100 goes out at once.
-    /// (One over the limit never gets it: the parser refuses it next, with 413.)
-    func continueExpected(_ head: RequestHead) {
-        if case .length(let length) = head.framing, length > parser.limits.maxBodyBytes { return }
-        if server.budget.isOverloaded { return }
-        queue(Connection.continueLine)
     }
 
     static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)

@@ -74,8 +74,6 @@ public final class HTTPServer {
         self.settings = settings
     }
 
-    public var connectionCount: Int { connections.count }
-
     // MARK: accepting
 
     /// EV_READ on a listening socket

@@ -31,8 +31,6 @@ public final class ServerRequest {
 
     public func header(_ name: String) -> String? { head?.header(name) }
 
-    public var bodyCount: Int { body.count }
-
     /// The socket peer's address (never X-Forwarded-For); `unix` for a Unix-socket peer.
     public var peerAddress: String { connection?.peer.address ?? "" }
 
@@ -109,28 +107,30 @@ public final class ServerRequest {
     /// Ends the stream with the last chunk. After it, `onClose` never runs.
     public func endStream() {
         guard onClose != nil else { return }
-        onClose = nil
-        onDrained = nil
-        connection?.endStream()
-        connection = nil
+        detachStream()?.endStream()
     }
 
     /// Drops the stream and its connection at once, unsent bytes included: for a client
     /// too far behind to be owed a clean end.
     public func abortStream() {
         guard onClose != nil else { return }
-        onClose = nil
-        onDrained = nil
-        connection?.close()
-        connection = nil
+        detachStream()?.close()
     }
 
     /// The client went away mid-stream.
     func streamClosed() {
         let handler = onClose
+        detachStream()
+        handler?()
+    }
+
+    /// Drops the stream's callbacks and its connection; returns the connection.
+    @discardableResult
+    private func detachStream() -> Connection? {
+        let open = connection
         onClose = nil
         onDrained = nil
         connection = nil
-        handler?()
+        return open
     }
 }

@@ -84,7 +84,7 @@ struct ResponseWriter {
         case .recorded:
             break
         case .delivered:
-            record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
+            recordNow()
         case .gone:
             recordGone(outcome, duration: duration)
         case .pending:

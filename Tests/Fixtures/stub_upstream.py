@@ -39,7 +39,7 @@ class Stub(BaseHTTPRequestHandler):
         ctype = q.get("type", "application/json")
         if name == "echo":
             doc = {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                   "body": self.body().decode("utf-8", "replace"), "peer_port": self.client_address[1]}
+                   "body": self.body().decode("utf-8", "replace")}
             return self.reply(status, json.dumps(doc).encode())
         self.body()
         if name == "json":

@@ -13,7 +13,7 @@ struct BoundedWorkTests {
         let result = try ServerBinary.run(["transcode", "--serializer", "plist", "--content-type", "application/x-plist", Self.bomb], timeout: 20)
         #expect(result.status == 1)
         #expect(result.stdoutText.contains("urn:serializerd:serialization-failed"))
-        #expect(result.stdoutText.contains("shared object references expand to more than"))
+        #expect(result.stdoutText.contains("shared object references expanded to JSON would exceed"))
     }
 
     @Test func explosiveBodiesFailOnTheResponsePathAndInRequestSerializers() throws {
@@ -21,6 +21,8 @@ struct BoundedWorkTests {
             + route("xml", prefix: "/xml/", extra: "    response: { serializer: xml }\n")
             + route("form", prefix: "/form/", extra: "    response: { serializer: form }\n")
             + route("params", prefix: "/params/", extra: "    request: { serializer: json }\n")
+            + route("query", prefix: "/query/", extra: "    request: { serializer: http }\n")
+            + route("plistparams", prefix: "/plistparams/", extra: "    request: { serializer: plist }\n")
         let proxy = try ProxyHarness(routes: routes, top: "limits: { max_json_depth: 64 }\n")
         defer { proxy.finish() }
         let started = Date()
@@ -28,7 +30,7 @@ struct BoundedWorkTests {
         let fromUpstream = try proxy.get("/plist/file?type=application/x-plist&path=\(Self.bomb)")
         #expect(fromUpstream.status == 502)
         #expect(proxy.json(fromUpstream)?["type"] as? String == "urn:serializerd:serialization-failed")
-        #expect((proxy.json(fromUpstream)?["detail"] as? String)?.contains("shared object references expand") == true)
+        #expect((proxy.json(fromUpstream)?["detail"] as? String)?.contains("shared object references expanded to JSON would exceed") == true)
 
         let deepForm = try proxy.get("/form/deepform?depth=8000")
         #expect(deepForm.status == 502)
@@ -38,7 +40,7 @@ struct BoundedWorkTests {
         let bomb = try Array(Data(contentsOf: URL(fileURLWithPath: Self.bomb)))
         let posted = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-plist")], body: bomb)
         #expect(posted.status == 400 && proxy.json(posted)?["type"] as? String == "urn:serializerd:bad-request")
-        #expect((proxy.json(posted)?["detail"] as? String)?.contains("shared object references expand") == true)
+        #expect((proxy.json(posted)?["detail"] as? String)?.contains("shared object references expanded to JSON would exceed") == true)
         let form = Array(("a" + String(repeating: "[b]", count: 7999) + "=1").utf8)
         let postedForm = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
         #expect(postedForm.status == 400)
@@ -56,6 +58,17 @@ struct BoundedWorkTests {
         #expect(wideReply.status == 502 && (proxy.json(wideReply)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
         let widePosted = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-plist")], body: wide)
         #expect(widePosted.status == 400 && (proxy.json(widePosted)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
+
+        // 40 kB of JSON nested 60 deep: every zero would become a pair whose field repeats
+        // `[]` sixty times (7 MB of query string), or a plist line of sixty tabs.
+        let amplifying = Array(("{\"a\":" + String(repeating: "[", count: 60) + String(repeating: "0,", count: 20_000) + "0"
+                                + String(repeating: "]", count: 60) + "}").utf8)
+        let asQuery = try proxy.get("/query/echo", method: "GET", headers: [("Content-Type", "application/json")], body: amplifying)
+        #expect(asQuery.status == 400)
+        #expect(proxy.json(asQuery)?["detail"] as? String
+                == "request parameters as the query string: the query string would exceed \(amplifying.count * 8 + (1 << 20)) bytes, the bound for a \(amplifying.count)-byte body (8 bytes per input byte plus 1 MiB)")
+        let asPlist = try proxy.get("/plistparams/echo", method: "POST", headers: [("Content-Type", "application/json")], body: amplifying)
+        #expect(asPlist.status == 400 && (proxy.json(asPlist)?["detail"] as? String)?.contains("the property list would exceed") == true)
 
         #expect(Date().timeIntervalSince(started) < 10, "the bounded failures took \(Date().timeIntervalSince(started)) s")
         #expect(try proxy.get("/params/json").status == 200)

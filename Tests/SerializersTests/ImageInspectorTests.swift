@@ -41,4 +41,16 @@ import Testing
     @Test func unknownBytesFail() {
         #expect(throws: TranscodeError.self) { try ImageInspector.inspect(Array("hello world".utf8)) }
     }
+
+    /// Found by fuzz/image: a BMP header whose row size × height passes Int trapped (a
+    /// crash of the worker) instead of failing as a truncated image.
+    @Test func aBMPPixelArrayPastIntIsTruncatedNotATrap() throws {
+        let bytes = try Fixture.bytes("images/regression-bmp-size-overflow.bmp")
+        do throws(TranscodeError) {
+            _ = try ImageInspector.inspect(bytes)
+            Issue.record("the oversized BMP was accepted")
+        } catch {
+            #expect(error.description == "truncated or corrupt BMP image")
+        }
+    }
 }

@@ -78,14 +78,22 @@ import Testing
             _ = try PlistTranscoder.transcode(bomb)
             Issue.record("the expansion was not bounded")
         } catch {
-            #expect(error.description.contains("shared object references expand to more than \(OutputBound.limit(forInput: bomb.count)) bytes"))
+            #expect(error.description == "shared object references expanded to JSON would exceed \(bomb.count * 8 + (1 << 20)) bytes, the bound for a \(bomb.count)-byte body (8 bytes per input byte plus 1 MiB)")
+        }
+        // Under a smaller cap, the cap is what is named.
+        do throws(TranscodeError) {
+            _ = try PlistTranscoder.transcode(bomb, budget: OutputBudget(input: bomb.count, cap: 4096))
+            Issue.record("the expansion was not bounded")
+        } catch {
+            #expect(error.description == "shared object references expanded to JSON would exceed 4096 bytes, the output cap (limits.max_response_body)")
         }
     }
 
     @Test func theBoundIsLinearInTheInputAndCapped() {
-        #expect(OutputBound.limit(forInput: 291) == 291 * 8 + (1 << 20))
-        #expect(OutputBound.limit(forInput: 30 << 20) == 32 << 20)
-        #expect(OutputBound.limit(forInput: Int.max) == 32 << 20)
+        #expect(OutputBudget(input: 291).limit == 291 * 8 + (1 << 20))
+        #expect(OutputBudget(input: 30 << 20).limit == 32 << 20)
+        #expect(OutputBudget(input: Int.max).limit == 32 << 20)
+        #expect(OutputBudget(input: 10, cap: 5).limit == 5)
     }
 }
 

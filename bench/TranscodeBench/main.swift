@@ -186,6 +186,15 @@ func run() throws {
         memoryProbe(format: CommandLine.arguments[2], path: CommandLine.arguments[3])
         return
     }
+    if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--worst-probe" {
+        WorstCases.probe(index: Int(CommandLine.arguments[2])!, size: Int(CommandLine.arguments[3])!)
+        return
+    }
+    if let at = CommandLine.arguments.firstIndex(of: "--worst-cases") {
+        let size = CommandLine.arguments.dropFirst(at + 1).first.flatMap { Int($0) } ?? 8 << 20
+        let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
+        exit(WorstCases.run(size: size, only: only) ? 0 : 1)
+    }
     let options = parseArguments()
     let payloads = try loadPayloads(options).filter { options.only == nil || $0.name.contains(options.only!) }
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serializerd-bench-\(getpid())")

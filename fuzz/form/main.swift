@@ -7,8 +7,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     do throws(TranscodeError) {
         let value = try FormDecoder.decode(input, charset: size % 2 == 0 ? nil : "iso-8859-1", maxDepth: 16)
-        let json = NormalizedJSON(value)
-        precondition(json.bytes.count <= OutputBound.limit(forInput: size), "\(size) bytes became \(json.bytes.count) bytes of JSON")
+        let budget = OutputBudget(input: size, cap: size % 3 == 0 ? 2 * size + 16 : OutputBudget.defaultCap)
+        let json = try NormalizedJSON(value, budget: budget)
+        precondition(json.bytes.count <= budget.limit, "\(size) bytes became \(json.bytes.count) bytes of JSON")
         var depth = 0
         var current = value
         while case .object(let members) = current, let first = members.first { depth += 1; current = first.1 }

@@ -8,8 +8,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var options = XMLOptions()
     if size % 3 == 0 { options.namespaces = .strip }
     do throws(TranscodeError) {
-        let json = try XMLTranscoder.transcode(input, options: options, maxDepth: 64)
-        precondition(json.bytes.count <= OutputBound.limit(forInput: size), "\(size) bytes became \(json.bytes.count) bytes of JSON")
+        let budget = OutputBudget(input: size, cap: size % 2 == 0 ? OutputBudget.defaultCap : 2 * size + 16)
+        let json = try XMLTranscoder.transcode(input, options: options, maxDepth: 64, budget: budget)
+        precondition(json.bytes.count <= budget.limit, "\(size) bytes became \(json.bytes.count) bytes of JSON")
     } catch {
         precondition(!error.description.isEmpty, "a failure without a detail")
     }

@@ -80,6 +80,7 @@ extension ConfigLoader {
     static func response(_ node: ConfigNode?, parent: ConfigNode, config: ServerConfig) throws(ConfigError) -> (ResponseSettings, any ResponseSerializer) {
         var settings = ResponseSettings()
         settings.maxJSONDepth = config.limits.maxJSONDepth
+        settings.maxOutput = config.limits.maxResponseBody
         var members: [String: ConfigNode] = [:]
         if let node {
             members = try node.mapping(allowed: responseKeys)

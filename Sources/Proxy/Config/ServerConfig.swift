@@ -28,6 +28,12 @@ public struct Limits: Sendable, Equatable {
     public var maxConnections = 4096
     /// Upstream bodies being received plus reply bytes not yet sent, all connections together.
     public var maxBufferedBytes = 256 << 20
+
+    /// What a request serializer may send upstream (DESIGN §5): 4 × `max_request_body`.
+    public var maxRequestSerializerOutput: Int {
+        let (scaled, overflow) = maxRequestBody.multipliedReportingOverflow(by: 4)
+        return overflow ? .max : scaled
+    }
 }
 
 public struct Timeouts: Sendable, Equatable {

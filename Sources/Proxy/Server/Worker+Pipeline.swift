@@ -69,7 +69,7 @@ extension Worker {
         do throws(RequestSerializationError) {
             serialized = try route.requestSerializer.serialize(RequestInput(
                 method: request.method, query: target.query, contentType: request.header("Content-Type"), body: request.body,
-                maxDepth: config.limits.maxJSONDepth))
+                maxDepth: config.limits.maxJSONDepth, maxOutput: config.limits.maxRequestSerializerOutput))
         } catch {
             writer.problem(.badRequest(error.description), route: route.name)
             return

@@ -3,12 +3,18 @@
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     public let canonical: Bool
+    /// Charged after every scalar and key; once spent, writing stops and `exceeded` is set.
+    public var budget: OutputBudget?
+    public private(set) var exceeded = false
 
-    public init(canonical: Bool = false) {
+    public init(canonical: Bool = false, budget: OutputBudget? = nil) {
         self.canonical = canonical
+        self.budget = budget
     }
 
     public mutating func write(_ value: JSONValue) throws(JSONError) {
+        guard !exceeded else { return }
+        defer { if let budget, !budget.admits(bytes.count) { exceeded = true } }
         switch value {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let b): bytes.append(contentsOf: (b ? "true" : "false").utf8)
@@ -24,6 +30,7 @@ public struct JSONWriter {
             for (k, item) in items.enumerated() {
                 if k > 0 { bytes.append(UInt8(ascii: ",")) }
                 try write(item)
+                if exceeded { return }
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
@@ -34,6 +41,7 @@ public struct JSONWriter {
                 JSONEscaping.appendQuoted(member.0, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
                 try write(member.1)
+                if exceeded { return }
             }
             bytes.append(UInt8(ascii: "}"))
         }

@@ -13,6 +13,14 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
         self.bytes = (try? value.encoded()) ?? Array("null".utf8)
     }
 
+    /// Writes a value, charging `budget` as it goes (DESIGN §5, "Bounded work").
+    public init(_ value: JSONValue, budget: OutputBudget) throws(TranscodeError) {
+        var writer = JSONWriter(budget: budget)
+        try? writer.write(value) // fails only in canonical mode
+        if writer.exceeded { throw budget.exceeded("the JSON") }
+        self.bytes = writer.bytes
+    }
+
     public static let null = NormalizedJSON(trusted: Array("null".utf8))
 
     /// The value as a tree.

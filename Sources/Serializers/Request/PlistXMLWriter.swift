@@ -9,35 +9,87 @@ public enum PlistXMLWriter {
         """
 
     public static func write(_ value: JSONValue) throws(RequestSerializationError) -> [UInt8] {
-        var out = header
-        try element(value, indent: 0, path: "", into: &out)
-        out += "</plist>\n"
-        return Array(out.utf8)
+        try write(value, budget: OutputBudget(input: .max, cap: .max))
     }
 
-    static func element(_ value: JSONValue, indent: Int, path: String, into out: inout String) throws(RequestSerializationError) {
-        let pad = String(repeating: "\t", count: indent)
-        switch value {
-        case .null:
-            throw RequestSerializationError("parameter \(path.isEmpty ? "value" : "'\(path)'") is null, and property lists have no null")
-        case .bool(let b): out += pad + (b ? "<true/>\n" : "<false/>\n")
-        case .number(let lexeme):
-            let integral = !lexeme.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
-            out += pad + (integral ? "<integer>\(lexeme)</integer>\n" : "<real>\(lexeme)</real>\n")
-        case .string(let s): out += pad + "<string>\(escaped(s))</string>\n"
-        case .array(let items):
-            guard !items.isEmpty else { out += pad + "<array/>\n"; return }
-            out += pad + "<array>\n"
-            for (k, item) in items.enumerated() { try element(item, indent: indent + 1, path: "\(path)[\(k)]", into: &out) }
-            out += pad + "</array>\n"
-        case .object(let members):
-            guard !members.isEmpty else { out += pad + "<dict/>\n"; return }
-            out += pad + "<dict>\n"
-            for (key, member) in members {
-                out += pad + "\t<key>\(escaped(key))</key>\n"
-                try element(member, indent: indent + 1, path: path.isEmpty ? key : "\(path).\(key)", into: &out)
+    /// Charges `budget` after every element: the tabs alone grow with the depth, so a
+    /// deep body could otherwise become far more XML than it was JSON.
+    public static func write(_ value: JSONValue, budget: OutputBudget) throws(RequestSerializationError) -> [UInt8] {
+        var writer = Writer(budget: budget)
+        writer.out.append(contentsOf: header.utf8)
+        try writer.element(value, indent: 0)
+        writer.out.append(contentsOf: "</plist>\n".utf8)
+        return writer.out
+    }
+
+    enum PathStep { case key(String), index(Int) }
+
+    struct Writer {
+        let budget: OutputBudget
+        var out: [UInt8] = []
+        /// Where the writer is, kept as steps and spelt out only for an error.
+        var path: [PathStep] = []
+
+        mutating func element(_ value: JSONValue, indent: Int) throws(RequestSerializationError) {
+            pad(indent)
+            switch value {
+            case .null:
+                throw RequestSerializationError("parameter \(path.isEmpty ? "value" : "'\(spelt)'") is null, and property lists have no null")
+            case .bool(let b): out.append(contentsOf: (b ? "<true/>\n" : "<false/>\n").utf8)
+            case .number(let lexeme):
+                let integral = !lexeme.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+                tagged(integral ? "integer" : "real", lexeme, escape: false)
+            case .string(let s): tagged("string", s, escape: true)
+            case .array(let items):
+                guard !items.isEmpty else { out.append(contentsOf: "<array/>\n".utf8); break }
+                out.append(contentsOf: "<array>\n".utf8)
+                for (k, item) in items.enumerated() {
+                    path.append(.index(k))
+                    try element(item, indent: indent + 1)
+                    path.removeLast()
+                }
+                pad(indent)
+                out.append(contentsOf: "</array>\n".utf8)
+            case .object(let members):
+                guard !members.isEmpty else { out.append(contentsOf: "<dict/>\n".utf8); break }
+                out.append(contentsOf: "<dict>\n".utf8)
+                for (key, member) in members {
+                    pad(indent + 1)
+                    tagged("key", key, escape: true)
+                    path.append(.key(key))
+                    try element(member, indent: indent + 1)
+                    path.removeLast()
+                }
+                pad(indent)
+                out.append(contentsOf: "</dict>\n".utf8)
             }
-            out += pad + "</dict>\n"
+            do throws(TranscodeError) {
+                try budget.charge(out.count, "the property list")
+            } catch {
+                throw RequestSerializationError("request parameters as a property list: \(error.description)")
+            }
+        }
+
+        mutating func pad(_ indent: Int) {
+            out.append(contentsOf: repeatElement(UInt8(ascii: "\t"), count: indent))
+        }
+
+        mutating func tagged(_ tag: StaticString, _ text: String, escape: Bool) {
+            let name = UnsafeBufferPointer(start: tag.utf8Start, count: tag.utf8CodeUnitCount)
+            out.append(UInt8(ascii: "<")); out.append(contentsOf: name); out.append(UInt8(ascii: ">"))
+            out.append(contentsOf: (escape ? escaped(text) : text).utf8)
+            out.append(contentsOf: "</".utf8); out.append(contentsOf: name); out.append(contentsOf: ">\n".utf8)
+        }
+
+        var spelt: String {
+            var text = ""
+            for step in path {
+                switch step {
+                case .key(let key): text += text.isEmpty ? key : ".\(key)"
+                case .index(let k): text += "[\(k)]"
+                }
+            }
+            return text
         }
     }
 

@@ -2,30 +2,59 @@
 /// sorted by UTF-16 code unit at every level, null → bare key, empty containers
 /// vanish, booleans `1`/`0`, numbers as their JSON text, and AF's escape set.
 public enum QueryStringEncoder {
+    /// Unbounded, for callers that encode their own values.
     public static func encode(_ parameters: [(String, JSONValue)]) -> String {
-        var pairs: [String] = []
-        for (key, value) in JSONWriter.lastWinsSortedByUTF16(parameters) {
-            append(field: key, value: value, to: &pairs)
-        }
-        return pairs.joined(separator: "&")
+        (try? encode(parameters, budget: OutputBudget(input: .max, cap: .max))) ?? ""
     }
 
-    static func append(field: String, value: JSONValue, to pairs: inout [String]) {
-        switch value {
-        case .object(let members):
-            for (key, nested) in JSONWriter.lastWinsSortedByUTF16(members) {
-                append(field: "\(field)[\(key)]", value: nested, to: &pairs)
+    /// Charges `budget` after every pair. The field name is built once, in a buffer of
+    /// escaped bytes that grows and shrinks with the nesting, so an empty container
+    /// costs O(1) however deep it sits.
+    public static func encode(_ parameters: [(String, JSONValue)], budget: OutputBudget) throws(TranscodeError) -> String {
+        var writer = Writer(budget: budget)
+        for (key, value) in JSONWriter.lastWinsSortedByUTF16(parameters) {
+            writer.field.removeAll(keepingCapacity: true)
+            escape(key.utf8, into: &writer.field)
+            try writer.append(value)
+        }
+        return String(decoding: writer.out, as: UTF8.self)
+    }
+
+    struct Writer {
+        let budget: OutputBudget
+        var out: [UInt8] = []
+        var field: [UInt8] = []
+
+        mutating func append(_ value: JSONValue) throws(TranscodeError) {
+            let mark = field.count
+            defer { field.removeLast(field.count - mark) }
+            switch value {
+            case .object(let members):
+                for (key, nested) in JSONWriter.lastWinsSortedByUTF16(members) {
+                    field.removeLast(field.count - mark)
+                    field.append(contentsOf: "%5B".utf8)
+                    escape(key.utf8, into: &field)
+                    field.append(contentsOf: "%5D".utf8)
+                    try append(nested)
+                }
+            case .array(let items):
+                field.append(contentsOf: "%5B%5D".utf8)
+                for item in items { try append(item) }
+            case .null: try pair(nil)
+            case .bool(let b): try pair(b ? "1" : "0")
+            case .number(let lexeme): try pair(lexeme)
+            case .string(let s): try pair(s)
             }
-        case .array(let items):
-            for item in items { append(field: "\(field)[]", value: item, to: &pairs) }
-        case .null:
-            pairs.append(percentEscaped(field))
-        case .bool(let b):
-            pairs.append(percentEscaped(field) + "=" + (b ? "1" : "0"))
-        case .number(let lexeme):
-            pairs.append(percentEscaped(field) + "=" + percentEscaped(lexeme))
-        case .string(let s):
-            pairs.append(percentEscaped(field) + "=" + percentEscaped(s))
+        }
+
+        mutating func pair(_ value: String?) throws(TranscodeError) {
+            if !out.isEmpty { out.append(UInt8(ascii: "&")) }
+            out.append(contentsOf: field)
+            if let value {
+                out.append(UInt8(ascii: "="))
+                escape(value.utf8, into: &out)
+            }
+            try budget.charge(out.count, "the query string")
         }
     }
 
@@ -36,7 +65,12 @@ public enum QueryStringEncoder {
     public static func percentEscaped(_ string: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
+        escape(string.utf8, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func escape(_ bytes: String.UTF8View, into out: inout [UInt8]) {
+        for byte in bytes {
             if isUnescaped(byte) {
                 out.append(byte)
             } else {
@@ -45,7 +79,6 @@ public enum QueryStringEncoder {
                 out.append(hex[Int(byte & 0xF)])
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func isUnescaped(_ c: UInt8) -> Bool {

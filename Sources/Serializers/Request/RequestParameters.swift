@@ -10,7 +10,7 @@ public enum RequestParameters {
         }
         let value: JSONValue
         do throws(TranscodeError) {
-            value = try parse(request.body, media, maxDepth: request.maxDepth)
+            value = try parse(request.body, media, maxDepth: request.maxDepth, budget: request.budget)
         } catch {
             throw RequestSerializationError("request body is not valid \(media.essence): \(error.description)")
         }
@@ -20,7 +20,7 @@ public enum RequestParameters {
         return members
     }
 
-    static func parse(_ body: [UInt8], _ media: MediaType, maxDepth: Int) throws(TranscodeError) -> JSONValue {
+    static func parse(_ body: [UInt8], _ media: MediaType, maxDepth: Int, budget: OutputBudget) throws(TranscodeError) -> JSONValue {
         if media.essence == "application/json" || media.essence == "text/json" || media.suffix == "json" {
             do throws(JSONError) { return try JSONValue.parse(body, options: JSONReadOptions(maxDepth: maxDepth)) } catch { throw TranscodeError(error) }
         }
@@ -28,7 +28,7 @@ public enum RequestParameters {
         case "application/x-www-form-urlencoded":
             return try FormDecoder.decode(body, charset: media.charset, maxDepth: maxDepth)
         case "application/x-plist", "application/xml", "text/xml":
-            return try PlistTranscoder.transcode(body, maxDepth: maxDepth).value
+            return try PlistTranscoder.transcode(body, maxDepth: maxDepth, budget: budget).value
         default:
             throw TranscodeError("parameters cannot be read from \(media.essence) (expected application/json, application/x-www-form-urlencoded or application/x-plist)")
         }

@@ -13,8 +13,8 @@ struct HTTPRequestSerializer: RequestSerializer {
 
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
         let parameters = try RequestParameters.decode(r)
-        if URIEncodedMethods.contains(r.method) { return URIEncodedMethods.serialize(r, parameters) }
-        let encoded = parameters.map(QueryStringEncoder.encode) ?? ""
+        if URIEncodedMethods.contains(r.method) { return try URIEncodedMethods.serialize(r, parameters) }
+        let encoded = try URIEncodedMethods.encode(parameters, r.budget, as: "a form body")
         return SerializedRequest(query: r.query, contentType: Self.formType, body: Array(encoded.utf8))
     }
 }
@@ -23,26 +23,41 @@ struct HTTPRequestSerializer: RequestSerializer {
 /// others the parameters as a body of `contentType`; no parameters, no body.
 struct BodyRequestSerializer: RequestSerializer {
     let contentType: String
-    let encode: @Sendable (JSONValue) throws(RequestSerializationError) -> [UInt8]
+    let encode: @Sendable (JSONValue, OutputBudget) throws(RequestSerializationError) -> [UInt8]
 
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
         let parameters = try RequestParameters.decode(r)
-        if URIEncodedMethods.contains(r.method) { return URIEncodedMethods.serialize(r, parameters) }
+        if URIEncodedMethods.contains(r.method) { return try URIEncodedMethods.serialize(r, parameters) }
         guard let parameters else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
-        return SerializedRequest(query: r.query, contentType: contentType, body: try encode(.object(parameters)))
+        return SerializedRequest(query: r.query, contentType: contentType, body: try encode(.object(parameters), r.budget))
     }
 
-    static let json = BodyRequestSerializer(contentType: "application/json") { NormalizedJSON($0).bytes }
-    static let plist = BodyRequestSerializer(contentType: "application/x-plist") { (value) throws(RequestSerializationError) in
-        try PlistXMLWriter.write(value)
+    static let json = BodyRequestSerializer(contentType: "application/json") { (value, budget) throws(RequestSerializationError) in
+        do throws(TranscodeError) {
+            return try NormalizedJSON(value, budget: budget).bytes
+        } catch {
+            throw RequestSerializationError("request parameters as JSON: \(error.description)")
+        }
+    }
+    static let plist = BodyRequestSerializer(contentType: "application/x-plist") { (value, budget) throws(RequestSerializationError) in
+        try PlistXMLWriter.write(value, budget: budget)
     }
 }
 
 extension URIEncodedMethods {
     /// GET/HEAD/DELETE: parameters appended to the client's query, no body.
-    static func serialize(_ r: RequestInput, _ parameters: [(String, JSONValue)]?) -> SerializedRequest {
-        let encoded = parameters.map(QueryStringEncoder.encode) ?? ""
+    static func serialize(_ r: RequestInput, _ parameters: [(String, JSONValue)]?) throws(RequestSerializationError) -> SerializedRequest {
+        let encoded = try encode(parameters, r.budget, as: "the query string")
         return SerializedRequest(query: join(r.query, encoded), contentType: nil, body: [])
+    }
+
+    static func encode(_ parameters: [(String, JSONValue)]?, _ budget: OutputBudget, as what: String) throws(RequestSerializationError) -> String {
+        guard let parameters else { return "" }
+        do throws(TranscodeError) {
+            return try QueryStringEncoder.encode(parameters, budget: budget)
+        } catch {
+            throw RequestSerializationError("request parameters as \(what): \(error.description)")
+        }
     }
 }
 

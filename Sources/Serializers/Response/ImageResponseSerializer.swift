@@ -12,8 +12,9 @@ struct ImageResponseSerializer: ResponseSerializer {
     let options: ImageOptions
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
-        validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
+        validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
             let info = try ImageInspector.inspect(body)
+            if options.includeData { try budget.charge(Base64.encodedLength(body.count) + 100, "the image in base64") }
             var out = Array("{\"format\":\"\(info.format)\",\"width\":\(info.width),\"height\":\(info.height),\"bytes\":\(body.count)".utf8)
             if options.includeData {
                 out.append(contentsOf: ",\"base64\":\"".utf8)

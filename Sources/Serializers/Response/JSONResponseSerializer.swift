@@ -7,12 +7,17 @@ struct JSONResponseSerializer: ResponseSerializer {
     let options: JSONReadOptions
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
-        validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
+        validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
+            let json: [UInt8]
             do throws(JSONError) {
-                return NormalizedJSON(trusted: try JSONNormalizer.normalize(body, options: options))
+                json = try JSONNormalizer.normalize(body, options: options)
             } catch {
                 throw TranscodeError(error)
             }
+            // Charged once it is written: the normalizer's output buffer is the size of
+            // its UTF-8 input, which it cannot outgrow.
+            try budget.charge(json.count)
+            return NormalizedJSON(trusted: json)
         }
     }
 }

@@ -7,8 +7,8 @@ struct PlistResponseSerializer: ResponseSerializer {
     let maxDepth: Int
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
-        validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
-            try PlistTranscoder.transcode(body, maxDepth: maxDepth)
+        validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
+            try PlistTranscoder.transcode(body, maxDepth: maxDepth, budget: budget)
         }
     }
 }

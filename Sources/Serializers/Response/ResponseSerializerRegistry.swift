@@ -26,13 +26,14 @@ public enum ResponseSerializerRegistry {
         case .any: contentTypes = nil
         case .only(let list): contentTypes = list
         }
-        let validation = ResponseValidation(statusCodes: settings.acceptableStatusCodes, contentTypes: contentTypes)
+        let validation = ResponseValidation(statusCodes: settings.acceptableStatusCodes, contentTypes: contentTypes,
+                                            maxOutput: settings.maxOutput)
         guard settings.serializer == CompoundResponseSerializer.name else {
             return member(settings.serializer, settings, validation)
         }
         let members = (settings.serializers ?? []).map { name in
             member(name, settings, ResponseValidation(statusCodes: settings.acceptableStatusCodes,
-                                                      contentTypes: defaultContentTypes(name)))
+                                                      contentTypes: defaultContentTypes(name), maxOutput: settings.maxOutput))
         }
         return CompoundResponseSerializer(members: members, fallback: RawResponseSerializer(validation: validation))
     }

@@ -11,6 +11,8 @@ public struct ResponseSettings: Sendable, Equatable {
     public var allowFragments: Bool?
     /// `limits.max_json_depth`.
     public var maxJSONDepth: Int = JSONReadOptions.defaultMaxDepth
+    /// `limits.max_response_body`: the output cap.
+    public var maxOutput: Int = OutputBudget.defaultCap
     public var xml: XMLOptions?
     public var image: ImageOptions?
     /// compound: member serializer names, tried in order.

@@ -5,10 +5,13 @@ public struct ResponseValidation: Sendable, Equatable {
     public var statusCodes: StatusCodeSet?
     /// nil disables the check.
     public var contentTypes: [MediaRange]?
+    /// `limits.max_response_body`: the most JSON one body may become.
+    public var maxOutput: Int
 
-    public init(statusCodes: StatusCodeSet?, contentTypes: [MediaRange]?) {
+    public init(statusCodes: StatusCodeSet?, contentTypes: [MediaRange]?, maxOutput: Int = OutputBudget.defaultCap) {
         self.statusCodes = statusCodes
         self.contentTypes = contentTypes
+        self.maxOutput = maxOutput
     }
 
     /// AF's order: the content-type error first, the status error on top of it. An
@@ -34,7 +37,7 @@ public struct ResponseValidation: Sendable, Equatable {
     /// failure; `null` for an empty or single-space body; a parse failure goes on top
     /// of any status failure; a status failure keeps the parsed value.
     public func serialize(_ response: UpstreamResponse, as name: String,
-                          transcode: ([UInt8]) throws(TranscodeError) -> NormalizedJSON) -> SerializationResult {
+                          transcode: ([UInt8], OutputBudget) throws(TranscodeError) -> NormalizedJSON) -> SerializationResult {
         let validationError = validate(response)
         if let validationError, validationError.involvesContentType {
             return SerializationResult(value: nil, error: validationError, serializer: name)
@@ -43,7 +46,7 @@ public struct ResponseValidation: Sendable, Equatable {
             return SerializationResult(value: .null, error: validationError, serializer: name)
         }
         do {
-            let value = try transcode(response.body)
+            let value = try transcode(response.body, OutputBudget(input: response.body.count, cap: maxOutput))
             return SerializationResult(value: value, error: validationError, serializer: name)
         } catch {
             let failure = SerializationError.serializationFailed(

@@ -7,9 +7,12 @@ struct TextResponseSerializer: ResponseSerializer {
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         let charset = response.mediaType?.charset
-        return validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
+        return validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
+            let text = try TextDecoding.utf8(body, charset: charset)
+            try budget.charge(text.count, "the decoded text")
+            try budget.charge(text.withUnsafeBufferPointer(JSONEscaping.quotedLength), "the text as a JSON string")
             var out: [UInt8] = []
-            JSONEscaping.appendQuoted(try TextDecoding.utf8(body, charset: charset), to: &out)
+            JSONEscaping.appendQuoted(text, to: &out)
             return NormalizedJSON(trusted: out)
         }
     }

@@ -8,8 +8,8 @@ struct XMLResponseSerializer: ResponseSerializer {
     let options: XMLOptions
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
-        validation.serialize(response, as: Self.name) { (body) throws(TranscodeError) in
-            try XMLTranscoder.transcode(body, options: options, maxDepth: maxDepth)
+        validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
+            try XMLTranscoder.transcode(body, options: options, maxDepth: maxDepth, budget: budget)
         }
     }
 }

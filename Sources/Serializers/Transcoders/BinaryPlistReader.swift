@@ -2,7 +2,7 @@
 ///
 /// Every offset, count and reference is bounds-checked; a reference cycle or
 /// nesting beyond `maxDepth` fails instead of recursing forever. Shared references are
-/// expanded, but the JSON written is charged against `maxOutput` as it grows, so a
+/// expanded, but the JSON written is charged to the `OutputBudget` as it grows, so a
 /// reference DAG (object i referencing object i+1 twice: 2^n nodes from n objects)
 /// fails fast instead of expanding exponentially.
 struct BinaryPlistReader {
@@ -12,7 +12,7 @@ struct BinaryPlistReader {
     let objectCount: Int
     let offsetTable: Int
     let maxDepth: Int
-    let maxOutput: Int
+    let budget: OutputBudget
     var out: [UInt8] = []
     var active: Set<Int> = []
     /// Containers already written, by object number: where their JSON is in `out` and how
@@ -22,18 +22,18 @@ struct BinaryPlistReader {
     var writtenEnd: [Int32] = []
     var writtenHeight: [UInt16] = []
 
-    static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, maxOutput: Int? = nil) throws(TranscodeError) -> [UInt8] {
-        var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth,
-                                           maxOutput: maxOutput ?? OutputBound.limit(forInput: bytes.count))
+    static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil) throws(TranscodeError) -> [UInt8] {
+        var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth, budget: budget ?? OutputBudget(input: bytes.count))
         let top = reader.trailerInt(16)
         _ = try reader.write(object: top, depth: 0)
+        try reader.budget.charge(reader.out.count, "the JSON")
         return reader.out
     }
 
-    init(_ bytes: [UInt8], maxDepth: Int, maxOutput: Int) throws(TranscodeError) {
+    init(_ bytes: [UInt8], maxDepth: Int, budget: OutputBudget) throws(TranscodeError) {
         b = ByteReader(bytes)
         self.maxDepth = maxDepth
-        self.maxOutput = maxOutput
+        self.budget = budget
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
             throw TranscodeError("binary property list is truncated (no trailer)")
         }
@@ -97,21 +97,30 @@ struct BinaryPlistReader {
 
     func ref(_ at: Int) -> Int { Int(truncatingIfNeeded: BinaryPlistReader.uint(b.bytes, at, refSize)) }
 
+    /// Grows `out` by doubling, but never past the budget's limit when that is enough:
+    /// an expansion that stops at the limit then holds no more than the limit.
+    mutating func reserveOutput(_ extra: Int) {
+        let needed = out.count + extra
+        guard needed > out.capacity else { return }
+        out.reserveCapacity(max(needed, min(budget.limit, 2 * out.capacity)))
+    }
+
     /// Writes one object's JSON; returns how many levels it nests below itself.
     mutating func write(object: Int, depth: Int) throws(TranscodeError) -> Int {
         guard depth < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
-        guard out.count <= maxOutput else {
-            throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
-        }
+        try budget.charge(out.count, "shared object references expanded to JSON")
         if object >= 0, object < objectCount, writtenStart[object] >= 0 {
             let range = Int(writtenStart[object])..<Int(writtenEnd[object])
             let height = Int(writtenHeight[object])
             guard depth + height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
-            guard out.count + range.count <= maxOutput else {
-                throw TranscodeError("shared object references expand to more than \(maxOutput) bytes of JSON (the bound for a \(b.count)-byte property list)")
+            try budget.charge(out.count + range.count, "shared object references expanded to JSON")
+            // Copied in place: a slice of `out` appended to `out` would copy the whole buffer.
+            let at = out.count
+            reserveOutput(range.count)
+            out.append(contentsOf: repeatElement(0, count: range.count))
+            out.withUnsafeMutableBufferPointer { p in
+                (p.baseAddress! + at).update(from: p.baseAddress! + range.lowerBound, count: range.count)
             }
-            let copy = Array(out[range])
-            out.append(contentsOf: copy)
             return height
         }
         guard active.insert(object).inserted else { throw TranscodeError("object \(object) contains itself") }
@@ -156,6 +165,7 @@ struct BinaryPlistReader {
         case 0x4:
             let (n, start) = try count(at)
             let range = try span(start, n)
+            reserveOutput(Base64.encodedLength(n) + 2)
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: Base64.encode(Array(b.bytes[range])))
             out.append(UInt8(ascii: "\""))
@@ -163,6 +173,7 @@ struct BinaryPlistReader {
             let (n, start) = try count(at)
             let range = try span(start, n)
             guard b.bytes[range].allSatisfy({ $0 < 0x80 }) else { throw TranscodeError("ASCII string at byte \(at) holds non-ASCII bytes") }
+            reserveOutput(n + 2)
             JSONEscaping.appendQuoted(Array(b.bytes[range]), to: &out)
         case 0x6:
             let (n, start) = try count(at)

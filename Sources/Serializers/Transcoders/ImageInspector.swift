@@ -89,9 +89,13 @@ public enum ImageInspector {
         let bitsPerPixel = headerSize == 12 ? r.le16(24) : r.le16(28)
         let compression = headerSize == 12 ? 0 : r.le32(30)
         let declaredSize = headerSize == 12 ? 0 : r.le32(34)
+        guard width > 0 else { throw truncated("BMP") }
+        // The header's numbers are the input's: a pixel-array size past Int is simply more
+        // than the body holds, never an overflow trap.
         let rowBytes = (bitsPerPixel * width + 31) / 32 * 4
-        let required = [0, 3, 6].contains(compression) ? rowBytes * height : declaredSize
-        guard width > 0, dataOffset + required <= r.count else { throw truncated("BMP") }
+        let (pixels, overflow) = rowBytes.multipliedReportingOverflow(by: height)
+        let required = [0, 3, 6].contains(compression) ? pixels : declaredSize
+        guard !overflow || ![0, 3, 6].contains(compression), required <= r.count - dataOffset else { throw truncated("BMP") }
         return try sized("bmp", width, height)
     }
 

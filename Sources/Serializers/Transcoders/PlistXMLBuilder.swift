@@ -12,14 +12,20 @@ final class PlistXMLBuilder: XMLEventSink {
     }
 
     let maxDepth: Int
+    /// Charged at every element's start and end (one element's output is linear in its input).
+    let budget: OutputBudget
     var out: [UInt8] = []
     var levels: [Level] = []
     var text: [UInt8] = []
     var sawRoot = false
 
-    init(maxDepth: Int) { self.maxDepth = maxDepth }
+    init(maxDepth: Int, budget: OutputBudget) {
+        self.maxDepth = maxDepth
+        self.budget = budget
+    }
 
     func startElement(_ element: XMLStartTag) throws(TranscodeError) {
+        try budget.charge(out.count, "the JSON")
         let name = String(decoding: UnsafeBufferPointer(start: element.localName, count: strlen(element.localName)), as: UTF8.self)
         guard let tag = Tag(rawValue: name) else { throw TranscodeError("unknown property list element <\(name)>") }
         if tag == .plist {
@@ -85,6 +91,7 @@ final class PlistXMLBuilder: XMLEventSink {
             out.append(UInt8(ascii: "\""))
         }
         text.removeAll(keepingCapacity: true)
+        try budget.charge(out.count, "the JSON")
     }
 
     var trimmedText: String { String(decoding: text, as: UTF8.self).trimmingASCIIWhitespace() }

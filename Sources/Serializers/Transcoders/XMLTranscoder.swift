@@ -4,8 +4,10 @@
 /// element → null, all leaves strings, CDATA is text, whitespace around text trimmed.
 public enum XMLTranscoder {
     public static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(),
-                                 maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> NormalizedJSON {
-        let builder = XMLJSONBuilder(options: options, capacity: body.count, maxDepth: maxDepth)
+                                 maxDepth: Int = JSONReadOptions.defaultMaxDepth,
+                                 budget: OutputBudget? = nil) throws(TranscodeError) -> NormalizedJSON {
+        let builder = XMLJSONBuilder(options: options, capacity: body.count, maxDepth: maxDepth,
+                                     budget: budget ?? OutputBudget(input: body.count))
         try XMLSAXParser.parse(body, sink: builder)
         return NormalizedJSON(trusted: try builder.finish())
     }
@@ -17,12 +19,12 @@ final class XMLJSONBuilder: XMLEventSink {
     // Only libxml2's callbacks on one thread touch it, one at a time.
     @exclusivity(unchecked) var core: XMLJSONCore
 
-    init(options: XMLOptions, capacity: Int, maxDepth: Int) {
-        core = XMLJSONCore(options: options, capacity: capacity, maxDepth: maxDepth)
+    init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
+        core = XMLJSONCore(options: options, capacity: capacity, maxDepth: maxDepth, budget: budget)
     }
 
     func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
-    func endElement() throws(TranscodeError) { core.endElement() }
+    func endElement() throws(TranscodeError) { try core.endElement() }
     func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
     func finish() throws(TranscodeError) -> [UInt8] { try core.finish() }
 }
@@ -46,16 +48,26 @@ struct XMLJSONCore: ~Copyable {
         var runOpen = false     // the last child group is an array still open
         var needsRegroup = false
     }
+    /// One per child still open or awaiting a possible regroup: 16 bytes, since a body of
+    /// `<a/>`s holds one for every 4 input bytes. Offsets fit: `out` stays under `maxOffset`.
     struct Child {
-        var name: Int
-        var valueStart: Int
-        var valueEnd: Int
+        var name: Int32
+        var valueStart: Int32
+        var valueEnd: Int32
         var forced: Bool
     }
+    static let maxOffset = Int(Int32.max) >> 1
+    /// Distinct element and attribute names a document may use. libxml2 (2.9) interns
+    /// names in a hash table that stops growing at 16,384 buckets, so a document of
+    /// ever-new names costs quadratic time there; real documents use a few hundred.
+    static let maxNames = 50_000
 
     let strip: Bool
     let forced: Set<[UInt8]>
     let maxDepth: Int
+    /// Charged at every element's start and end: between two charges the output grows
+    /// by one element's own bytes, which are linear in its input.
+    let budget: OutputBudget
     var out: ByteBuffer
     var text = ByteBuffer(capacity: 4096)
     var frames: [Frame] = []
@@ -63,10 +75,12 @@ struct XMLJSONCore: ~Copyable {
     var path: [UInt8] = []
     var names = NameTable()
     var seenIn: [Int] = []
+    var groupOf: [Int32] = []
     var serials = 0
 
-    init(options: XMLOptions, capacity: Int, maxDepth: Int) {
+    init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
         self.maxDepth = maxDepth
+        self.budget = budget
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
         out = ByteBuffer(capacity: capacity)
@@ -77,6 +91,7 @@ struct XMLJSONCore: ~Copyable {
         guard frames.count == 1, frames[0].members > 0 else { throw TranscodeError("XML document has no root element") }
         var document = frames[0]
         close(&document, textRange: 0..<0)
+        try budget.charge(out.count, "the JSON")
         return out.array
     }
 
@@ -100,6 +115,7 @@ struct XMLJSONCore: ~Copyable {
         writeAttributes(tag, into: &frame)
         frame.attributesEnd = out.count
         frames.append(frame)
+        try charge()
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -108,7 +124,7 @@ struct XMLJSONCore: ~Copyable {
         text.append(bytes)
     }
 
-    mutating func endElement() {
+    mutating func endElement() throws(TranscodeError) {
         var frame = frames.removeLast()
         let textRange = trimmed(frame.textStart..<text.count)
         if !frame.opened {
@@ -122,8 +138,17 @@ struct XMLJSONCore: ~Copyable {
         }
         text.removeLast(text.count - frame.textStart)
         if !forced.isEmpty { path.removeLast(path.count - frame.pathLength) }
-        children[frame.childStart - 1].valueEnd = out.count
+        children[frame.childStart - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
         children.removeLast(children.count - frame.childStart)
+        try charge()
+    }
+
+    func charge() throws(TranscodeError) {
+        try budget.charge(out.count, "the JSON")
+        guard out.count <= Self.maxOffset else { throw budget.exceeded("the JSON") }
+        guard names.count <= Self.maxNames else {
+            throw TranscodeError("XML document uses more than \(Self.maxNames) distinct element and attribute names")
+        }
     }
 
     // MARK: writing
@@ -138,7 +163,7 @@ struct XMLJSONCore: ~Copyable {
         if name == frames[p].lastName {
             if !frames[p].runOpen {
                 // The previous sibling had the same name: make its value an array.
-                let at = children[children.count - 1].valueStart
+                let at = Int(children[children.count - 1].valueStart)
                 out.insert(UInt8(ascii: "["), at: at)
                 children[children.count - 1].valueStart += 1
                 children[children.count - 1].valueEnd += 1
@@ -158,7 +183,8 @@ struct XMLJSONCore: ~Copyable {
             frames[p].members += 1
             frames[p].lastName = name
         }
-        children.append(Child(name: name, valueStart: out.count, valueEnd: out.count, forced: isForced))
+        let at = Int32(truncatingIfNeeded: out.count)
+        children.append(Child(name: Int32(truncatingIfNeeded: name), valueStart: at, valueEnd: at, forced: isForced))
     }
 
     /// Ends an element written in object form: closes any open run, adds `#text`.
@@ -214,27 +240,46 @@ struct XMLJSONCore: ~Copyable {
     }
 
     /// Rewrites this element's members grouped by name in order of first appearance.
+    /// A counting sort over the children (4 bytes each), not a dictionary of arrays.
     mutating func regroup(_ frame: Frame) {
-        let kids = Array(children[frame.childStart...])
-        var order: [Int] = []
-        var groups: [Int: [Int]] = [:]
-        for (k, child) in kids.enumerated() {
-            if groups[child.name] == nil { order.append(child.name) }
-            groups[child.name, default: []].append(k)
+        let first = frame.childStart, n = children.count - first
+        // Group number per name, in order of first appearance. The scratch table is kept
+        // across regroups and only its touched slots are reset, so each costs O(children).
+        if groupOf.count < names.count { groupOf.append(contentsOf: repeatElement(-1, count: names.count - groupOf.count)) }
+        var groupName: [Int32] = [], counts: [Int32] = []
+        defer { for name in groupName { groupOf[Int(name)] = -1 } }
+        for k in first..<children.count {
+            let name = Int(children[k].name)
+            if groupOf[name] < 0 {
+                groupOf[name] = Int32(groupName.count)
+                groupName.append(children[k].name)
+                counts.append(0)
+            }
+            counts[Int(groupOf[name])] += 1
+        }
+        var starts = [Int32](repeating: 0, count: counts.count + 1)
+        for g in 0..<counts.count { starts[g + 1] = starts[g] + counts[g] }
+        var fill = starts
+        var ordered = [Int32](repeating: 0, count: n)
+        for k in first..<children.count {
+            let g = Int(groupOf[Int(children[k].name)])
+            ordered[Int(fill[g])] = Int32(k)
+            fill[g] += 1
         }
         // Rebuilt at the end of the buffer, then moved down over the original.
         let rebuiltStart = out.count
         out.appendCopy(of: frame.start..<frame.attributesEnd)
-        for name in order {
-            let members = groups[name]!
+        for g in 0..<groupName.count {
             out.append(out.count == rebuiltStart ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            out.append(names.quoted(name))
+            out.append(names.quoted(Int(groupName[g])))
             out.append(UInt8(ascii: ":"))
-            let asArray = members.count > 1 || kids[members[0]].forced
+            let members = Int(starts[g])..<Int(starts[g + 1])
+            let asArray = members.count > 1 || children[Int(ordered[members.lowerBound])].forced
             if asArray { out.append(UInt8(ascii: "[")) }
-            for (k, index) in members.enumerated() {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                out.appendCopy(of: kids[index].valueStart..<kids[index].valueEnd)
+            for slot in members {
+                if slot > members.lowerBound { out.append(UInt8(ascii: ",")) }
+                let child = children[Int(ordered[slot])]
+                out.appendCopy(of: Int(child.valueStart)..<Int(child.valueEnd))
             }
             if asArray { out.append(UInt8(ascii: "]")) }
         }

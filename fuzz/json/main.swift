@@ -1,0 +1,68 @@
+// libFuzzer target for the JSON normalizer (Sources/Serializers/JSON), built by fuzz/run.sh.
+// Differential, against two decoders that share none of its code path:
+// - Foundation's JSONSerialization (an independent implementation): whenever both accept,
+//   whenever both read the input, the normalized output must read as the same value.
+//   (Only that direction: Foundation is laxer than RFC 8259 — `[1,]` — and stricter on
+//   numbers a Double cannot hold.)
+// - JSONValue.parse (serializerd's tree parser): same verdict, same value.
+// Also the normalizer's own promises: output no longer than the UTF-8 input, and stable
+// (normalizing normalized JSON changes nothing).
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let options = JSONReadOptions(removeNullValues: size % 5 == 0, allowFragments: true, maxDepth: 64)
+    var ours: [UInt8]?
+    do throws(JSONError) { ours = try JSONNormalizer.normalize(input, options: options) } catch {
+        precondition(!error.description.isEmpty, "a failure without a detail")
+    }
+    let tree = try? JSONValue.parse(input, options: options)
+    precondition((ours == nil) == (tree == nil), "the normalizer and the tree parser disagree on \(Array(input.prefix(64)))")
+    if let ours {
+        precondition(NormalizedJSON(trusted: ours).value == tree, "the normalizer and the tree parser read different values")
+        precondition((try? JSONNormalizer.normalize(ours, options: options)) == ours, "normalizing normalized JSON changed it")
+        // Never longer than UTF-8 input (UTF-16 input may grow: 2 bytes can be 3 in UTF-8).
+        if case .utf8 = input.withUnsafeBufferPointer(JSONEncodingDetection.detect) {
+            precondition(ours.count <= size, "\(size) bytes became \(ours.count)")
+        }
+    }
+
+    // Compared on UTF-8 without NULs: with NULs the two detect UTF-16/32 differently (the
+    // normalizer by RFC 4627's pattern of zero bytes; Foundation reads `\0\0\02};` as 2).
+    // Nor with a U+FEFF anywhere: Foundation drops one that follows an escape inside a
+    // string (`"\/\u{FEFF}x"` reads as "/x"); the normalizer keeps it, as JSON requires.
+    guard UTF8Validation.isValid(input), !input.contains(0), !containsBOM(input), let theirsIn = try? JSONSerialization.jsonObject(with: Data(input), options: [.fragmentsAllowed]) else {
+        return 0
+    }
+    // Foundation reads more than RFC 8259 (`[1,]` is [1]), so its accepting is no verdict.
+    guard let ours else { return 0 }
+    guard let theirsOut = try? JSONSerialization.jsonObject(with: Data(ours), options: [.fragmentsAllowed]) else {
+        preconditionFailure("Foundation reads the input but not its normalized form \(String(decoding: ours.prefix(200), as: UTF8.self))")
+    }
+    if !options.removeNullValues {
+        precondition(equal(theirsIn, theirsOut), "Foundation reads the input and the output as different values: \(String(decoding: ours.prefix(200), as: UTF8.self))")
+    }
+    return 0
+}
+
+/// Structural equality of Foundation JSON values (NSNumber, NSString, NSNull, arrays,
+/// dictionaries).
+func equal(_ a: Any, _ b: Any) -> Bool {
+    switch (a, b) {
+    case (let x as [Any], let y as [Any]):
+        return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
+    case (let x as [String: Any], let y as [String: Any]):
+        return x.count == y.count && x.allSatisfy { key, value in y[key].map { equal(value, $0) } ?? false }
+    case (let x as String, let y as String): return x == y
+    case (is NSNull, is NSNull): return true
+    case (let x as NSNumber, let y as NSNumber): return x == y || (x.doubleValue.isNaN && y.doubleValue.isNaN)
+    default: return false
+    }
+}
+
+func containsBOM(_ bytes: [UInt8]) -> Bool {
+    guard bytes.count >= 3 else { return false }
+    for i in 0..<(bytes.count - 2) where bytes[i] == 0xEF && bytes[i + 1] == 0xBB && bytes[i + 2] == 0xBF { return true }
+    return false
+}

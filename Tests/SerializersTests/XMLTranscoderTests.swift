@@ -32,6 +32,18 @@ import Testing
         #expect(try xml("<r><i>1</i><x>y</x><i>2</i><i>3</i></r>") == #"{"r":{"i":["1","2","3"],"x":"y"}}"#)
     }
 
+    /// Runs of same-named siblings are kept as one record each; regrouping joins runs.
+    @Test func runsAndRegroupingKeepEveryValueInOrder() throws {
+        #expect(try xml("<r><a>1</a><a>2</a><b/><a>3</a><a>4</a><b>x</b><c/></r>")
+                == #"{"r":{"a":["1","2","3","4"],"b":[null,"x"],"c":null}}"#)
+        #expect(try xml("<r><a><i>1</i><i>2</i></a><b/><a><i>3</i></a></r>")
+                == #"{"r":{"a":[{"i":["1","2"]},{"i":"3"}],"b":null}}"#)
+        #expect(try xml("<r><a>1</a><b/><a>2</a></r>", XMLOptions(forceArray: ["/r/b"]))
+                == #"{"r":{"a":["1","2"],"b":[null]}}"#)
+        #expect(try xml("<r><b/><a>1</a><b/><b/><a>2</a></r>", XMLOptions(forceArray: ["/r/a"]))
+                == #"{"r":{"b":[null,null,null],"a":["1","2"]}}"#)
+    }
+
     @Test func forceArrayPathsAlwaysGiveArrays() throws {
         let text = try XMLTranscoder.transcode(try Fixture.bytes("xml/single-item.xml"),
                                                options: XMLOptions(forceArray: ["/rss/channel/item"])).text

@@ -138,7 +138,18 @@ enum WorstCases {
         },
     ] }
 
+    /// The daemon's allocator settings (Proxy's MallocTuning): blocks from 4 MiB are
+    /// mmapped, so buffers that grow by `realloc` move by remapping.
+    static func tuneMallocLikeTheDaemon() {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        _ = mallopt(-1, 32 << 20)   // M_TRIM_THRESHOLD
+        _ = mallopt(-3, 4 << 20)    // M_MMAP_THRESHOLD
+    }
+
     static func probe(index: Int, size: Int) {
+        tuneMallocLikeTheDaemon()
         let c = all[index]
         let input = c.make(size)
         _ = c.run(input)
@@ -163,6 +174,7 @@ enum WorstCases {
     }
 
     static func run(size: Int, only: String?) -> Bool {
+        tuneMallocLikeTheDaemon()
         var rows = ["| case | input bytes | result | ns per input byte (min–max) | time / target | peak working memory / input | memory / target |",
                     "|---|---|---|---|---|---|---|"]
         var allMet = true

@@ -1,12 +1,19 @@
 // libFuzzer target for form bodies (FormDecoder, Sources/Serializers), built by
-// fuzz/run.sh: memory safety, and the bounded-work contract — output linear in the
-// input and keys no deeper than the limit.
+// fuzz/run.sh: memory safety, the bounded-work contract — output linear in the input
+// and keys no deeper than the limit — and a differential check against the decoder it
+// replaced (Reference.swift): the same value or the same failure for every body.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let charset = size % 2 == 0 ? nil : "iso-8859-1"
+    let reference: Result<JSONValue, TranscodeError>
+    do throws(TranscodeError) { reference = .success(try ReferenceFormDecoder.decode(input, charset: charset, maxDepth: 16)) } catch { reference = .failure(error) }
     do throws(TranscodeError) {
-        let value = try FormDecoder.decode(input, charset: size % 2 == 0 ? nil : "iso-8859-1", maxDepth: 16)
+        let value = try FormDecoder.decode(input, charset: charset, maxDepth: 16)
+        precondition(reference == .success(value), "the flat decoder reads \(value), the reference \(reference)")
+        let direct = try FormDecoder.transcode(input, charset: charset, maxDepth: 16, budget: OutputBudget(input: size))
+        precondition(direct == NormalizedJSON(value), "writing straight to JSON differs from writing the value")
         let budget = OutputBudget(input: size, cap: size % 3 == 0 ? 2 * size + 16 : OutputBudget.defaultCap)
         let json = try NormalizedJSON(value, budget: budget)
         precondition(json.bytes.count <= budget.limit, "\(size) bytes became \(json.bytes.count) bytes of JSON")
@@ -16,6 +23,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(depth <= 17, "nested \(depth) deep past the limit of 16")
     } catch {
         precondition(!error.description.isEmpty, "a failure without a detail")
+        if error.description.contains("would exceed") { return 0 }
+        precondition(reference == .failure(error), "the flat decoder fails with '\(error)', the reference \(reference)")
     }
     return 0
 }

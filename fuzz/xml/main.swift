@@ -1,6 +1,7 @@
 // libFuzzer target for XML → JSON (XMLTranscoder and the attribute pre-scan, on libxml2),
 // built by fuzz/run.sh: memory safety, and the bounded-work contract — output linear in
-// the input, and every failure a detail rather than a trap.
+// the input, every failure a detail rather than a trap, and the same JSON as the
+// transcoder before its regrouping changed (Reference.swift) whenever this one succeeds.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -11,6 +12,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let budget = OutputBudget(input: size, cap: size % 2 == 0 ? OutputBudget.defaultCap : 2 * size + 16)
         let json = try XMLTranscoder.transcode(input, options: options, maxDepth: 64, budget: budget)
         precondition(json.bytes.count <= budget.limit, "\(size) bytes became \(json.bytes.count) bytes of JSON")
+        // Differential: the transcoder before runs and counting-sort regrouping agrees.
+        let reference = try? ReferenceXMLTranscoder.transcode(input, options: options, maxDepth: 64)
+        precondition(reference == json, "the reference writes \(reference?.text ?? "nothing"), now \(json.text)")
     } catch {
         precondition(!error.description.isEmpty, "a failure without a detail")
     }

@@ -1,6 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A growable byte buffer written through a raw pointer: no copy-on-write or
 /// uniqueness checks per append, which Array pays on every small write. Owned
-/// scratch memory, hence `~Copyable`, freed in `deinit`.
+/// scratch memory, hence `~Copyable`, freed in `deinit`. It grows with `realloc`,
+/// which moves a large (mmapped) block by remapping its pages: no second copy of the
+/// buffer exists while it grows, so its peak is its capacity.
 struct ByteBuffer: ~Copyable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -8,10 +16,10 @@ struct ByteBuffer: ~Copyable {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
+        base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
 
     @inline(__always)
     mutating func reserve(_ extra: Int) {
@@ -20,10 +28,8 @@ struct ByteBuffer: ~Copyable {
 
     mutating func grow(_ extra: Int) {
         let newCapacity = max(capacity * 2, count + extra)
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        guard let moved = realloc(base, newCapacity) else { fatalError("out of memory growing a buffer to \(newCapacity) bytes") }
+        base = moved.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 
@@ -38,7 +44,12 @@ struct ByteBuffer: ~Copyable {
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
+        if bytes.count <= 16 {
+            // Keys and literals: a byte loop beats a call into memmove at this size.
+            for k in 0..<bytes.count { base[count + k] = source[k] }
+        } else {
+            (base + count).update(from: source, count: bytes.count)
+        }
         count += bytes.count
     }
 
@@ -77,4 +88,38 @@ struct ByteBuffer: ~Copyable {
     subscript(_ i: Int) -> UInt8 { base[i] }
 
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+}
+
+/// A growable array of plain values (`BitwiseCopyable`) on `realloc`, for the large
+/// per-element records a transcoder keeps: Array's growth holds the old and the new
+/// storage at once (1.5× its size at the peak); this does not.
+struct FlatArray<Element: BitwiseCopyable>: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 16) {
+        self.capacity = max(capacity, 16)
+        base = malloc(self.capacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+    }
+
+    deinit { free(base) }
+
+    @inline(__always)
+    mutating func append(_ element: Element) {
+        if count == capacity {
+            capacity *= 2
+            guard let moved = realloc(base, capacity * MemoryLayout<Element>.stride) else { fatalError("out of memory") }
+            base = moved.assumingMemoryBound(to: Element.self)
+        }
+        base[count] = element
+        count += 1
+    }
+
+    mutating func removeLast(_ k: Int) { count -= k }
+
+    subscript(_ i: Int) -> Element {
+        get { base[i] }
+        nonmutating set { base[i] = newValue }
+    }
 }

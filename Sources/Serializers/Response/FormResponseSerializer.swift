@@ -9,7 +9,7 @@ struct FormResponseSerializer: ResponseSerializer {
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         let charset = response.mediaType?.charset
         return validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
-            try NormalizedJSON(try FormDecoder.decode(body, charset: charset, maxDepth: maxDepth), budget: budget)
+            try FormDecoder.transcode(body, charset: charset, maxDepth: maxDepth, budget: budget)
         }
     }
 }

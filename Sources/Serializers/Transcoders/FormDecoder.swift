@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPCore
 
 /// Decodes `application/x-www-form-urlencoded` into a JSON object, the inverse of
@@ -13,150 +18,328 @@ import HTTPCore
 public enum FormDecoder {
     public static func decode(_ body: [UInt8], charset: String? = nil,
                               maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> JSONValue {
-        let root = FormNode.object()
-        var offset = 0
-        for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
-            defer { offset += pair.count + 1 }
-            if pair.isEmpty { continue }
-            let eq = pair.firstIndex(of: UInt8(ascii: "="))
-            let rawKey = eq.map { pair[pair.startIndex..<$0] } ?? pair[...]
-            let key = try text(percentDecoded(rawKey, at: offset), charset: charset, at: offset)
-            var value: JSONValue = .null
-            if let eq {
-                let valueOffset = offset + (eq - pair.startIndex) + 1
-                let raw = pair[(eq + 1)...]
-                value = .string(try text(percentDecoded(raw, at: valueOffset), charset: charset, at: valueOffset))
-            }
-            let path = keyPath(key)
-            guard path.count <= maxDepth else {
-                throw TranscodeError("form field starting at byte \(offset) nests \(path.count) levels deep, deeper than the limit of \(maxDepth)")
-            }
-            try insert(value, path: path, from: 0, into: root, key: key)
-        }
-        return root.json
+        try FormTree(body, charset: charset, maxDepth: maxDepth).json
     }
 
-    static func percentDecoded(_ bytes: ArraySlice<UInt8>, at offset: Int) throws(TranscodeError) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let c = bytes[i]
+    /// Straight to JSON bytes, charging `budget` as they are written.
+    public static func transcode(_ body: [UInt8], charset: String? = nil, maxDepth: Int = JSONReadOptions.defaultMaxDepth,
+                                 budget: OutputBudget) throws(TranscodeError) -> NormalizedJSON {
+        NormalizedJSON(trusted: try FormTree(body, charset: charset, maxDepth: maxDepth).write(budget: budget))
+    }
+}
+
+/// The decoded form as flat arrays: every key and value decoded once into `text`, nodes
+/// as parallel Int32 columns (25 bytes a node), members found through one open-addressed
+/// table keyed by (parent, key bytes) with Swift's seeded hasher (no flooding). No object
+/// or String per field: a body of tiny fields costs a few dozen bytes each, not hundreds.
+struct FormTree {
+    enum Kind: UInt8 { case null, string, array, object }
+    static let none: Int32 = -1
+
+    /// Decoded keys and values, back to back.
+    var text: [UInt8] = []
+    var kind: [Kind] = []
+    /// Leaf: its value's range in `text`. Container: first and last child.
+    var a: [Int32] = [], b: [Int32] = []
+    var next: [Int32] = []
+    /// An object member's key range in `text`; the parent, for the table's key.
+    var keyStart: [Int32] = [], keyEnd: [Int32] = []
+    var parent: [Int32] = []
+    var table: [UInt64]
+    var used = 0
+    let seed = Hasher()
+
+    // Scratch for one field: its key's segments as ranges of `text`.
+    var segments: [(Int32, Int32)] = []
+
+    init(_ body: [UInt8], charset: String?, maxDepth: Int) throws(TranscodeError) {
+        table = [UInt64](repeating: 0, count: 64)
+        text.reserveCapacity(body.count)
+        _ = addNode(.object, parent: Self.none, key: (0, 0))
+        let utf8 = charset.map { ["utf-8", "utf8"].contains($0.lowercased()) } ?? true
+        guard body.count < Int(Int32.max) / 2 else { throw TranscodeError("form body too large to decode") }
+        try body.withUnsafeBufferPointer { (p) throws(TranscodeError) in
+            var start = 0
+            while start <= p.count {
+                var end = start
+                while end < p.count && p[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start { try field(p, start, end, charset: utf8 ? nil : charset, maxDepth: maxDepth) }
+                start = end + 1
+            }
+        }
+    }
+
+    // MARK: decoding one field
+
+    mutating func field(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, charset: String?, maxDepth: Int) throws(TranscodeError) {
+        var eq = start
+        while eq < end && p[eq] != UInt8(ascii: "=") { eq += 1 }
+        let key = try decoded(p, start, eq, charset: charset, field: start)
+        var value: (Int32, Int32)? = nil
+        if eq < end { value = try decoded(p, eq + 1, end, charset: charset, field: eq + 1) }
+        splitKey(key)
+        guard segments.count <= maxDepth else {
+            throw TranscodeError("form field starting at byte \(start) nests \(segments.count) levels deep, deeper than the limit of \(maxDepth)")
+        }
+        try insert(value, keyRange: key)
+    }
+
+    /// Percent-decodes `p[from..<to]` onto `text`; returns its range there.
+    mutating func decoded(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, charset: String?, field: Int) throws(TranscodeError) -> (Int32, Int32) {
+        let begin = text.count
+        var i = from
+        while i < to {
+            let c = p[i]
             if c == UInt8(ascii: "+") {
-                out.append(0x20)
+                text.append(0x20)
             } else if c == UInt8(ascii: "%") {
-                guard i + 2 < bytes.endIndex, let hi = Hex.value(bytes[i + 1]), let lo = Hex.value(bytes[i + 2]) else {
-                    throw TranscodeError("invalid percent-escape at byte \(offset + i - bytes.startIndex)")
+                guard i + 2 < to, let hi = Hex.value(p[i + 1]), let lo = Hex.value(p[i + 2]) else {
+                    throw TranscodeError("invalid percent-escape at byte \(i)")
                 }
-                out.append(hi << 4 | lo)
+                text.append(hi << 4 | lo)
                 i += 2
             } else {
-                out.append(c)
+                text.append(c)
             }
             i += 1
         }
-        return out
+        if let charset {
+            let raw = Array(text[begin...])
+            text.removeLast(text.count - begin)
+            do throws(TranscodeError) {
+                text.append(contentsOf: try TextDecoding.utf8(raw, charset: charset))
+            } catch {
+                throw TranscodeError("\(error.description) of the field starting at byte \(field)")
+            }
+        } else if let bad = text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(UnsafeBufferPointer(rebasing: $0[begin...])) }) {
+            throw TranscodeError("invalid UTF-8 at byte \(bad) of the field starting at byte \(field)")
+        }
+        return (Int32(begin), Int32(text.count))
     }
 
-    static func text(_ bytes: [UInt8], charset: String?, at offset: Int) throws(TranscodeError) -> String {
-        do throws(TranscodeError) {
-            return String(decoding: try TextDecoding.utf8(bytes, charset: charset), as: UTF8.self)
-        } catch {
-            throw TranscodeError("\(error.description) of the field starting at byte \(offset)")
+    /// `a[b][]` → a, b, (empty); a key without well-formed brackets is taken whole.
+    mutating func splitKey(_ key: (Int32, Int32)) {
+        segments.removeAll(keepingCapacity: true)
+        let lo = Int(key.0), hi = Int(key.1)
+        var open = lo
+        while open < hi && text[open] != UInt8(ascii: "[") { open += 1 }
+        guard open < hi, open != lo, text[hi - 1] == UInt8(ascii: "]") else {
+            segments.append(key)
+            return
+        }
+        segments.append((key.0, Int32(open)))
+        var at = open
+        while at < hi && text[at] == UInt8(ascii: "[") {
+            var close = at + 1
+            while close < hi && text[close] != UInt8(ascii: "]") { close += 1 }
+            guard close < hi else { segments.removeAll(keepingCapacity: true); segments.append(key); return }
+            segments.append((Int32(at + 1), Int32(close)))
+            at = close + 1
+        }
+        if at != hi { segments.removeAll(keepingCapacity: true); segments.append(key) }
+    }
+
+    // MARK: the tree
+
+    mutating func addNode(_ k: Kind, parent p: Int32, key: (Int32, Int32)) -> Int32 {
+        let id = Int32(kind.count)
+        kind.append(k)
+        a.append(Self.none); b.append(Self.none); next.append(Self.none)
+        keyStart.append(key.0); keyEnd.append(key.1)
+        parent.append(p)
+        if p >= 0 {
+            // Linked as the parent's last child.
+            if a[Int(p)] < 0 { a[Int(p)] = id } else { next[Int(b[Int(p)])] = id }
+            b[Int(p)] = id
+        }
+        return id
+    }
+
+    func hash(_ p: Int32, _ key: (Int32, Int32)) -> UInt32 {
+        var h = seed
+        h.combine(p)
+        text.withUnsafeBytes { h.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[Int(key.0)..<Int(key.1)])) }
+        return UInt32(truncatingIfNeeded: h.finalize())
+    }
+
+    func sameKey(_ node: Int32, _ key: (Int32, Int32)) -> Bool {
+        let s = Int(keyStart[Int(node)]), e = Int(keyEnd[Int(node)])
+        guard e - s == Int(key.1 - key.0) else { return false }
+        return text.withUnsafeBufferPointer { t in
+            memcmp(t.baseAddress! + s, t.baseAddress! + Int(key.0), e - s) == 0
         }
     }
 
-    /// `a[b][]` → ["a", "b", ""]; a key without well-formed brackets is taken whole.
-    static func keyPath(_ key: String) -> [String] {
-        guard let open = key.firstIndex(of: "["), open != key.startIndex, key.hasSuffix("]") else { return [key] }
-        var path = [String(key[..<open])]
-        var rest = key[open...]
-        while rest.first == "[" {
-            guard let close = rest.firstIndex(of: "]") else { return [key] }
-            path.append(String(rest[rest.index(after: rest.startIndex)..<close]))
-            rest = rest[rest.index(after: close)...]
+    /// The member of object `p` named `key`, if any; else the table slot to claim. A slot
+    /// holds the key's hash beside the node (node + 1; 0 is empty), so a probe touches the
+    /// node's columns only on a likely match, and growing never hashes a key again.
+    func find(_ p: Int32, _ key: (Int32, Int32), _ h: UInt32) -> (Int32?, Int) {
+        let mask = table.count - 1
+        var slot = Int(h) & mask
+        while true {
+            let entry = table[slot]
+            if entry == 0 { return (nil, slot) }
+            if UInt32(truncatingIfNeeded: entry >> 32) == h {
+                let node = Int32(truncatingIfNeeded: entry) - 1
+                if parent[Int(node)] == p && sameKey(node, key) { return (node, slot) }
+            }
+            slot = (slot + 1) & mask
         }
-        return rest.isEmpty ? path : [key]
     }
 
-    /// Whether `path[from...]` already leads to a value under `node` (Rack's "key taken" test).
-    static func occupied(_ node: FormNode, _ path: [String], from: Int) -> Bool {
+    func find(_ p: Int32, _ key: (Int32, Int32)) -> Int32? { find(p, key, hash(p, key)).0 }
+
+    mutating func member(_ p: Int32, _ key: (Int32, Int32), creating k: Kind) -> (Int32, created: Bool) {
+        let h = hash(p, key)
+        var (found, slot) = find(p, key, h)
+        if let found { return (found, false) }
+        if (used + 1) * 2 > table.count {
+            grow()
+            slot = find(p, key, h).1
+        }
+        let id = addNode(k, parent: p, key: key)
+        table[slot] = UInt64(h) << 32 | UInt64(UInt32(id) + 1)
+        used += 1
+        return (id, true)
+    }
+
+    mutating func grow() {
+        var bigger = [UInt64](repeating: 0, count: table.count * 2)
+        let mask = bigger.count - 1
+        for entry in table where entry != 0 {
+            var slot = Int(UInt32(truncatingIfNeeded: entry >> 32)) & mask
+            while bigger[slot] != 0 { slot = (slot + 1) & mask }
+            bigger[slot] = entry
+        }
+        table = bigger
+    }
+
+    func conflict(_ key: (Int32, Int32)) -> TranscodeError {
+        let shown = String(decoding: text[Int(key.0)..<Int(key.1)], as: UTF8.self).prefix(200)
+        return TranscodeError("form field '\(shown)' conflicts with an earlier field of another shape")
+    }
+
+    mutating func setLeaf(_ node: Int32, _ value: (Int32, Int32)?) {
+        kind[Int(node)] = value == nil ? .null : .string
+        a[Int(node)] = value?.0 ?? Self.none
+        b[Int(node)] = value?.1 ?? Self.none
+    }
+
+    var isLeaf: (Kind) -> Bool { { $0 == .null || $0 == .string } }
+
+    /// Whether `segments[from...]` already leads to a value under `node` (Rack's "key taken").
+    func occupied(_ node: Int32, from: Int) -> Bool {
         var current = node
-        for k in from..<path.count {
-            let name = path[k]
-            guard !name.isEmpty, current.isObject, let next = current.child(name) else { return false }
-            if k == path.count - 1 { return true }
+        for k in from..<segments.count {
+            let name = segments[k]
+            guard name.1 > name.0, kind[Int(current)] == .object, let next = find(current, name) else { return false }
+            if k == segments.count - 1 { return true }
             current = next
         }
         return false
     }
 
-    /// Inserts `value` at `path[from...]` under `node`, walking down level by level (no
-    /// copy of the path per level: that made deep keys quadratic).
-    static func insert(_ value: JSONValue, path: [String], from start: Int, into start0: FormNode, key: String) throws(TranscodeError) {
-        let conflict = TranscodeError("form field '\(key.prefix(200))' conflicts with an earlier field of another shape")
-        var node = start0
-        var k = start
+    /// Inserts a value at `segments`, walking down level by level.
+    mutating func insert(_ value: (Int32, Int32)?, keyRange: (Int32, Int32)) throws(TranscodeError) {
+        var node: Int32 = 0
+        var k = 0
         while true {
-            let name = path[k]
-            if k == path.count - 1 {
-                guard node.child(name)?.isContainer != true else { throw conflict }
-                node.set(name, .leaf(value))
+            let name = segments[k]
+            if k == segments.count - 1 {
+                let (leaf, created) = member(node, name, creating: .null)
+                guard created || isLeaf(kind[Int(leaf)]) else { throw conflict(keyRange) }
+                setLeaf(leaf, value)
                 return
             }
-            if path[k + 1].isEmpty {
-                let array = node.child(name) ?? node.set(name, .array())
-                guard array.isArray else { throw conflict }
-                if k + 2 == path.count { array.items.append(.leaf(value)); return }
-                if let last = array.items.last, last.isObject, !occupied(last, path, from: k + 2) {
+            if segments[k + 1].1 == segments[k + 1].0 {
+                let (array, _) = member(node, name, creating: .array)
+                guard kind[Int(array)] == .array else { throw conflict(keyRange) }
+                if k + 2 == segments.count {
+                    setLeaf(addNode(.null, parent: array, key: (0, 0)), value)
+                    return
+                }
+                let last = b[Int(array)]
+                if last >= 0, kind[Int(last)] == .object, !occupied(last, from: k + 2) {
                     node = last
                 } else {
-                    let fresh = FormNode.object()
-                    array.items.append(fresh)
-                    node = fresh
+                    node = addNode(.object, parent: array, key: (0, 0))
                 }
                 k += 2
                 continue
             }
-            let object = node.child(name) ?? node.set(name, .object())
-            guard object.isObject else { throw conflict }
+            let (object, _) = member(node, name, creating: .object)
+            guard kind[Int(object)] == .object else { throw conflict(keyRange) }
             node = object
             k += 1
         }
     }
-}
 
-/// A mutable, ordered tree used only while decoding one form body.
-final class FormNode {
-    enum Kind { case leaf(JSONValue), array, object }
-    let kind: Kind
-    var items: [FormNode] = []
-    var keys: [String] = []
-    var children: [String: FormNode] = [:]
+    // MARK: output
 
-    init(_ kind: Kind) { self.kind = kind }
-    static func leaf(_ v: JSONValue) -> FormNode { FormNode(.leaf(v)) }
-    static func array() -> FormNode { FormNode(.array) }
-    static func object() -> FormNode { FormNode(.object) }
+    /// The tree as a JSONValue (request serializers re-encode parameters from it).
+    var json: JSONValue { value(0) }
 
-    var isArray: Bool { if case .array = kind { return true }; return false }
-    var isObject: Bool { if case .object = kind { return true }; return false }
-    var isContainer: Bool { isArray || isObject }
+    func string(_ s: Int32, _ e: Int32) -> String { String(decoding: text[Int(s)..<Int(e)], as: UTF8.self) }
 
-    func child(_ key: String) -> FormNode? { children[key] }
-
-    @discardableResult
-    func set(_ key: String, _ node: FormNode) -> FormNode {
-        if children[key] == nil { keys.append(key) }
-        children[key] = node
-        return node
+    func value(_ node: Int32) -> JSONValue {
+        switch kind[Int(node)] {
+        case .null: return .null
+        case .string: return .string(string(a[Int(node)], b[Int(node)]))
+        case .array:
+            var items: [JSONValue] = []
+            var child = a[Int(node)]
+            while child >= 0 { items.append(value(child)); child = next[Int(child)] }
+            return .array(items)
+        case .object:
+            var members: [(String, JSONValue)] = []
+            var child = a[Int(node)]
+            while child >= 0 {
+                members.append((string(keyStart[Int(child)], keyEnd[Int(child)]), value(child)))
+                child = next[Int(child)]
+            }
+            return .object(members)
+        }
     }
 
-    var json: JSONValue {
-        switch kind {
-        case .leaf(let v): return v
-        case .array: return .array(items.map(\.json))
-        case .object: return .object(keys.map { ($0, children[$0]!.json) })
+    /// Writes the JSON with an explicit stack (keys nest up to `maxDepth`, which may be
+    /// deeper than a worker's stack allows for recursion), charging `budget` per member.
+    func write(budget: OutputBudget) throws(TranscodeError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(budget.limit, text.count * 2 + 64))
+        // Per open container: the next child to write.
+        var stack: [(container: Int32, child: Int32)] = [(0, a[0])]
+        out.append(UInt8(ascii: "{"))
+        while let (container, child) = stack.last {
+            let isArray = kind[Int(container)] == .array
+            guard child >= 0 else {
+                out.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+                stack.removeLast()
+                continue
+            }
+            if child != a[Int(container)] { out.append(UInt8(ascii: ",")) }
+            stack[stack.count - 1].child = next[Int(child)]
+            if !isArray {
+                quote(keyStart[Int(child)], keyEnd[Int(child)], into: &out)
+                out.append(UInt8(ascii: ":"))
+            }
+            switch kind[Int(child)] {
+            case .null: out.append(contentsOf: "null".utf8)
+            case .string: quote(a[Int(child)], b[Int(child)], into: &out)
+            case .array:
+                out.append(UInt8(ascii: "["))
+                stack.append((child, a[Int(child)]))
+            case .object:
+                out.append(UInt8(ascii: "{"))
+                stack.append((child, a[Int(child)]))
+            }
+            try budget.charge(out.count, "the JSON")
+        }
+        return out
+    }
+
+    func quote(_ s: Int32, _ e: Int32, into out: inout [UInt8]) {
+        text.withUnsafeBufferPointer { t in
+            JSONEscaping.appendQuoted(UnsafeBufferPointer(rebasing: t[Int(s)..<Int(e)]), to: &out)
         }
     }
 }

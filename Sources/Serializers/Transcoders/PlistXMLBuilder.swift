@@ -2,8 +2,19 @@
 /// order), array → array, string → string, integer/real → number, true/false,
 /// date → ISO 8601 UTC string, data → base64 string.
 final class PlistXMLBuilder: XMLEventSink {
-    enum Tag: String {
+    enum Tag: String, CaseIterable {
         case plist, dict, array, key, string, integer, real, `true`, `false`, date, data
+
+        static let spelt = allCases.map { (Array($0.rawValue.utf8), $0) }
+
+        /// Compared as bytes: a String per element cost more than the element itself.
+        init?(_ name: UnsafeBufferPointer<UInt8>) {
+            for (bytes, tag) in Self.spelt where bytes.count == name.count && bytes.elementsEqual(name) {
+                self = tag
+                return
+            }
+            return nil
+        }
     }
     struct Level {
         let tag: Tag
@@ -26,8 +37,10 @@ final class PlistXMLBuilder: XMLEventSink {
 
     func startElement(_ element: XMLStartTag) throws(TranscodeError) {
         try budget.charge(out.count, "the JSON")
-        let name = String(decoding: UnsafeBufferPointer(start: element.localName, count: strlen(element.localName)), as: UTF8.self)
-        guard let tag = Tag(rawValue: name) else { throw TranscodeError("unknown property list element <\(name)>") }
+        let local = UnsafeBufferPointer(start: element.localName, count: strlen(element.localName))
+        guard let tag = Tag(local) else {
+            throw TranscodeError("unknown property list element <\(String(decoding: local, as: UTF8.self))>")
+        }
         if tag == .plist {
             guard levels.isEmpty else { throw TranscodeError("<plist> nested inside a property list") }
             levels.append(Level(tag: .plist))
@@ -39,7 +52,7 @@ final class PlistXMLBuilder: XMLEventSink {
             if tag == .key {
                 guard !parent.awaitingValue else { throw TranscodeError("<key> without a value in <dict>") }
             } else {
-                guard parent.awaitingValue else { throw TranscodeError("<\(name)> in <dict> without a preceding <key>") }
+                guard parent.awaitingValue else { throw TranscodeError("<\(tag.rawValue)> in <dict> without a preceding <key>") }
                 levels[levels.count - 1].awaitingValue = false
             }
         } else if tag == .key {
@@ -48,7 +61,7 @@ final class PlistXMLBuilder: XMLEventSink {
             guard !sawRoot else { throw TranscodeError("<plist> holds more than one value") }
             sawRoot = true
         } else if parent.tag != .array {
-            throw TranscodeError("<\(name)> inside <\(parent.tag.rawValue)>")
+            throw TranscodeError("<\(tag.rawValue)> inside <\(parent.tag.rawValue)>")
         } else {
             if parent.count > 0 { out.append(UInt8(ascii: ",")) }
             levels[levels.count - 1].count += 1
@@ -79,7 +92,10 @@ final class PlistXMLBuilder: XMLEventSink {
             JSONEscaping.appendQuoted(text, to: &out)
             out.append(UInt8(ascii: ":"))
         case .string: JSONEscaping.appendQuoted(text, to: &out)
-        case .integer: out.append(contentsOf: try PlistScalars.integer(trimmedText).utf8)
+        case .integer:
+            if !PlistScalars.appendDecimalInteger(text, to: &out) {
+                out.append(contentsOf: try PlistScalars.integer(trimmedText).utf8)
+            }
         case .real: out.append(contentsOf: try PlistScalars.real(trimmedText).utf8)
         case .true: out.append(contentsOf: "true".utf8)
         case .false: out.append(contentsOf: "false".utf8)
@@ -104,6 +120,26 @@ final class PlistXMLBuilder: XMLEventSink {
 
 /// Scalar conversions shared by the XML and binary property list readers.
 enum PlistScalars {
+    /// The common `<integer>`: optional sign and decimal digits, written without leading
+    /// zeros (as `integer` does) straight from the bytes. False for anything else (hex,
+    /// empty, stray characters), which `integer` then reads or refuses.
+    static func appendDecimalInteger(_ text: [UInt8], to out: inout [UInt8]) -> Bool {
+        var lo = 0, hi = text.count
+        while lo < hi && XMLJSONCore.isSpace(text[lo]) { lo += 1 }
+        while hi > lo && XMLJSONCore.isSpace(text[hi - 1]) { hi -= 1 }
+        var negative = false
+        if lo < hi && (text[lo] == UInt8(ascii: "-") || text[lo] == UInt8(ascii: "+")) {
+            negative = text[lo] == UInt8(ascii: "-")
+            lo += 1
+        }
+        guard lo < hi else { return false }
+        for k in lo..<hi where text[k] &- UInt8(ascii: "0") > 9 { return false }
+        while lo < hi - 1 && text[lo] == UInt8(ascii: "0") { lo += 1 }
+        if negative && !(hi - lo == 1 && text[lo] == UInt8(ascii: "0")) { out.append(UInt8(ascii: "-")) }
+        out.append(contentsOf: text[lo..<hi])
+        return true
+    }
+
     static func integer(_ text: String) throws(TranscodeError) -> String {
         var digits = Substring(text)
         var negative = false

@@ -48,13 +48,18 @@ struct XMLJSONCore: ~Copyable {
         var runOpen = false     // the last child group is an array still open
         var needsRegroup = false
     }
-    /// One per child still open or awaiting a possible regroup: 16 bytes, since a body of
-    /// `<a/>`s holds one for every 4 input bytes. Offsets fit: `out` stays under `maxOffset`.
+    /// One per run of same-named siblings (`<a/><a/>…` is one run, written as an array
+    /// in place) that is still open or may be regrouped: the run's values, `v1,…,vn`, are
+    /// `out[valueStart..<valueEnd]`. 16 bytes; offsets fit, `out` stays under `maxOffset`.
     struct Child {
         var name: Int32
         var valueStart: Int32
         var valueEnd: Int32
-        var forced: Bool
+        /// Members in the run; the high bit marks a `force_array` path.
+        var run: UInt32
+        var forced: Bool { run & Self.forcedBit != 0 }
+        var members: Int { Int(run & ~Self.forcedBit) }
+        static let forcedBit: UInt32 = 1 << 31
     }
     static let maxOffset = Int(Int32.max) >> 1
     /// Distinct element and attribute names a document may use. libxml2 (2.9) interns
@@ -68,10 +73,12 @@ struct XMLJSONCore: ~Copyable {
     /// Charged at every element's start and end: between two charges the output grows
     /// by one element's own bytes, which are linear in its input.
     let budget: OutputBudget
+    /// The budget's limit and `maxOffset`, whichever is lower: one compare per charge.
+    let outLimit: Int
     var out: ByteBuffer
     var text = ByteBuffer(capacity: 4096)
     var frames: [Frame] = []
-    var children: [Child] = []
+    var children = FlatArray<Child>()
     var path: [UInt8] = []
     var names = NameTable()
     var seenIn: [Int] = []
@@ -81,6 +88,7 @@ struct XMLJSONCore: ~Copyable {
     init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
         self.maxDepth = maxDepth
         self.budget = budget
+        outLimit = min(budget.limit, Self.maxOffset)
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
         out = ByteBuffer(capacity: capacity)
@@ -143,7 +151,12 @@ struct XMLJSONCore: ~Copyable {
         try charge()
     }
 
+    @inline(__always)
     func charge() throws(TranscodeError) {
+        if out.count > outLimit || names.count > Self.maxNames { try refuse() }
+    }
+
+    func refuse() throws(TranscodeError) {
         try budget.charge(out.count, "the JSON")
         guard out.count <= Self.maxOffset else { throw budget.exceeded("the JSON") }
         guard names.count <= Self.maxNames else {
@@ -170,6 +183,9 @@ struct XMLJSONCore: ~Copyable {
                 frames[p].runOpen = true
             }
             out.append(UInt8(ascii: ","))
+            // The run's record is the last one (the previous sibling's own children are gone).
+            children[children.count - 1].run += 1
+            return
         } else {
             if frames[p].runOpen { out.append(UInt8(ascii: "]")) }
             if seenIn.count < names.count { seenIn.append(contentsOf: repeatElement(-1, count: names.count - seenIn.count)) }
@@ -184,7 +200,8 @@ struct XMLJSONCore: ~Copyable {
             frames[p].lastName = name
         }
         let at = Int32(truncatingIfNeeded: out.count)
-        children.append(Child(name: Int32(truncatingIfNeeded: name), valueStart: at, valueEnd: at, forced: isForced))
+        children.append(Child(name: Int32(truncatingIfNeeded: name), valueStart: at, valueEnd: at,
+                              run: 1 | (isForced ? Child.forcedBit : 0)))
     }
 
     /// Ends an element written in object form: closes any open run, adds `#text`.
@@ -246,7 +263,7 @@ struct XMLJSONCore: ~Copyable {
         // Group number per name, in order of first appearance. The scratch table is kept
         // across regroups and only its touched slots are reset, so each costs O(children).
         if groupOf.count < names.count { groupOf.append(contentsOf: repeatElement(-1, count: names.count - groupOf.count)) }
-        var groupName: [Int32] = [], counts: [Int32] = []
+        var groupName: [Int32] = [], counts: [Int32] = [], records: [Int32] = []
         defer { for name in groupName { groupOf[Int(name)] = -1 } }
         for k in first..<children.count {
             let name = Int(children[k].name)
@@ -254,11 +271,13 @@ struct XMLJSONCore: ~Copyable {
                 groupOf[name] = Int32(groupName.count)
                 groupName.append(children[k].name)
                 counts.append(0)
+                records.append(0)
             }
-            counts[Int(groupOf[name])] += 1
+            records[Int(groupOf[name])] += 1
+            counts[Int(groupOf[name])] += Int32(children[k].members)
         }
-        var starts = [Int32](repeating: 0, count: counts.count + 1)
-        for g in 0..<counts.count { starts[g + 1] = starts[g] + counts[g] }
+        var starts = [Int32](repeating: 0, count: records.count + 1)
+        for g in 0..<records.count { starts[g + 1] = starts[g] + records[g] }
         var fill = starts
         var ordered = [Int32](repeating: 0, count: n)
         for k in first..<children.count {
@@ -266,26 +285,26 @@ struct XMLJSONCore: ~Copyable {
             ordered[Int(fill[g])] = Int32(k)
             fill[g] += 1
         }
-        // Rebuilt at the end of the buffer, then moved down over the original.
-        let rebuiltStart = out.count
-        out.appendCopy(of: frame.start..<frame.attributesEnd)
+        // Rebuilt in a buffer of its own (appending it to `out` would double out's
+        // capacity), then copied over the original.
+        var rebuilt = ByteBuffer(capacity: out.count - frame.start + 2 * groupName.count + 2)
+        rebuilt.append(UnsafeBufferPointer(start: out.base + frame.start, count: frame.attributesEnd - frame.start))
         for g in 0..<groupName.count {
-            out.append(out.count == rebuiltStart ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            out.append(names.quoted(Int(groupName[g])))
-            out.append(UInt8(ascii: ":"))
+            rebuilt.append(rebuilt.count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            rebuilt.append(names.quoted(Int(groupName[g])))
+            rebuilt.append(UInt8(ascii: ":"))
             let members = Int(starts[g])..<Int(starts[g + 1])
-            let asArray = members.count > 1 || children[Int(ordered[members.lowerBound])].forced
-            if asArray { out.append(UInt8(ascii: "[")) }
+            let asArray = counts[g] > 1 || children[Int(ordered[members.lowerBound])].forced
+            if asArray { rebuilt.append(UInt8(ascii: "[")) }
             for slot in members {
-                if slot > members.lowerBound { out.append(UInt8(ascii: ",")) }
+                if slot > members.lowerBound { rebuilt.append(UInt8(ascii: ",")) }
                 let child = children[Int(ordered[slot])]
-                out.appendCopy(of: Int(child.valueStart)..<Int(child.valueEnd))
+                rebuilt.append(UnsafeBufferPointer(start: out.base + Int(child.valueStart), count: Int(child.valueEnd - child.valueStart)))
             }
-            if asArray { out.append(UInt8(ascii: "]")) }
+            if asArray { rebuilt.append(UInt8(ascii: "]")) }
         }
-        let length = out.count - rebuiltStart
-        (out.base + frame.start).update(from: out.base + rebuiltStart, count: length)
-        out.removeLast(out.count - frame.start - length)
+        out.removeLast(out.count - frame.start)
+        out.append(UnsafeBufferPointer(start: rebuilt.base, count: rebuilt.count))
     }
 
     func textBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {

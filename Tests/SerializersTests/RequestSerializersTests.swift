@@ -72,3 +72,43 @@ import Testing
         #expect(throws: SettingsError.self) { try RequestSerializerRegistry.make("xml") }
     }
 }
+
+/// The json request serializer writes the body's own normalized JSON without building a
+/// tree; it must say exactly what the tree path says, for every kind of body.
+@Suite struct JSONRequestWithoutATreeTests {
+    static let bodies: [(String, [UInt8])] = [
+        ("application/json", Array(#"{"b":[1,2.50,{"c":null}],"a":"\u00e9\/","a":true}"#.utf8)),
+        ("application/json", Array("  {}  ".utf8)),
+        ("application/json", Array("[1,2]".utf8)),
+        ("application/json", Array("\"text\"".utf8)),
+        ("application/json", Array("{\"a\":".utf8)),
+        ("application/vnd.api+json", Array(#"{"x":1}"#.utf8)),
+        ("application/x-www-form-urlencoded", Array("a=1&b[]=x&b[]=y&c[d]=%E2%98%83&e".utf8)),
+        ("application/x-www-form-urlencoded; charset=iso-8859-1", Array("k=caf%E9".utf8)),
+        ("application/x-www-form-urlencoded", Array("a=1&a[b]=2".utf8)),
+        ("application/x-plist", Array("<plist><dict><key>n</key><integer>007</integer><key>d</key><data>AAE=</data></dict></plist>".utf8)),
+        ("application/x-plist", Array("<plist><array><true/></array></plist>".utf8)),
+        ("text/plain", Array("hello".utf8)),
+    ]
+
+    @Test(arguments: 0..<bodies.count)
+    func theTreelessPathAgreesWithTheTree(index: Int) throws {
+        let (type, body) = Self.bodies[index]
+        let input = RequestInput(method: "POST", query: nil, contentType: type, body: body)
+        let treeless: Result<[UInt8]?, RequestSerializationError>
+        do throws(RequestSerializationError) { treeless = .success(try RequestParameters.json(input)) } catch { treeless = .failure(error) }
+        let tree: Result<[UInt8]?, RequestSerializationError>
+        do throws(RequestSerializationError) {
+            tree = .success(try RequestParameters.decode(input).map { NormalizedJSON(.object($0)).bytes })
+        } catch { tree = .failure(error) }
+        #expect(treeless == tree, "\(type): \(String(decoding: body, as: UTF8.self))")
+    }
+
+    @Test func aBinaryPlistDictionaryToo() throws {
+        let body = try Fixture.bytes("plist/sample.bplist")
+        let input = RequestInput(method: "POST", query: nil, contentType: "application/x-plist", body: body)
+        let tree = try RequestParameters.decode(input).map { NormalizedJSON(.object($0)).bytes }
+        #expect(try RequestParameters.json(input) == tree)
+        #expect(try RequestSerializerRegistry.make("json").serialize(input).body == tree)
+    }
+}

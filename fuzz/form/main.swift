@@ -1,7 +1,9 @@
+import HTTPCore
+
 // libFuzzer target for form bodies (FormDecoder, Sources/Serializers), built by
 // fuzz/run.sh: memory safety, the bounded-work contract — output linear in the input
 // and keys no deeper than the limit — and a differential check against the decoder it
-// replaced (Reference.swift): the same value or the same failure for every body.
+// replaced (Reference.swift): the same value or the same failure for every ASCII body.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -11,7 +13,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     do throws(TranscodeError) { reference = .success(try ReferenceFormDecoder.decode(input, charset: charset, maxDepth: 16)) } catch { reference = .failure(error) }
     do throws(TranscodeError) {
         let value = try FormDecoder.decode(input, charset: charset, maxDepth: 16)
-        precondition(reference == .success(value), "the flat decoder reads \(value), the reference \(reference)")
+        if comparable(input) {
+            precondition(reference == .success(value), "the flat decoder reads \(value), the reference \(reference)")
+        }
         let direct = try FormDecoder.transcode(input, charset: charset, maxDepth: 16, budget: OutputBudget(input: size))
         precondition(direct == NormalizedJSON(value), "writing straight to JSON differs from writing the value")
         let budget = OutputBudget(input: size, cap: size % 3 == 0 ? 2 * size + 16 : OutputBudget.defaultCap)
@@ -24,7 +28,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     } catch {
         precondition(!error.description.isEmpty, "a failure without a detail")
         if error.description.contains("would exceed") { return 0 }
-        precondition(reference == .failure(error), "the flat decoder fails with '\(error)', the reference \(reference)")
+        if comparable(input) {
+            precondition(reference == .failure(error), "the flat decoder fails with '\(error)', the reference \(reference)")
+        }
     }
     return 0
+}
+
+/// The reference split keys by Character, so a combining mark after `[` or `]` hid the
+/// bracket from it (`a[\u{0617}]` was one key); the flat decoder splits by bytes, as Rack
+/// does. Compared only where no non-ASCII byte can appear: none raw, none escaped.
+func comparable(_ input: [UInt8]) -> Bool {
+    for (k, c) in input.enumerated() {
+        if c >= 0x80 { return false }
+        if c == UInt8(ascii: "%"), k + 1 < input.count, let hi = Hex.value(input[k + 1]), hi >= 8 { return false }
+    }
+    return true
 }

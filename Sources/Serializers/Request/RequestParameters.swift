@@ -20,18 +20,70 @@ public enum RequestParameters {
         return members
     }
 
+    /// The parameters as normalized JSON, without a tree: what the json request serializer
+    /// sends. The same verdicts and messages as `decode`; nil when the body is empty.
+    public static func json(_ request: RequestInput) throws(RequestSerializationError) -> [UInt8]? {
+        guard !request.body.isEmpty else { return nil }
+        guard let contentType = request.contentType, let media = MediaType(contentType) else {
+            throw RequestSerializationError("a request body needs a Content-Type: application/json, application/x-www-form-urlencoded or application/x-plist")
+        }
+        let budget = request.budget
+        let json: [UInt8]
+        do throws(TranscodeError) {
+            if isJSON(media) {
+                do throws(JSONError) {
+                    json = try JSONNormalizer.normalize(request.body, options: JSONReadOptions(maxDepth: request.maxDepth))
+                } catch { throw TranscodeError(error) }
+            } else if media.essence == "application/x-www-form-urlencoded" {
+                json = try FormDecoder.transcode(request.body, charset: media.charset, maxDepth: request.maxDepth, budget: budget).bytes
+            } else if isPlist(media) {
+                json = try PlistTranscoder.transcode(request.body, maxDepth: request.maxDepth, budget: budget).bytes
+            } else {
+                throw unreadable(media)
+            }
+        } catch {
+            throw RequestSerializationError("request body is not valid \(media.essence): \(error.description)")
+        }
+        guard json.first == UInt8(ascii: "{") else {
+            throw RequestSerializationError("request parameters must be an object (a JSON object, form or plist dictionary), found \(kind(firstByte: json.first))")
+        }
+        do throws(TranscodeError) { try budget.charge(json.count, "the JSON") } catch {
+            throw RequestSerializationError("request parameters as JSON: \(error.description)")
+        }
+        return json
+    }
+
+    static func isJSON(_ media: MediaType) -> Bool {
+        media.essence == "application/json" || media.essence == "text/json" || media.suffix == "json"
+    }
+
+    static func isPlist(_ media: MediaType) -> Bool {
+        ["application/x-plist", "application/xml", "text/xml"].contains(media.essence)
+    }
+
+    static func unreadable(_ media: MediaType) -> TranscodeError {
+        TranscodeError("parameters cannot be read from \(media.essence) (expected application/json, application/x-www-form-urlencoded or application/x-plist)")
+    }
+
+    static func kind(firstByte: UInt8?) -> String {
+        switch firstByte {
+        case UInt8(ascii: "n"): return "null"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+        case UInt8(ascii: "\""): return "a string"
+        case UInt8(ascii: "["): return "an array"
+        default: return "a number"
+        }
+    }
+
     static func parse(_ body: [UInt8], _ media: MediaType, maxDepth: Int, budget: OutputBudget) throws(TranscodeError) -> JSONValue {
-        if media.essence == "application/json" || media.essence == "text/json" || media.suffix == "json" {
+        if isJSON(media) {
             do throws(JSONError) { return try JSONValue.parse(body, options: JSONReadOptions(maxDepth: maxDepth)) } catch { throw TranscodeError(error) }
         }
-        switch media.essence {
-        case "application/x-www-form-urlencoded":
+        if media.essence == "application/x-www-form-urlencoded" {
             return try FormDecoder.decode(body, charset: media.charset, maxDepth: maxDepth)
-        case "application/x-plist", "application/xml", "text/xml":
-            return try PlistTranscoder.transcode(body, maxDepth: maxDepth, budget: budget).value
-        default:
-            throw TranscodeError("parameters cannot be read from \(media.essence) (expected application/json, application/x-www-form-urlencoded or application/x-plist)")
         }
+        if isPlist(media) { return try PlistTranscoder.transcode(body, maxDepth: maxDepth, budget: budget).value }
+        throw unreadable(media)
     }
 
     static func kind(_ value: JSONValue) -> String {

@@ -26,13 +26,19 @@ struct BodyRequestSerializer: RequestSerializer {
     let encode: @Sendable (JSONValue, OutputBudget) throws(RequestSerializationError) -> [UInt8]
 
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
+        if contentType == Self.jsonType, !URIEncodedMethods.contains(r.method) {
+            // JSON out: the body's own normalized JSON, never a tree of it.
+            guard let json = try RequestParameters.json(r) else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
+            return SerializedRequest(query: r.query, contentType: contentType, body: json)
+        }
         let parameters = try RequestParameters.decode(r)
         if URIEncodedMethods.contains(r.method) { return try URIEncodedMethods.serialize(r, parameters) }
         guard let parameters else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
         return SerializedRequest(query: r.query, contentType: contentType, body: try encode(.object(parameters), r.budget))
     }
 
-    static let json = BodyRequestSerializer(contentType: "application/json") { (value, budget) throws(RequestSerializationError) in
+    static let jsonType = "application/json"
+    static let json = BodyRequestSerializer(contentType: jsonType) { (value, budget) throws(RequestSerializationError) in
         do throws(TranscodeError) {
             return try NormalizedJSON(value, budget: budget).bytes
         } catch {

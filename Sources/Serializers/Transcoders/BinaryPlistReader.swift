@@ -116,6 +116,9 @@ struct BinaryPlistReader {
             try budget.charge(out.count + range.count, "shared object references expanded to JSON")
             // Copied in place: a slice of `out` appended to `out` would copy the whole buffer.
             let at = out.count
+            // The first shared reference reserves the whole budget at once: pages are only
+            // touched as they are written, and no later growth holds two copies of `out`.
+            if out.capacity < budget.limit { out.reserveCapacity(budget.limit) }
             reserveOutput(range.count)
             out.append(contentsOf: repeatElement(0, count: range.count))
             out.withUnsafeMutableBufferPointer { p in
@@ -218,10 +221,13 @@ struct BinaryPlistReader {
         default:
             throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
         }
+        // Strings and data too: a long one referenced many times is then a copy of bytes
+        // already written, not an escape pass per reference.
+        if (0x4...0x6).contains(marker >> 4) { remember(object, from: outStart, height: 0) }
         return height
     }
 
-    /// Keeps a written container's place (output offsets fit Int32: it is capped at 32 MiB).
+    /// Keeps a written object's place (output offsets fit Int32: it is capped at 32 MiB).
     mutating func remember(_ object: Int, from start: Int, height: Int) {
         guard out.count <= Int(Int32.max) else { return }
         writtenStart[object] = Int32(start)

@@ -25,10 +25,15 @@ final class PlistXMLBuilder: XMLEventSink {
     let maxDepth: Int
     /// Charged at every element's start and end (one element's output is linear in its input).
     let budget: OutputBudget
-    var out: [UInt8] = []
-    var levels: [Level] = []
-    var text: [UInt8] = []
-    var sawRoot = false
+    // Only libxml2's callbacks on one thread touch the state, one at a time: dynamic
+    // exclusivity checks cost a quarter of the time here.
+    @exclusivity(unchecked) var out: [UInt8] = []
+    @exclusivity(unchecked) var levels: [Level] = []
+    @exclusivity(unchecked) var text: [UInt8] = []
+    @exclusivity(unchecked) var sawRoot = false
+    /// At most the 11 tags (an unknown one fails), so a linear search.
+    @exclusivity(unchecked) var seenNames: [UnsafePointer<UInt8>] = []
+    @exclusivity(unchecked) var seenTags: [Tag] = []
 
     init(maxDepth: Int, budget: OutputBudget) {
         self.maxDepth = maxDepth
@@ -37,9 +42,18 @@ final class PlistXMLBuilder: XMLEventSink {
 
     func startElement(_ element: XMLStartTag) throws(TranscodeError) {
         try budget.charge(out.count, "the JSON")
-        let local = UnsafeBufferPointer(start: element.localName, count: strlen(element.localName))
-        guard let tag = Tag(local) else {
-            throw TranscodeError("unknown property list element <\(String(decoding: local, as: UTF8.self))>")
+        let tag: Tag
+        // libxml2 interns names: a pointer seen before names the same tag.
+        if let k = seenNames.firstIndex(of: element.localName) {
+            tag = seenTags[k]
+        } else {
+            let local = UnsafeBufferPointer(start: element.localName, count: strlen(element.localName))
+            guard let found = Tag(local) else {
+                throw TranscodeError("unknown property list element <\(String(decoding: local, as: UTF8.self))>")
+            }
+            tag = found
+            seenNames.append(element.localName)
+            seenTags.append(found)
         }
         if tag == .plist {
             guard levels.isEmpty else { throw TranscodeError("<plist> nested inside a property list") }

@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-deps bench-proxy bench-instructions bench-telemetry install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry install install-files uninstall clean
 
 all: build
 
@@ -80,6 +80,14 @@ PIN := $(shell command -v taskset >/dev/null 2>&1 && echo "taskset -c 1")
 bench: deps
 	$(SWIFT) build -c release --product serializerd-bench
 	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results
+
+# Bounded work (DESIGN §5): every serializer on its costliest input shapes, time per
+# input byte and peak memory per input byte against the contract's targets.
+# WORST_SIZE=33554432 for the 32 MiB cap.
+WORST_SIZE ?= 4194304
+bench-worst: deps
+	$(SWIFT) build -c release --product serializerd-bench
+	$(PIN) .build/release/serializerd-bench --worst-cases $(WORST_SIZE)
 
 # nginx and wrk for the HTTP benchmarks.
 bench-deps: deps

@@ -23,7 +23,9 @@ let package = Package(
 
         .target(name: "HTTPCore"),
         .target(name: "EventLoop", dependencies: ["CLibevent", "HTTPCore"]),
-        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2"]),
+        // mmap/mremap wrappers for large growing buffers (mremap is variadic in C).
+        .target(name: "CPages"),
+        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
+import HTTPCore
 import Proxy
 import Serializers
 
@@ -29,6 +33,9 @@ struct TranscodeCommand: ParsableCommand {
     @Option(name: .customLong("option"), help: "A response setting as key=value (repeatable).")
     var options: [String] = []
 
+    @Flag(help: "Print what the serialization cost to stderr as one JSON line: input and output bytes, seconds, and the peak memory it added (also over the input).")
+    var stats = false
+
     @Argument(help: "Input file, or - for stdin.")
     var file: String = "-"
 
@@ -43,11 +50,15 @@ struct TranscodeCommand: ParsableCommand {
             do { try settings.apply(option: option) } catch { throw ValidationError(error.message) }
         }
         guard (100...599).contains(status) else { throw ValidationError("--status must be 100-599") }
+        // The daemon's allocator settings, so the cost here is the cost a route pays.
+        MallocTuning.apply()
         let body = try StandardStreams.readAll(path: file)
         let responseSerializer: any ResponseSerializer
         do { responseSerializer = try ResponseSerializerRegistry.make(settings) } catch { throw ValidationError(error.message) }
 
+        let meter = stats ? CostMeter() : nil
         let result = responseSerializer.serialize(UpstreamResponse(status: status, contentType: contentType, body: body))
+        meter?.report(input: body.count, output: result.value?.bytes.count ?? 0, succeeded: result.succeeded)
         if result.succeeded, var value = result.value {
             if canonical {
                 do { value = try value.canonicalized() } catch {
@@ -66,5 +77,40 @@ struct TranscodeCommand: ParsableCommand {
         let evidence = UpstreamEvidence(url: nil, status: status, contentType: contentType, body: body, parsed: parsed)
         StandardStreams.write(ProblemDocument.render(.response(error, upstream: evidence)) + [0x0A])
         throw ExitCode(1)
+    }
+}
+
+/// `transcode --stats`: one serialization's cost, measured around it. Peak memory comes
+/// from the kernel's high-water mark, reset just before the serialization starts.
+struct CostMeter {
+    let started = Clock.now()
+    let rssBefore: Int
+
+    init() {
+        // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux ≥ 4.0).
+        let fd = open("/proc/self/clear_refs", O_WRONLY)
+        if fd >= 0 {
+            _ = "5".withCString { Glibc.write(fd, $0, 1) }
+            close(fd)
+        }
+        rssBefore = Self.kilobytes("VmRSS")
+    }
+
+    func report(input: Int, output: Int, succeeded: Bool) {
+        let seconds = Clock.now() - started
+        let added = max(0, Self.kilobytes("VmHWM") - rssBefore) * 1024
+        let perByte = input > 0 ? (Double(added) / Double(input) * 1000).rounded() / 1000 : 0
+        let line = "{\"input_bytes\":\(input),\"output_bytes\":\(output),\"succeeded\":\(succeeded),"
+            + "\"microseconds\":\(Int((seconds * 1e6).rounded())),\"peak_added_bytes\":\(added),"
+            + "\"peak_added_per_input_byte\":\(perByte)}\n"
+        StandardStreams.write(Array(line.utf8), fd: 2)
+    }
+
+    static func kilobytes(_ field: String) -> Int {
+        guard let status = try? StandardStreams.readAll(path: "/proc/self/status") else { return 0 }
+        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+        }
+        return 0
     }
 }

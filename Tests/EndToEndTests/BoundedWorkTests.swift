@@ -16,6 +16,42 @@ struct BoundedWorkTests {
         #expect(result.stdoutText.contains("shared object references expanded to JSON would exceed"))
     }
 
+    /// `transcode --stats` measures one serialization: output bytes, time, and the peak
+    /// memory it added. Each amplifying shape stays within DESIGN §5's bounds: output at
+    /// most 8 bytes per input byte plus 1 MiB, memory likewise (plus 1 MiB for the code
+    /// and runtime pages a fresh process touches on first use).
+    @Test(arguments: [
+        ("plist", "application/x-plist", "dag", false),
+        ("form", "application/x-www-form-urlencoded", "deep form", false),
+        ("xml", "application/xml", "wide element", false),
+        ("form", "application/x-www-form-urlencoded", "nested form", true),
+        ("xml", "application/xml", "tiny elements", true),
+        ("text", "text/plain", "NUL bytes", true),
+    ])
+    func amplificationIsBoundedOffline(serializer: String, contentType: String, shape: String, succeeds: Bool) throws {
+        let input: [UInt8]
+        switch shape {
+        case "dag": input = try Array(Data(contentsOf: URL(fileURLWithPath: Self.bomb)))
+        case "deep form": input = Array(("a" + String(repeating: "[b]", count: 7999) + "=1").utf8)
+        case "wide element": input = Array(("<r " + (0..<50_000).map { "a\($0)=\"1\"" }.joined(separator: " ") + "/>").utf8)
+        case "nested form": input = Array((0..<60_000).map { "a[b\($0 % 7)][]=\($0)" }.joined(separator: "&").utf8)
+        case "tiny elements": input = Array(("<r>" + String(repeating: "<a/><b/>", count: 150_000) + "</r>").utf8)
+        default: input = [UInt8](repeating: 0, count: 1 << 20)
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("amplify-\(UUID().uuidString)").path
+        try Data(input).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try ServerBinary.run(["transcode", "--serializer", serializer, "--content-type", contentType, "--stats", path], timeout: 20)
+        #expect(result.status == (succeeds ? 0 : 1), "\(shape): \(result.stdoutText.prefix(300))")
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(result.stderr)) as? [String: Any], "\(result.stderrText)")
+        let output = try #require(stats["output_bytes"] as? Int), added = try #require(stats["peak_added_bytes"] as? Int)
+        let bound = 8 * input.count + (1 << 20)
+        #expect(output <= bound, "\(shape): \(output) bytes out of \(input.count)")
+        #expect(added <= bound + (1 << 20), "\(shape): \(added) bytes of memory for \(input.count) bytes in")
+        // A stall check, not a speed claim (speed is in `make bench-worst`).
+        #expect(try #require(stats["microseconds"] as? Int) < 10_000_000, "\(shape)")
+    }
+
     @Test func explosiveBodiesFailOnTheResponsePathAndInRequestSerializers() throws {
         let routes = route("plist", prefix: "/plist/", extra: "    response: { serializer: plist }\n")
             + route("xml", prefix: "/xml/", extra: "    response: { serializer: xml }\n")

@@ -9,8 +9,8 @@ import Glibc
 /// in the heap they held the peak of every burst of large replies (24 slow readers of
 /// 20 MB held 172 MiB with a 64 MiB buffer budget), where the page faults cost little
 /// beside transcoding megabytes.
-enum MallocTuning {
-    static func apply() {
+public enum MallocTuning {
+    public static func apply() {
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
         let mallopt = unsafeBitCast(symbol, to: Mallopt.self)

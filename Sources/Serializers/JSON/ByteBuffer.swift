@@ -3,23 +3,61 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CPages
+
+/// Raw storage that grows without ever holding two copies of itself: small blocks on
+/// malloc/realloc, blocks from 256 KiB on their own page mapping, grown by `mremap`
+/// (pages are remapped, not copied) and returned to the kernel when freed. A buffer's
+/// peak memory is then the pages it wrote, not 1.5-3x that across a growth.
+struct PageStorage: ~Copyable {
+    static let mapFrom = 256 << 10
+    private(set) var base: UnsafeMutableRawPointer
+    private(set) var bytes: Int
+    private var mapped: Bool
+
+    init(bytes: Int) {
+        self.bytes = max(bytes, 64)
+        mapped = self.bytes >= Self.mapFrom
+        let p = mapped ? serializerd_map(self.bytes) : malloc(self.bytes)
+        guard let p else { fatalError("out of memory allocating \(self.bytes) bytes") }
+        base = p
+    }
+
+    deinit {
+        if mapped { serializerd_unmap(base, bytes) } else { free(base) }
+    }
+
+    mutating func grow(to newBytes: Int) {
+        let moved: UnsafeMutableRawPointer?
+        if mapped {
+            moved = serializerd_remap(base, bytes, newBytes)
+        } else if newBytes >= Self.mapFrom {
+            // Leaving malloc: one copy of a block under 256 KiB.
+            moved = serializerd_map(newBytes)
+            if let moved { moved.copyMemory(from: base, byteCount: bytes); free(base); mapped = true }
+        } else {
+            moved = realloc(base, newBytes)
+        }
+        guard let moved else { fatalError("out of memory growing a buffer to \(newBytes) bytes") }
+        base = moved
+        bytes = newBytes
+    }
+}
 
 /// A growable byte buffer written through a raw pointer: no copy-on-write or
 /// uniqueness checks per append, which Array pays on every small write. Owned
-/// scratch memory, hence `~Copyable`, freed in `deinit`. It grows with `realloc`,
-/// which moves a large (mmapped) block by remapping its pages: no second copy of the
-/// buffer exists while it grows, so its peak is its capacity.
+/// scratch memory (`PageStorage`), hence `~Copyable`.
 struct ByteBuffer: ~Copyable {
+    private var storage: PageStorage
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
 
     init(capacity: Int) {
-        self.capacity = max(capacity, 64)
-        base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
+        storage = PageStorage(bytes: capacity)
+        self.capacity = storage.bytes
+        base = storage.base.assumingMemoryBound(to: UInt8.self)
     }
-
-    deinit { free(base) }
 
     @inline(__always)
     mutating func reserve(_ extra: Int) {
@@ -27,10 +65,9 @@ struct ByteBuffer: ~Copyable {
     }
 
     mutating func grow(_ extra: Int) {
-        let newCapacity = max(capacity * 2, count + extra)
-        guard let moved = realloc(base, newCapacity) else { fatalError("out of memory growing a buffer to \(newCapacity) bytes") }
-        base = moved.assumingMemoryBound(to: UInt8.self)
-        capacity = newCapacity
+        storage.grow(to: max(capacity * 2, count + extra))
+        base = storage.base.assumingMemoryBound(to: UInt8.self)
+        capacity = storage.bytes
     }
 
     @inline(__always)
@@ -90,30 +127,32 @@ struct ByteBuffer: ~Copyable {
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }
 
-/// A growable array of plain values (`BitwiseCopyable`) on `realloc`, for the large
+/// A growable array of plain values (`BitwiseCopyable`) on `PageStorage`, for the large
 /// per-element records a transcoder keeps: Array's growth holds the old and the new
 /// storage at once (1.5× its size at the peak); this does not.
 struct FlatArray<Element: BitwiseCopyable>: ~Copyable {
+    private var storage: PageStorage
     private(set) var base: UnsafeMutablePointer<Element>
     private(set) var count = 0
     private var capacity: Int
 
     init(capacity: Int = 16) {
-        self.capacity = max(capacity, 16)
-        base = malloc(self.capacity * MemoryLayout<Element>.stride)!.assumingMemoryBound(to: Element.self)
+        storage = PageStorage(bytes: max(capacity, 16) * MemoryLayout<Element>.stride)
+        self.capacity = storage.bytes / MemoryLayout<Element>.stride
+        base = storage.base.assumingMemoryBound(to: Element.self)
     }
-
-    deinit { free(base) }
 
     @inline(__always)
     mutating func append(_ element: Element) {
-        if count == capacity {
-            capacity *= 2
-            guard let moved = realloc(base, capacity * MemoryLayout<Element>.stride) else { fatalError("out of memory") }
-            base = moved.assumingMemoryBound(to: Element.self)
-        }
+        if count == capacity { grow() }
         base[count] = element
         count += 1
+    }
+
+    mutating func grow() {
+        storage.grow(to: capacity * 2 * MemoryLayout<Element>.stride)
+        capacity = storage.bytes / MemoryLayout<Element>.stride
+        base = storage.base.assumingMemoryBound(to: Element.self)
     }
 
     mutating func removeLast(_ k: Int) { count -= k }

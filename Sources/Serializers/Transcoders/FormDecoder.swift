@@ -32,21 +32,23 @@ public enum FormDecoder {
 /// as parallel Int32 columns (25 bytes a node), members found through one open-addressed
 /// table keyed by (parent, key bytes) with Swift's seeded hasher (no flooding). No object
 /// or String per field: a body of tiny fields costs a few dozen bytes each, not hundreds.
-struct FormTree {
+struct FormTree: ~Copyable {
     enum Kind: UInt8 { case null, string, array, object }
     static let none: Int32 = -1
 
     /// Decoded keys and values, back to back.
     var text: [UInt8] = []
-    var kind: [Kind] = []
+    // Columns on `realloc` (FlatArray): growing one never holds two copies of it.
+    var kind = FlatArray<Kind>()
     /// Leaf: its value's range in `text`. Container: first and last child.
-    var a: [Int32] = [], b: [Int32] = []
-    var next: [Int32] = []
+    var a = FlatArray<Int32>(), b = FlatArray<Int32>()
+    var next = FlatArray<Int32>()
     /// An object member's key range in `text`; the parent, for the table's key.
-    var keyStart: [Int32] = [], keyEnd: [Int32] = []
-    var parent: [Int32] = []
+    var keyStart = FlatArray<Int32>(), keyEnd = FlatArray<Int32>()
+    var parent = FlatArray<Int32>()
     var table: [UInt64]
     var used = 0
+    var lastMember: Int32 = -1
     let seed = Hasher()
 
     // Scratch for one field: its key's segments as ranges of `text`.
@@ -88,6 +90,13 @@ struct FormTree {
     mutating func decoded(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, charset: String?, field: Int) throws(TranscodeError) -> (Int32, Int32) {
         let begin = text.count
         var i = from
+        // Most fields have no escapes: one bulk copy.
+        var plain = true
+        for k in from..<to where p[k] == UInt8(ascii: "%") || p[k] == UInt8(ascii: "+") { plain = false; break }
+        if plain {
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: p[from..<to]))
+            i = to
+        }
         while i < to {
             let c = p[i]
             if c == UInt8(ascii: "+") {
@@ -190,10 +199,20 @@ struct FormTree {
     func find(_ p: Int32, _ key: (Int32, Int32)) -> Int32? { find(p, key, hash(p, key)).0 }
 
     mutating func member(_ p: Int32, _ key: (Int32, Int32), creating k: Kind) -> (Int32, created: Bool) {
+        // `a[]=1&a[]=2…` asks for the same member again and again: no hashing for that.
+        if lastMember >= 0, parent[Int(lastMember)] == p, sameKey(lastMember, key) { return (lastMember, false) }
+        let (node, created) = hashedMember(p, key, creating: k)
+        lastMember = node
+        return (node, created)
+    }
+
+    mutating func hashedMember(_ p: Int32, _ key: (Int32, Int32), creating k: Kind) -> (Int32, created: Bool) {
         let h = hash(p, key)
         var (found, slot) = find(p, key, h)
         if let found { return (found, false) }
-        if (used + 1) * 2 > table.count {
+        // Grown at three-quarters full: linear probing stays short, and the table is
+        // 11-21 bytes a member rather than 16-32.
+        if (used + 1) * 4 > table.count * 3 {
             grow()
             slot = find(p, key, h).1
         }
@@ -305,7 +324,8 @@ struct FormTree {
     /// deeper than a worker's stack allows for recursion), charging `budget` per member.
     func write(budget: OutputBudget) throws(TranscodeError) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(min(budget.limit, text.count * 2 + 64))
+        // Every node adds at most 10 bytes of punctuation to its text (escapes aside).
+        out.reserveCapacity(min(budget.limit, text.count + 10 * kind.count + 64))
         // Per open container: the next child to write.
         var stack: [(container: Int32, child: Int32)] = [(0, a[0])]
         out.append(UInt8(ascii: "{"))

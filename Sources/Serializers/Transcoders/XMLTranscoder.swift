@@ -50,22 +50,24 @@ struct XMLJSONCore: ~Copyable {
     }
     /// One per run of same-named siblings (`<a/><a/>…` is one run, written as an array
     /// in place) that is still open or may be regrouped: the run's values, `v1,…,vn`, are
-    /// `out[valueStart..<valueEnd]`. 16 bytes; offsets fit, `out` stays under `maxOffset`.
+    /// `out[valueStart..<valueEnd]`. 12 bytes, since `<a/><b/>…` keeps one for every 4
+    /// input bytes: names fit 16 bits (at most `maxNames`, plus one element's 257, before
+    /// the check), offsets 32 (`out` stays under `maxOffset`).
     struct Child {
-        var name: Int32
+        var name: UInt16
+        var flags: UInt16
         var valueStart: Int32
         var valueEnd: Int32
-        /// Members in the run; the high bit marks a `force_array` path.
-        var run: UInt32
-        var forced: Bool { run & Self.forcedBit != 0 }
-        var members: Int { Int(run & ~Self.forcedBit) }
-        static let forcedBit: UInt32 = 1 << 31
+        static let forcedFlag: UInt16 = 1, severalFlag: UInt16 = 2
+        var forced: Bool { flags & Self.forcedFlag != 0 }
+        /// The run holds more than one member.
+        var several: Bool { flags & Self.severalFlag != 0 }
     }
     static let maxOffset = Int(Int32.max) >> 1
     /// Distinct element and attribute names a document may use. libxml2 (2.9) interns
     /// names in a hash table that stops growing at 16,384 buckets, so a document of
     /// ever-new names costs quadratic time there; real documents use a few hundred.
-    static let maxNames = 50_000
+    static let maxNames = 50_000   // < UInt16.max - 257: see Child
 
     let strip: Bool
     let forced: Set<[UInt8]>
@@ -184,7 +186,7 @@ struct XMLJSONCore: ~Copyable {
             }
             out.append(UInt8(ascii: ","))
             // The run's record is the last one (the previous sibling's own children are gone).
-            children[children.count - 1].run += 1
+            children[children.count - 1].flags |= Child.severalFlag
             return
         } else {
             if frames[p].runOpen { out.append(UInt8(ascii: "]")) }
@@ -200,8 +202,8 @@ struct XMLJSONCore: ~Copyable {
             frames[p].lastName = name
         }
         let at = Int32(truncatingIfNeeded: out.count)
-        children.append(Child(name: Int32(truncatingIfNeeded: name), valueStart: at, valueEnd: at,
-                              run: 1 | (isForced ? Child.forcedBit : 0)))
+        children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: isForced ? Child.forcedFlag : 0,
+                              valueStart: at, valueEnd: at))
     }
 
     /// Ends an element written in object form: closes any open run, adds `#text`.
@@ -263,18 +265,19 @@ struct XMLJSONCore: ~Copyable {
         // Group number per name, in order of first appearance. The scratch table is kept
         // across regroups and only its touched slots are reset, so each costs O(children).
         if groupOf.count < names.count { groupOf.append(contentsOf: repeatElement(-1, count: names.count - groupOf.count)) }
-        var groupName: [Int32] = [], counts: [Int32] = [], records: [Int32] = []
+        var groupName: [UInt16] = [], several: [Bool] = [], records: [Int32] = []
         defer { for name in groupName { groupOf[Int(name)] = -1 } }
         for k in first..<children.count {
             let name = Int(children[k].name)
             if groupOf[name] < 0 {
                 groupOf[name] = Int32(groupName.count)
                 groupName.append(children[k].name)
-                counts.append(0)
+                several.append(false)
                 records.append(0)
             }
-            records[Int(groupOf[name])] += 1
-            counts[Int(groupOf[name])] += Int32(children[k].members)
+            let g = Int(groupOf[name])
+            records[g] += 1
+            several[g] = several[g] || records[g] > 1 || children[k].several
         }
         var starts = [Int32](repeating: 0, count: records.count + 1)
         for g in 0..<records.count { starts[g + 1] = starts[g] + records[g] }
@@ -294,7 +297,7 @@ struct XMLJSONCore: ~Copyable {
             rebuilt.append(names.quoted(Int(groupName[g])))
             rebuilt.append(UInt8(ascii: ":"))
             let members = Int(starts[g])..<Int(starts[g + 1])
-            let asArray = counts[g] > 1 || children[Int(ordered[members.lowerBound])].forced
+            let asArray = several[g] || children[Int(ordered[members.lowerBound])].forced
             if asArray { rebuilt.append(UInt8(ascii: "[")) }
             for slot in members {
                 if slot > members.lowerBound { rebuilt.append(UInt8(ascii: ",")) }

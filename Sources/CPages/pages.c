@@ -1,0 +1,1 @@
+// The module is header-only (static inline wrappers in include/pages.h).

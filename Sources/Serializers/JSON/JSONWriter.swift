@@ -49,7 +49,7 @@ public struct JSONWriter {
 
     /// One member per key (the last, as ECMAScript's JSON.parse and an NSDictionary
     /// keep), sorted by UTF-16 code units: RFC 8785's order, and AF's query-key order.
-    static func lastWinsSortedByUTF16(_ members: [(String, JSONValue)]) -> [(String, JSONValue)] {
+    static func lastWinsSortedByUTF16<Value>(_ members: [(String, Value)]) -> [(String, Value)] {
         var lastIndex: [String: Int] = [:]
         for (k, m) in members.enumerated() { lastIndex[m.0] = k }
         let unique = members.enumerated().filter { lastIndex[$0.element.0] == $0.offset }.map(\.element)

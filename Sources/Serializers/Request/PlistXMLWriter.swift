@@ -9,15 +9,17 @@ public enum PlistXMLWriter {
         """
 
     public static func write(_ value: JSONValue) throws(RequestSerializationError) -> [UInt8] {
-        try write(value, budget: OutputBudget(input: .max, cap: .max))
+        let tape = JSONTape(normalized: NormalizedJSON(value).bytes)
+        return try write(tape, budget: OutputBudget(input: .max, cap: .max))
     }
 
-    /// Charges `budget` after every element: the tabs alone grow with the depth, so a
-    /// deep body could otherwise become far more XML than it was JSON.
-    public static func write(_ value: JSONValue, budget: OutputBudget) throws(RequestSerializationError) -> [UInt8] {
+    /// Writes the value at the tape's first entry, charging `budget` after every element:
+    /// the tabs alone grow with the depth, so a deep body could otherwise become far more
+    /// XML than it was JSON.
+    static func write(_ tape: borrowing JSONTape, budget: OutputBudget) throws(RequestSerializationError) -> [UInt8] {
         var writer = Writer(budget: budget)
         writer.out.append(contentsOf: header.utf8)
-        try writer.element(value, indent: 0)
+        try writer.element(0, of: tape, indent: 0)
         writer.out.append(contentsOf: "</plist>\n".utf8)
         return writer.out
     }
@@ -30,38 +32,46 @@ public enum PlistXMLWriter {
         /// Where the writer is, kept as steps and spelt out only for an error.
         var path: [PathStep] = []
 
-        mutating func element(_ value: JSONValue, indent: Int) throws(RequestSerializationError) {
+        mutating func element(_ entry: Int, of tape: borrowing JSONTape, indent: Int) throws(RequestSerializationError) {
             pad(indent)
-            switch value {
-            case .null:
+            switch tape.first(entry) {
+            case UInt8(ascii: "n"):
                 throw RequestSerializationError("parameter \(path.isEmpty ? "value" : "'\(spelt)'") is null, and property lists have no null")
-            case .bool(let b): out.append(contentsOf: (b ? "<true/>\n" : "<false/>\n").utf8)
-            case .number(let lexeme):
-                let integral = !lexeme.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
-                tagged(integral ? "integer" : "real", lexeme, escape: false)
-            case .string(let s): tagged("string", s, escape: true)
-            case .array(let items):
-                guard !items.isEmpty else { out.append(contentsOf: "<array/>\n".utf8); break }
+            case UInt8(ascii: "t"): out.append(contentsOf: "<true/>\n".utf8)
+            case UInt8(ascii: "f"): out.append(contentsOf: "<false/>\n".utf8)
+            case UInt8(ascii: "\""): tagged("string", tape.string(entry), escape: true)
+            case UInt8(ascii: "["):
+                guard tape.end[entry] > entry + 1 else { out.append(contentsOf: "<array/>\n".utf8); break }
                 out.append(contentsOf: "<array>\n".utf8)
-                for (k, item) in items.enumerated() {
-                    path.append(.index(k))
-                    try element(item, indent: indent + 1)
+                var k = entry + 1, index = 0
+                while k < Int(tape.end[entry]) {
+                    path.append(.index(index))
+                    try element(k, of: tape, indent: indent + 1)
                     path.removeLast()
+                    k = Int(tape.end[k])
+                    index += 1
                 }
                 pad(indent)
                 out.append(contentsOf: "</array>\n".utf8)
-            case .object(let members):
-                guard !members.isEmpty else { out.append(contentsOf: "<dict/>\n".utf8); break }
+            case UInt8(ascii: "{"):
+                guard tape.end[entry] > entry + 1 else { out.append(contentsOf: "<dict/>\n".utf8); break }
                 out.append(contentsOf: "<dict>\n".utf8)
-                for (key, member) in members {
+                var k = entry + 1
+                while k < Int(tape.end[entry]) {
+                    let key = tape.string(k)
                     pad(indent + 1)
                     tagged("key", key, escape: true)
                     path.append(.key(key))
-                    try element(member, indent: indent + 1)
+                    try element(k + 1, of: tape, indent: indent + 1)
                     path.removeLast()
+                    k = Int(tape.end[k + 1])
                 }
                 pad(indent)
                 out.append(contentsOf: "</dict>\n".utf8)
+            default:
+                let lexeme = tape.scalar(entry)
+                let integral = !lexeme.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+                tagged(integral ? "integer" : "real", lexeme, escape: false)
             }
             do throws(TranscodeError) {
                 try budget.charge(out.count, "the property list")

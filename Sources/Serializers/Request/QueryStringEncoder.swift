@@ -4,18 +4,19 @@
 public enum QueryStringEncoder {
     /// Unbounded, for callers that encode their own values.
     public static func encode(_ parameters: [(String, JSONValue)]) -> String {
-        (try? encode(parameters, budget: OutputBudget(input: .max, cap: .max))) ?? ""
+        let tape = JSONTape(normalized: NormalizedJSON(.object(parameters)).bytes)
+        return (try? encode(tape, budget: OutputBudget(input: .max, cap: .max))) ?? ""
     }
 
-    /// Charges `budget` after every pair. The field name is built once, in a buffer of
-    /// escaped bytes that grows and shrinks with the nesting, so an empty container
-    /// costs O(1) however deep it sits.
-    public static func encode(_ parameters: [(String, JSONValue)], budget: OutputBudget) throws(TranscodeError) -> String {
+    /// Encodes the object at the tape's first entry, charging `budget` after every pair.
+    /// The field name is built once, in a buffer of escaped bytes that grows and shrinks
+    /// with the nesting, so an empty container costs O(1) however deep it sits.
+    static func encode(_ tape: borrowing JSONTape, budget: OutputBudget) throws(TranscodeError) -> String {
         var writer = Writer(budget: budget)
-        for (key, value) in JSONWriter.lastWinsSortedByUTF16(parameters) {
+        for (key, value) in JSONWriter.lastWinsSortedByUTF16(tape.members(0).map { (tape.string($0.key), $0.value) }) {
             writer.field.removeAll(keepingCapacity: true)
             escape(key.utf8, into: &writer.field)
-            try writer.append(value)
+            try writer.append(value, of: tape)
         }
         return String(decoding: writer.out, as: UTF8.self)
     }
@@ -25,25 +26,30 @@ public enum QueryStringEncoder {
         var out: [UInt8] = []
         var field: [UInt8] = []
 
-        mutating func append(_ value: JSONValue) throws(TranscodeError) {
+        mutating func append(_ entry: Int, of tape: borrowing JSONTape) throws(TranscodeError) {
             let mark = field.count
             defer { field.removeLast(field.count - mark) }
-            switch value {
-            case .object(let members):
-                for (key, nested) in JSONWriter.lastWinsSortedByUTF16(members) {
+            switch tape.first(entry) {
+            case UInt8(ascii: "{"):
+                for (key, nested) in JSONWriter.lastWinsSortedByUTF16(tape.members(entry).map { (tape.string($0.key), $0.value) }) {
                     field.removeLast(field.count - mark)
                     field.append(contentsOf: "%5B".utf8)
                     escape(key.utf8, into: &field)
                     field.append(contentsOf: "%5D".utf8)
-                    try append(nested)
+                    try append(nested, of: tape)
                 }
-            case .array(let items):
+            case UInt8(ascii: "["):
                 field.append(contentsOf: "%5B%5D".utf8)
-                for item in items { try append(item) }
-            case .null: try pair(nil)
-            case .bool(let b): try pair(b ? "1" : "0")
-            case .number(let lexeme): try pair(lexeme)
-            case .string(let s): try pair(s)
+                var k = entry + 1
+                while k < Int(tape.end[entry]) {
+                    try append(k, of: tape)
+                    k = Int(tape.end[k])
+                }
+            case UInt8(ascii: "n"): try pair(nil)
+            case UInt8(ascii: "t"): try pair("1")
+            case UInt8(ascii: "f"): try pair("0")
+            case UInt8(ascii: "\""): try pair(tape.string(entry))
+            default: try pair(tape.scalar(entry))
             }
         }
 

@@ -21,7 +21,8 @@ public enum RequestParameters {
     }
 
     /// The parameters as normalized JSON, without a tree: what the json request serializer
-    /// sends. The same verdicts and messages as `decode`; nil when the body is empty.
+    /// sends, and what the others walk (`JSONTape`). The same verdicts and messages as
+    /// `decode`; nil when the body is empty.
     public static func json(_ request: RequestInput) throws(RequestSerializationError) -> [UInt8]? {
         guard !request.body.isEmpty else { return nil }
         guard let contentType = request.contentType, let media = MediaType(contentType) else {
@@ -47,8 +48,8 @@ public enum RequestParameters {
         guard json.first == UInt8(ascii: "{") else {
             throw RequestSerializationError("request parameters must be an object (a JSON object, form or plist dictionary), found \(kind(firstByte: json.first))")
         }
-        do throws(TranscodeError) { try budget.charge(json.count, "the JSON") } catch {
-            throw RequestSerializationError("request parameters as JSON: \(error.description)")
+        do throws(TranscodeError) { try budget.charge(json.count, "the parameters as JSON") } catch {
+            throw RequestSerializationError("request parameters: \(error.description)")
         }
         return json
     }

@@ -8,11 +8,14 @@ struct PassthroughRequestSerializer: RequestSerializer {
 
 /// AFHTTPRequestSerializer: URI methods get the query, others a form body. Like AF,
 /// a non-URI method without parameters still sends an empty form body.
+///
+/// Every request serializer reads the parameters as normalized JSON and walks it on a
+/// `JSONTape`: no tree of the body is ever built.
 struct HTTPRequestSerializer: RequestSerializer {
     static let formType = "application/x-www-form-urlencoded"
 
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
-        let parameters = try RequestParameters.decode(r)
+        let parameters = try RequestParameters.json(r)
         if URIEncodedMethods.contains(r.method) { return try URIEncodedMethods.serialize(r, parameters) }
         let encoded = try URIEncodedMethods.encode(parameters, r.budget, as: "a form body")
         return SerializedRequest(query: r.query, contentType: Self.formType, body: Array(encoded.utf8))
@@ -22,45 +25,39 @@ struct HTTPRequestSerializer: RequestSerializer {
 /// AFJSONRequestSerializer and AFPropertyListRequestSerializer: URI methods as `http`;
 /// others the parameters as a body of `contentType`; no parameters, no body.
 struct BodyRequestSerializer: RequestSerializer {
+    enum Format: Sendable { case json, plist }
     let contentType: String
-    let encode: @Sendable (JSONValue, OutputBudget) throws(RequestSerializationError) -> [UInt8]
+    let format: Format
 
     func serialize(_ r: RequestInput) throws(RequestSerializationError) -> SerializedRequest {
-        if contentType == Self.jsonType, !URIEncodedMethods.contains(r.method) {
-            // JSON out: the body's own normalized JSON, never a tree of it.
-            guard let json = try RequestParameters.json(r) else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
-            return SerializedRequest(query: r.query, contentType: contentType, body: json)
-        }
-        let parameters = try RequestParameters.decode(r)
+        let parameters = try RequestParameters.json(r)
         if URIEncodedMethods.contains(r.method) { return try URIEncodedMethods.serialize(r, parameters) }
         guard let parameters else { return SerializedRequest(query: r.query, contentType: nil, body: []) }
-        return SerializedRequest(query: r.query, contentType: contentType, body: try encode(.object(parameters), r.budget))
-    }
-
-    static let jsonType = "application/json"
-    static let json = BodyRequestSerializer(contentType: jsonType) { (value, budget) throws(RequestSerializationError) in
-        do throws(TranscodeError) {
-            return try NormalizedJSON(value, budget: budget).bytes
-        } catch {
-            throw RequestSerializationError("request parameters as JSON: \(error.description)")
+        switch format {
+        case .json:
+            return SerializedRequest(query: r.query, contentType: contentType, body: parameters)
+        case .plist:
+            let body = try PlistXMLWriter.write(JSONTape(normalized: parameters), budget: r.budget)
+            return SerializedRequest(query: r.query, contentType: contentType, body: body)
         }
     }
-    static let plist = BodyRequestSerializer(contentType: "application/x-plist") { (value, budget) throws(RequestSerializationError) in
-        try PlistXMLWriter.write(value, budget: budget)
-    }
+
+    static let json = BodyRequestSerializer(contentType: "application/json", format: .json)
+    static let plist = BodyRequestSerializer(contentType: "application/x-plist", format: .plist)
 }
 
 extension URIEncodedMethods {
     /// GET/HEAD/DELETE: parameters appended to the client's query, no body.
-    static func serialize(_ r: RequestInput, _ parameters: [(String, JSONValue)]?) throws(RequestSerializationError) -> SerializedRequest {
+    static func serialize(_ r: RequestInput, _ parameters: [UInt8]?) throws(RequestSerializationError) -> SerializedRequest {
         let encoded = try encode(parameters, r.budget, as: "the query string")
         return SerializedRequest(query: join(r.query, encoded), contentType: nil, body: [])
     }
 
-    static func encode(_ parameters: [(String, JSONValue)]?, _ budget: OutputBudget, as what: String) throws(RequestSerializationError) -> String {
+    /// `parameters`: a normalized JSON object, or nil for none.
+    static func encode(_ parameters: [UInt8]?, _ budget: OutputBudget, as what: String) throws(RequestSerializationError) -> String {
         guard let parameters else { return "" }
         do throws(TranscodeError) {
-            return try QueryStringEncoder.encode(parameters, budget: budget)
+            return try QueryStringEncoder.encode(JSONTape(normalized: parameters), budget: budget)
         } catch {
             throw RequestSerializationError("request parameters as \(what): \(error.description)")
         }

@@ -18,6 +18,8 @@ public enum PlistXMLWriter {
     /// XML than it was JSON.
     static func write(_ tape: borrowing JSONTape, budget: OutputBudget) throws(RequestSerializationError) -> [UInt8] {
         var writer = Writer(budget: budget)
+        // The whole budget up front: pages are touched only as they are written.
+        if budget.limit <= OutputBudget.reserveUpTo { writer.out.reserveCapacity(budget.limit) }
         writer.out.append(contentsOf: header.utf8)
         try writer.element(0, of: tape, indent: 0)
         writer.out.append(contentsOf: "</plist>\n".utf8)

@@ -13,6 +13,7 @@ public enum QueryStringEncoder {
     /// with the nesting, so an empty container costs O(1) however deep it sits.
     static func encode(_ tape: borrowing JSONTape, budget: OutputBudget) throws(TranscodeError) -> String {
         var writer = Writer(budget: budget)
+        writer.reserveForBudget()
         for (key, value) in JSONWriter.lastWinsSortedByUTF16(tape.members(0).map { (tape.string($0.key), $0.value) }) {
             writer.field.removeAll(keepingCapacity: true)
             escape(key.utf8, into: &writer.field)
@@ -51,6 +52,12 @@ public enum QueryStringEncoder {
             case UInt8(ascii: "\""): try pair(tape.string(entry))
             default: try pair(tape.scalar(entry))
             }
+        }
+
+        /// The whole budget up front: its pages are touched only as they are written, and
+        /// growing by doubling would hold two copies of the output at once.
+        mutating func reserveForBudget() {
+            if budget.limit <= OutputBudget.reserveUpTo { out.reserveCapacity(budget.limit) }
         }
 
         mutating func pair(_ value: String?) throws(TranscodeError) {

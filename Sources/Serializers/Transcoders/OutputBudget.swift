@@ -9,6 +9,9 @@ public struct OutputBudget: Sendable, Equatable {
     /// `limits.max_response_body`'s default.
     public static let defaultCap = 32 << 20
 
+    /// Writers may reserve a limit up to this whole (address space, not memory).
+    public static let reserveUpTo = 256 << 20
+
     /// The most bytes this serialization may write.
     public let limit: Int
     let inputCount: Int

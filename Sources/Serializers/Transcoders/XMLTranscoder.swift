@@ -125,7 +125,9 @@ struct XMLJSONCore: ~Copyable {
         writeAttributes(tag, into: &frame)
         frame.attributesEnd = out.count
         frames.append(frame)
-        try charge()
+        // The output is charged at element ends (a start tag writes no more than its own
+        // bytes); names are checked here, where they are added: child records hold 16 bits.
+        if names.count > Self.maxNames { try refuse() }
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {

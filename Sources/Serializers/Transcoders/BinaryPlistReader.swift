@@ -116,9 +116,10 @@ struct BinaryPlistReader {
             try budget.charge(out.count + range.count, "shared object references expanded to JSON")
             // Copied in place: a slice of `out` appended to `out` would copy the whole buffer.
             let at = out.count
-            // The first shared reference reserves the whole budget at once: pages are only
-            // touched as they are written, and no later growth holds two copies of `out`.
-            if out.capacity < budget.limit { out.reserveCapacity(budget.limit) }
+            // Once shared references make the JSON outgrow the input, the whole budget is
+            // reserved at once: pages are only touched as they are written, and no later
+            // growth holds two copies of `out`. (Ordinary shared keys never get here.)
+            if out.count + range.count > b.count, out.capacity < budget.limit { out.reserveCapacity(budget.limit) }
             reserveOutput(range.count)
             out.append(contentsOf: repeatElement(0, count: range.count))
             out.withUnsafeMutableBufferPointer { p in
@@ -221,9 +222,10 @@ struct BinaryPlistReader {
         default:
             throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
         }
-        // Strings and data too: a long one referenced many times is then a copy of bytes
-        // already written, not an escape pass per reference.
-        if (0x4...0x6).contains(marker >> 4) { remember(object, from: outStart, height: 0) }
+        // Long strings and data too: one referenced many times is then a copy of bytes
+        // already written, not an escape pass per reference. (Short ones, dictionary keys
+        // above all, are quicker to escape again than to copy.)
+        if (0x4...0x6).contains(marker >> 4), out.count - outStart >= 64 { remember(object, from: outStart, height: 0) }
         return height
     }
 

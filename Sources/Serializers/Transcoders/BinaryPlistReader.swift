@@ -116,10 +116,10 @@ struct BinaryPlistReader {
             try budget.charge(out.count + range.count, "shared object references expanded to JSON")
             // Copied in place: a slice of `out` appended to `out` would copy the whole buffer.
             let at = out.count
-            // Once shared references make the JSON outgrow the input, the whole budget is
-            // reserved at once: pages are only touched as they are written, and no later
-            // growth holds two copies of `out`. (Ordinary shared keys never get here.)
-            if out.count + range.count > b.count, out.capacity < budget.limit { out.reserveCapacity(budget.limit) }
+            // The first copy reserves the whole budget at once: pages are only touched as
+            // they are written, and no later growth holds two copies of `out`. (Short shared
+            // strings, dictionary keys above all, are written again rather than copied.)
+            if out.capacity < budget.limit { out.reserveCapacity(budget.limit) }
             reserveOutput(range.count)
             out.append(contentsOf: repeatElement(0, count: range.count))
             out.withUnsafeMutableBufferPointer { p in

@@ -43,30 +43,30 @@ public enum PlistXMLWriter {
             case UInt8(ascii: "f"): out.append(contentsOf: "<false/>\n".utf8)
             case UInt8(ascii: "\""): tagged("string", tape.string(entry), escape: true)
             case UInt8(ascii: "["):
-                guard tape.end[entry] > entry + 1 else { out.append(contentsOf: "<array/>\n".utf8); break }
+                guard tape.end(entry) > tape.firstChild(entry) else { out.append(contentsOf: "<array/>\n".utf8); break }
                 out.append(contentsOf: "<array>\n".utf8)
-                var k = entry + 1, index = 0
-                while k < Int(tape.end[entry]) {
+                var k = tape.firstChild(entry), index = 0
+                while k < tape.end(entry) {
                     path.append(.index(index))
                     try element(k, of: tape, indent: indent + 1)
                     path.removeLast()
-                    k = Int(tape.end[k])
+                    k = tape.next(k)
                     index += 1
                 }
                 pad(indent)
                 out.append(contentsOf: "</array>\n".utf8)
             case UInt8(ascii: "{"):
-                guard tape.end[entry] > entry + 1 else { out.append(contentsOf: "<dict/>\n".utf8); break }
+                guard tape.end(entry) > tape.firstChild(entry) else { out.append(contentsOf: "<dict/>\n".utf8); break }
                 out.append(contentsOf: "<dict>\n".utf8)
-                var k = entry + 1
-                while k < Int(tape.end[entry]) {
+                var k = tape.firstChild(entry)
+                while k < tape.end(entry) {
                     let key = tape.string(k)
                     pad(indent + 1)
                     tagged("key", key, escape: true)
                     path.append(.key(key))
                     try element(k + 1, of: tape, indent: indent + 1)
                     path.removeLast()
-                    k = Int(tape.end[k + 1])
+                    k = tape.next(k + 1)
                 }
                 pad(indent)
                 out.append(contentsOf: "</dict>\n".utf8)

@@ -41,10 +41,10 @@ public enum QueryStringEncoder {
                 }
             case UInt8(ascii: "["):
                 field.append(contentsOf: "%5B%5D".utf8)
-                var k = entry + 1
-                while k < Int(tape.end[entry]) {
+                var k = tape.firstChild(entry)
+                while k < tape.end(entry) {
                     try append(k, of: tape)
-                    k = Int(tape.end[k])
+                    k = tape.next(k)
                 }
             case UInt8(ascii: "n"): try pair(nil)
             case UInt8(ascii: "t"): try pair("1")

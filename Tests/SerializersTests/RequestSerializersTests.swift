@@ -73,42 +73,42 @@ import Testing
     }
 }
 
-/// The json request serializer writes the body's own normalized JSON without building a
-/// tree; it must say exactly what the tree path says, for every kind of body.
+/// The json request serializer sends the body's own normalized JSON, never a tree of it,
+/// and refuses what AF's parameters cannot be (fuzz/request compares every body with the
+/// tree-based reading it replaced).
 @Suite struct JSONRequestWithoutATreeTests {
-    static let bodies: [(String, [UInt8])] = [
-        ("application/json", Array(#"{"b":[1,2.50,{"c":null}],"a":"\u00e9\/","a":true}"#.utf8)),
-        ("application/json", Array("  {}  ".utf8)),
-        ("application/json", Array("[1,2]".utf8)),
-        ("application/json", Array("\"text\"".utf8)),
-        ("application/json", Array("{\"a\":".utf8)),
-        ("application/vnd.api+json", Array(#"{"x":1}"#.utf8)),
-        ("application/x-www-form-urlencoded", Array("a=1&b[]=x&b[]=y&c[d]=%E2%98%83&e".utf8)),
-        ("application/x-www-form-urlencoded; charset=iso-8859-1", Array("k=caf%E9".utf8)),
-        ("application/x-www-form-urlencoded", Array("a=1&a[b]=2".utf8)),
-        ("application/x-plist", Array("<plist><dict><key>n</key><integer>007</integer><key>d</key><data>AAE=</data></dict></plist>".utf8)),
-        ("application/x-plist", Array("<plist><array><true/></array></plist>".utf8)),
-        ("text/plain", Array("hello".utf8)),
+    static let cases: [(String, String, String)] = [
+        ("application/json", #"{"b":[1,2.50,{"c":null}],"a":"\u00e9\/","a":true}"#, #"{"b":[1,2.50,{"c":null}],"a":"é/","a":true}"#),
+        ("application/json", "  {}  ", "{}"),
+        ("application/json", "[1,2]", "error: request parameters must be an object (a JSON object, form or plist dictionary), found an array"),
+        ("application/json", "\"text\"", "error: request parameters must be an object (a JSON object, form or plist dictionary), found a string"),
+        ("application/json", "{\"a\":", "error: request body is not valid application/json: unexpected end of input"),
+        ("application/vnd.api+json", #"{"x":1}"#, #"{"x":1}"#),
+        ("application/x-www-form-urlencoded", "a=1&b[]=x&b[]=y&c[d]=%E2%98%83&e", #"{"a":"1","b":["x","y"],"c":{"d":"☃"},"e":null}"#),
+        ("application/x-www-form-urlencoded; charset=iso-8859-1", "k=caf%E9", #"{"k":"café"}"#),
+        ("application/x-www-form-urlencoded", "a=1&a[b]=2", "error: request body is not valid application/x-www-form-urlencoded: form field 'a[b]' conflicts"),
+        ("application/x-plist", "<plist><dict><key>n</key><integer>007</integer><key>d</key><data>AAE=</data></dict></plist>", #"{"n":7,"d":"AAE="}"#),
+        ("application/x-plist", "<plist><array><true/></array></plist>", "error: request parameters must be an object (a JSON object, form or plist dictionary), found an array"),
+        ("text/plain", "hello", "error: request body is not valid text/plain: parameters cannot be read from text/plain"),
     ]
 
-    @Test(arguments: 0..<bodies.count)
-    func theTreelessPathAgreesWithTheTree(index: Int) throws {
-        let (type, body) = Self.bodies[index]
-        let input = RequestInput(method: "POST", query: nil, contentType: type, body: body)
-        let treeless: Result<[UInt8]?, RequestSerializationError>
-        do throws(RequestSerializationError) { treeless = .success(try RequestParameters.json(input)) } catch { treeless = .failure(error) }
-        let tree: Result<[UInt8]?, RequestSerializationError>
+    @Test(arguments: 0..<cases.count)
+    func eachBodyBecomesItsJSONOrAPreciseRefusal(index: Int) throws {
+        let (type, body, expected) = Self.cases[index]
+        let input = RequestInput(method: "POST", query: nil, contentType: type, body: Array(body.utf8))
+        let serializer = try RequestSerializerRegistry.make("json")
         do throws(RequestSerializationError) {
-            tree = .success(try RequestParameters.decode(input).map { NormalizedJSON(.object($0)).bytes })
-        } catch { tree = .failure(error) }
-        #expect(treeless == tree, "\(type): \(String(decoding: body, as: UTF8.self))")
+            let json = try serializer.serialize(input).body
+            #expect(String(decoding: json, as: UTF8.self) == expected, "\(type): \(body)")
+        } catch {
+            #expect(expected.hasPrefix("error: ") && error.description.hasPrefix(expected.dropFirst(7)), "\(type): \(body) → \(error)")
+        }
     }
 
     @Test func aBinaryPlistDictionaryToo() throws {
-        let body = try Fixture.bytes("plist/sample.bplist")
-        let input = RequestInput(method: "POST", query: nil, contentType: "application/x-plist", body: body)
-        let tree = try RequestParameters.decode(input).map { NormalizedJSON(.object($0)).bytes }
-        #expect(try RequestParameters.json(input) == tree)
-        #expect(try RequestSerializerRegistry.make("json").serialize(input).body == tree)
+        let input = RequestInput(method: "POST", query: nil, contentType: "application/x-plist", body: try Fixture.bytes("plist/sample.bplist"))
+        let expected = try PlistTranscoder.transcode(try Fixture.bytes("plist/sample.bplist")).bytes
+        #expect(expected.first == UInt8(ascii: "{"))
+        #expect(try RequestSerializerRegistry.make("json").serialize(input).body == expected)
     }
 }

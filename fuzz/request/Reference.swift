@@ -1,6 +1,45 @@
-// The request parameter encoders as they were before they walked a JSONTape (they took
-// a JSONValue tree): the differential oracle for fuzz/request. Kept only here.
+// The request parameters as they were read and encoded before they became a JSONTape
+// (a JSONValue tree): the differential oracle for
+// fuzz/request. Kept only here.
 import HTTPCore
+
+enum ReferenceRequestParameters {
+    static func decode(_ request: RequestInput) throws(RequestSerializationError) -> [(String, JSONValue)]? {
+        guard !request.body.isEmpty else { return nil }
+        guard let contentType = request.contentType, let media = MediaType(contentType) else {
+            throw RequestSerializationError("a request body needs a Content-Type: application/json, application/x-www-form-urlencoded or application/x-plist")
+        }
+        let value: JSONValue
+        do throws(TranscodeError) {
+            if RequestParameters.isJSON(media) {
+                do throws(JSONError) { value = try JSONValue.parse(request.body, options: JSONReadOptions(maxDepth: request.maxDepth)) } catch { throw TranscodeError(error) }
+            } else if media.essence == "application/x-www-form-urlencoded" {
+                value = try FormDecoder.decode(request.body, charset: media.charset, maxDepth: request.maxDepth)  // fuzz/form checks it against the previous decoder
+            } else if RequestParameters.isPlist(media) {
+                value = try PlistTranscoder.transcode(request.body, maxDepth: request.maxDepth, budget: request.budget).value
+            } else {
+                throw RequestParameters.unreadable(media)
+            }
+        } catch {
+            throw RequestSerializationError("request body is not valid \(media.essence): \(error.description)")
+        }
+        guard case .object(let members) = value else {
+            throw RequestSerializationError("request parameters must be an object (a JSON object, form or plist dictionary), found \(kind(value))")
+        }
+        return members
+    }
+
+    static func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
 
 /// AF's `AFQueryStringFromParameters`: nested objects `a[b]=`, arrays `a[]=`, keys
 /// sorted by UTF-16 code unit at every level, null → bare key, empty containers

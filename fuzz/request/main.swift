@@ -33,7 +33,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
 /// The serializers as they were, on the tree (unbounded: the budget is checked above).
 func reference(_ name: String, _ r: RequestInput) -> Result<SerializedRequest, RequestSerializationError> {
     do throws(RequestSerializationError) {
-        let parameters = try RequestParameters.decode(r)
+        let parameters = try ReferenceRequestParameters.decode(r)
         let uri = ["GET", "HEAD", "DELETE"].contains(r.method)
         if uri || name == "http" {
             let encoded = parameters.map(ReferenceQueryStringEncoder.encode) ?? ""

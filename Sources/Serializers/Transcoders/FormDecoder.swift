@@ -18,7 +18,7 @@ import HTTPCore
 public enum FormDecoder {
     public static func decode(_ body: [UInt8], charset: String? = nil,
                               maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> JSONValue {
-        try FormTree(body, charset: charset, maxDepth: maxDepth).json
+        try transcode(body, charset: charset, maxDepth: maxDepth, budget: OutputBudget(input: body.count, cap: .max)).value
     }
 
     /// Straight to JSON bytes, charging `budget` as they are written.
@@ -244,8 +244,6 @@ struct FormTree: ~Copyable {
         b[Int(node)] = value?.1 ?? Self.none
     }
 
-    var isLeaf: (Kind) -> Bool { { $0 == .null || $0 == .string } }
-
     /// Whether `segments[from...]` already leads to a value under `node` (Rack's "key taken").
     func occupied(_ node: Int32, from: Int) -> Bool {
         var current = node
@@ -266,7 +264,7 @@ struct FormTree: ~Copyable {
             let name = segments[k]
             if k == segments.count - 1 {
                 let (leaf, created) = member(node, name, creating: .null)
-                guard created || isLeaf(kind[Int(leaf)]) else { throw conflict(keyRange) }
+                guard created || kind[Int(leaf)] == .null || kind[Int(leaf)] == .string else { throw conflict(keyRange) }
                 setLeaf(leaf, value)
                 return
             }
@@ -294,31 +292,6 @@ struct FormTree: ~Copyable {
     }
 
     // MARK: output
-
-    /// The tree as a JSONValue (request serializers re-encode parameters from it).
-    var json: JSONValue { value(0) }
-
-    func string(_ s: Int32, _ e: Int32) -> String { String(decoding: text[Int(s)..<Int(e)], as: UTF8.self) }
-
-    func value(_ node: Int32) -> JSONValue {
-        switch kind[Int(node)] {
-        case .null: return .null
-        case .string: return .string(string(a[Int(node)], b[Int(node)]))
-        case .array:
-            var items: [JSONValue] = []
-            var child = a[Int(node)]
-            while child >= 0 { items.append(value(child)); child = next[Int(child)] }
-            return .array(items)
-        case .object:
-            var members: [(String, JSONValue)] = []
-            var child = a[Int(node)]
-            while child >= 0 {
-                members.append((string(keyStart[Int(child)], keyEnd[Int(child)]), value(child)))
-                child = next[Int(child)]
-            }
-            return .object(members)
-        }
-    }
 
     /// Writes the JSON with an explicit stack (keys nest up to `maxDepth`, which may be
     /// deeper than a worker's stack allows for recursion), charging `budget` per member.

@@ -63,7 +63,9 @@ public final class Timer: LoopEvent {
         event = event_new(loop.base, -1, repeating ? Int16(EV_PERSIST) : 0, Timer.callback, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// A cancelled timer stays cancelled: scheduling it does nothing.
     public func schedule(after seconds: Double) {
+        guard let event else { return }
         var tv = timeval(seconds: seconds)
         event_add(event, &tv)
     }

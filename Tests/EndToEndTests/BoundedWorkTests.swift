@@ -109,4 +109,52 @@ struct BoundedWorkTests {
         #expect(Date().timeIntervalSince(started) < 10, "the bounded failures took \(Date().timeIntervalSince(started)) s")
         #expect(try proxy.get("/params/json").status == 200)
     }
+
+    /// A worker blocked in one long serialization (the costliest shape measured: a form of
+    /// tiny distinct keys) still answers that request and exits after SIGTERM once the
+    /// serialization ends — within `shutdown_grace` plus one serialization (DESIGN §5).
+    @Test func aWorkerBusySerializingStopsAfterThatSerialization() throws {
+        var body = [UInt8]()
+        body.reserveCapacity(3 << 20)
+        var key = 0
+        while body.count < 3 << 20 {
+            body.append(UInt8(ascii: "k"))
+            body.append(contentsOf: String(key).utf8)
+            body.append(UInt8(ascii: "&"))
+            key += 1
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tiny-keys-\(UUID().uuidString).form").path
+        try Data(body).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let proxy = try ProxyHarness(routes: route("form", prefix: "/form/", extra: "    response: { serializer: form }\n"),
+                                     top: "timeouts: { shutdown_grace: 1s }\n")
+        let port = proxy.port
+        let reply = Locked<RawResponse?>(nil)
+        let client = Thread {
+            let response = try? RawHTTP.request(port: port, target: "/form/file?type=application/x-www-form-urlencoded&delay=0.5&path=\(path)", timeout: 30)
+            reply.update { $0 = response }
+        }
+        client.start()
+        // SIGTERM while the upstream is still answering; the grace expires during the
+        // serialization that follows.
+        #expect(proxy.waitForInflight())
+        let signalled = Date()
+        proxy.daemon.signal(SIGTERM)
+        let exit = proxy.daemon.waitForExit(timeout: 30)
+        let stoppedAfter = Date().timeIntervalSince(signalled)
+        proxy.finish()
+        let deadline = Date().addingTimeInterval(5)
+        while reply.current == nil && Date() < deadline { usleep(10_000) }
+        #expect(exit == 0)
+        let answered = try #require(reply.current)
+        #expect(answered.status == 200)
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(answered.body)) as? [String: Any])
+        #expect(decoded.count == key && decoded.keys.contains("k0"))
+        // The serialization it waited for is logged with its duration; the exit follows it
+        // by at most the grace (a stall check, not a speed claim).
+        let completed = try #require(completedLines(proxy.daemon.text).first { $0["path"] as? String == "/form/file" })
+        let serializeSeconds = try #require(completed["serialize_ms"] as? Double) / 1000
+        #expect(serializeSeconds > 1, "the grace should expire during the serialization")
+        #expect(stoppedAfter < 0.5 + serializeSeconds + 1 + 2, "stopped \(stoppedAfter) s after SIGTERM; the serialization took \(serializeSeconds) s")
+    }
 }

@@ -30,6 +30,21 @@ final class ProxyHarness {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
     }
 
+    /// Polls `/metrics` until `serializerd_inflight_requests` is at least `count` (a request
+    /// has reached the daemon and not been answered); false at the deadline. Each scrape
+    /// gives up quickly: a worker busy serializing answers nothing until it is done.
+    func waitForInflight(atLeast count: Int = 1, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let scrape = try? RawHTTP.request(port: port, target: "/metrics", timeout: 0.3),
+               let value = Metrics(scrape.text)["serializerd_inflight_requests"], value >= Double(count) {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Stops both; returns the daemon's exit status (0 after a clean drain).
     @discardableResult
     func finish() -> Int32 {

@@ -55,6 +55,7 @@ class Stub(BaseHTTPRequestHandler):
             with open(q["file"], "rb") as f:
                 return self.reply(status, f.read(), "image/png")
         if name == "file":
+            time.sleep(float(q.get("delay", "0")))
             with open(q["path"], "rb") as f:
                 return self.reply(status, f.read(), q.get("type", "application/octet-stream"))
         if name == "deepform":

@@ -181,6 +181,12 @@ public final class HTTPServer {
         for connection in Array(connections.values) where connection.state == .idle { connection.close() }
     }
 
+    /// Whether a reply is still being written, or was just written and its connection
+    /// waits for the client's FIN (closing it now could reset the reply away).
+    public var hasRepliesLeaving: Bool {
+        connections.values.contains { $0.state == .handling || $0.state == .writing || $0.state == .lingering }
+    }
+
     /// Closes everything. Only after the loop stopped.
     public func close() {
         if !isStopping { stopAccepting() }

@@ -14,6 +14,9 @@ final class Worker {
     private(set) var table: RouteTable
     private var mailboxWatch: Watch?
     private var graceTimer: Timer?
+    /// During shutdown, once idle: polls until the last replies have left.
+    private var drainTimer: Timer?
+    private var graceDeadline = 0.0
     private(set) var shuttingDown = false
     private(set) var inFlight = 0
     let mailbox: Mailbox
@@ -77,14 +80,16 @@ final class Worker {
     /// Runs the loop until shutdown completes, then frees everything on this thread.
     func run() {
         loop.run()
-        telemetry.flush()
-        flushTimer?.cancel()
         closeStreams()
         session.close()
         mailboxWatch?.cancel()
         graceTimer?.cancel()
+        drainTimer?.cancel()
         heartbeatTimer?.cancel()
+        // Closing connections records replies that never arrived: flushed after it.
         server.close()
+        telemetry.flush()
+        flushTimer?.cancel()
         loop.close()
     }
 
@@ -122,18 +127,27 @@ final class Worker {
         }
         timer.schedule(after: config.timeouts.shutdownGrace)
         graceTimer = timer
+        graceDeadline = Clock.now() + config.timeouts.shutdownGrace
         finishIfIdle()
     }
 
     func finishIfIdle() {
-        guard shuttingDown, inFlight == 0 else { return }
+        guard shuttingDown, inFlight == 0, drainTimer == nil else { return }
         mailboxWatch?.cancel()
         mailboxWatch = nil
         heartbeatTimer?.cancel()
         heartbeatTimer = nil
-        // A short pause lets the last replies flush before the loop ends.
-        loop.exit(after: 0.1)
+        // Replies still being written (a long serialization may have just ended) get until
+        // the grace deadline, and at least one more second, to reach their clients.
+        let deadline = max(graceDeadline, Clock.now() + Worker.lastRepliesSeconds)
+        let drain = loop.makeTimer(repeating: true) { [unowned self] in
+            if !self.server.hasRepliesLeaving || Clock.now() >= deadline { self.loop.exit() }
+        }
+        drain.schedule(after: 0.01)
+        drainTimer = drain
     }
+
+    static let lastRepliesSeconds = 1.0
 
     func requestStarted() {
         inFlight += 1

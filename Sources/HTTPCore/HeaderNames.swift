@@ -8,6 +8,23 @@ public struct HeaderNames: Sendable {
         self.names = names.map { Array($0.lowercased().utf8) }
     }
 
+    /// The field names a `Connection` header lists (RFC 9110 §7.6.1: comma-separated
+    /// tokens, each naming a hop-by-hop field), from each of its values.
+    public init(connectionOptions values: [[UInt8]]) {
+        var names: [[UInt8]] = []
+        for value in values {
+            for token in value.split(separator: UInt8(ascii: ",")) {
+                let trimmed = token.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+                if !trimmed.isEmpty { names.append(trimmed.map(HeaderNames.lower)) }
+            }
+        }
+        self.names = names
+    }
+
+    public var isEmpty: Bool { names.isEmpty }
+
+    public static let connection = HeaderNames(["connection"])
+
     public func contains(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         for candidate in names where candidate.count == name.count {
             var k = 0

@@ -37,9 +37,12 @@ enum Curl {
 struct CurlHeaderList: ~Copyable {
     private(set) var pointer: UnsafeMutablePointer<curl_slist>?
 
-    /// `Expect:` first (no 100-continue round trip), then each NUL-terminated line.
+    /// `Expect:` first (no 100-continue round trip) and `Content-Type:` (a body sent
+    /// without a type, or a POST without a body, must not get libcurl's default
+    /// `application/x-www-form-urlencoded`; a type in `lines` is still sent), then each
+    /// NUL-terminated line.
     init(lines: HeaderLines) throws(CurlError) {
-        var list = curl_slist_append(nil, "Expect:")
+        var list = curl_slist_append(curl_slist_append(nil, "Expect:"), "Content-Type:")
         lines.bytes.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { lines in
                 var start = 0

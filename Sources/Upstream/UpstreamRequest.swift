@@ -1,3 +1,4 @@
+import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -125,4 +126,9 @@ public struct UpstreamHeaders: Sendable {
 
     /// Every field, in order.
     public var all: [(String, String)] { fields { _ in true } }
+
+    /// The fields the response's Connection header names (hop-by-hop, never forwarded).
+    public var connectionOptions: HeaderNames {
+        HeaderNames(connectionOptions: fields(where: HeaderNames.connection.contains).map { Array($0.1.utf8) })
+    }
 }

@@ -34,6 +34,8 @@ class Stub(BaseHTTPRequestHandler):
     def handle_any(self):
         url = urlparse(self.path)
         q = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        # `h=Name:value` (repeatable) adds response headers to the json scenario.
+        added = [tuple(part.strip() for part in h.split(":", 1)) for h in parse_qs(url.query).get("h", [])]
         name = url.path.rstrip("/").split("/")[-1]
         status = int(q.get("status", 200))
         ctype = q.get("type", "application/json")
@@ -45,7 +47,7 @@ class Stub(BaseHTTPRequestHandler):
         if name == "json":
             return self.reply(status, q.get("body", '{"a": [1, 2.50, null], "b": "x\\/y"}').encode(), ctype,
                               [("Cache-Control", "max-age=60"), ("ETag", '"v1"'), ("Vary", "Accept"), ("X-Other", "1"),
-                               ("Keep-Alive", "timeout=5")])
+                               ("Keep-Alive", "timeout=5")] + added)
         if name == "xml":
             return self.reply(status, b'<?xml version="1.0"?><rss><channel><item><t>a</t></item></channel></rss>', "application/xml")
         if name == "plist":

@@ -25,6 +25,13 @@ import Testing
         #expect(joined(remainder) == nil, "\(remainder)")
     }
 
+    /// DESIGN §4: only dots and separators are refused in escaped form.
+    @Test func otherPercentEscapesAreForwardedAsSent() {
+        #expect(joined("a%20b%2Cc") == "https://api.example.org/v1/a%20b%2Cc")
+        #expect(joined("x/%00%7F%41/%E2%82%AC", "q=%20") == "https://api.example.org/v1/x/%00%7F%41/%E2%82%AC?q=%20")
+        #expect(joined("%2e%2ex") == "https://api.example.org/v1/%2e%2ex")
+    }
+
     @Test func schemesOtherThanHTTPAreRefused() {
         #expect(UpstreamBase("file:///etc/passwd") == nil && UpstreamBase("gopher://h/") == nil)
         #expect(UpstreamBase("http://user:pw@h/") == nil && UpstreamBase("http://h/?q=1") == nil)

@@ -17,6 +17,8 @@ enum HeaderPolicy {
     /// The upstream headers a normalized response carries to the client.
     static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
 
+    static let retryAfter = HeaderNames(["retry-after"])
+
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
     static let hopByHopDownstream = HeaderNames([
         "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",
@@ -32,6 +34,12 @@ enum HeaderPolicy {
         var lines = HeaderLines()
         var prior: [UInt8] = []
         var vias: [UInt8] = []
+        // Fields the client's Connection header names are hop-by-hop too.
+        var connectionValues: [[UInt8]] = []
+        request.forEachHeader { name, value in
+            if HeaderNames.connection.contains(name) { connectionValues.append(Array(value)) }
+        }
+        let named = HeaderNames(connectionOptions: connectionValues)
         request.forEachHeader { name, value in
             if forwardedFor.contains(name) {
                 if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
@@ -40,7 +48,8 @@ enum HeaderPolicy {
                 vias += value
                 vias += [UInt8(ascii: ","), UInt8(ascii: " ")]
             }
-            if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name) {
+            if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name)
+                && !named.contains(name) {
                 lines.append(name: name, value: value)
             }
         }

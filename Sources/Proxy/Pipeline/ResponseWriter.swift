@@ -138,21 +138,24 @@ struct ResponseWriter {
         headers.reserveCapacity(12)   // these, the forwarded ones, then X-Request-Id and Server-Timing
         headers.append(("Content-Type", "application/json; charset=utf-8"))
         headers.append(("X-Serializerd-Serializer", serializer))
-        reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &headers)
+        let named = reply.headers.connectionOptions
+        reply.headers.appendFields(where: { HeaderPolicy.forwardedDownstream.contains($0) && !named.contains($0) }, to: &headers)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }
 
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
     func passthrough(_ reply: UpstreamReply, failure: ProxyFailure, serializer: String?) {
-        let headers = reply.headers.fields { !HeaderPolicy.hopByHopDownstream.contains($0) }
+        let named = reply.headers.connectionOptions
+        let headers = reply.headers.fields { !HeaderPolicy.hopByHopDownstream.contains($0) && !named.contains($0) }
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.
     static func envelope(_ reply: UpstreamReply, data: [UInt8]) -> [UInt8] {
         var headers: [(String, JSONValue)] = []
-        for (name, value) in reply.headers.fields(where: { !HeaderPolicy.hopByHopDownstream.contains($0) }) {
+        let named = reply.headers.connectionOptions
+        for (name, value) in reply.headers.fields(where: { !HeaderPolicy.hopByHopDownstream.contains($0) && !named.contains($0) }) {
             let key = name.lowercased()
             headers.removeAll { $0.0 == key }
             headers.append((key, .string(value)))

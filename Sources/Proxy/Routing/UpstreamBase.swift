@@ -33,8 +33,9 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
 
     /// Joins the client's path remainder (what follows the route prefix, without a
     /// leading `/`) and query. Fails for any `.`/`..` segment,
-    /// empty segment (`//`), or their percent-encoded forms, and for a backslash or
-    /// control characters, so the result stays under the base URL.
+    /// empty segment (`//`), or their percent-encoded forms, and for a raw backslash,
+    /// space or control byte, so the result stays under the base URL. Other
+    /// percent-escapes are forwarded as sent.
     public func join(remainder: Substring, query: String?) -> Result<String, PathEscape> {
         var relative = remainder
         let problem = relative.withUTF8 { bytes -> PathEscape? in
@@ -67,7 +68,7 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
         let decoded = percentDecoded(Array(segment))
         if decoded == [0x2E] || decoded == [0x2E, 0x2E] { return .dotSegment }
         if decoded.contains(UInt8(ascii: "/")) || decoded.contains(UInt8(ascii: "\\")) { return .encodedSeparator }
-        if decoded.contains(where: { $0 < 0x21 || $0 == 0x7F }) { return .invalidCharacter }
+        // Any other escape (`%20`, `%2C`, even `%00`) is the upstream's to interpret: sent as is.
         return nil
     }
 

@@ -136,7 +136,9 @@ extension Worker {
             if route.output.onFailure == .passthrough {
                 writer.passthrough(reply, failure: failure, serializer: outcome.serializer)
             } else {
-                writer.problem(failure, route: route.name, reply: reply, serializer: outcome.serializer)
+                // The upstream's own 429/503 goes out as such: its Retry-After with it.
+                let retry = failure.clientStatus == reply.status ? reply.headers.fields(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
+                writer.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer)
             }
         }
     }

@@ -16,7 +16,7 @@ struct ConfigOptions: ParsableArguments {
         if let path { return path }
         if let fromEnvironment = environment["SERIALIZERD_CONFIG"], !fromEnvironment.isEmpty { return fromEnvironment }
         if let found = Self.searchPath.first(where: { access($0, R_OK) == 0 }) { return found }
-        throw ValidationError("no configuration file: pass --config PATH, set SERIALIZERD_CONFIG, or create \(Self.searchPath.joined(separator: " or "))")
+        throw ConfigFailure(message: "serializerd: error: no configuration file: pass --config PATH, set SERIALIZERD_CONFIG, or create \(Self.searchPath.joined(separator: " or ")) (or try `serializerd serve --upstream URL`)")
     }
 
     /// `--listen` beats `SERIALIZERD_LISTEN` beats the file's `listen`.
@@ -45,14 +45,15 @@ struct ConfigOptions: ParsableArguments {
             throw ConfigFailure(message: "\(path): error: the configuration file is not UTF-8")
         }
         do { return try ConfigLoader.load(yaml: text, file: path, environment: environment) } catch {
-            throw ConfigFailure(message: error.description)
+            throw ConfigFailure(message: error.description, count: error.errors.count)
         }
     }
 }
 
-/// A config error: printed as is on stderr, exit status 1.
+/// Config errors: printed as is on stderr (one per line), exit status 1.
 struct ConfigFailure: Error, CustomStringConvertible {
     let message: String
+    var count = 1
     var description: String { message }
 }
 

@@ -19,6 +19,17 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("listen"), help: "Listen address (host:port), overriding the config and SERIALIZERD_LISTEN.")
     var listen: String?
 
+    @Option(help: "Run without a config file: one route named default at prefix / to this upstream base URL.")
+    var upstream: String?
+
+    @Option(help: "With --upstream: the response serializer (json, xml, plist, image, form, text, raw, compound).")
+    var serializer: String?
+
+    func validate() throws {
+        if upstream != nil && config.path != nil { throw ValidationError("--upstream runs without a config file; leave out --config") }
+        if serializer != nil && upstream == nil { throw ValidationError("--serializer goes with --upstream (a config file names each route's serializer)") }
+    }
+
     func run() throws {
         let environment = ProcessEnvironment.current
         let telemetry = Telemetry(output: LogOutput(fd: 1, environment: environment), version: ServerVersion.string,
@@ -43,8 +54,25 @@ struct ServeCommand: ParsableCommand {
     }
 
     func load(_ environment: [String: String], _ override: ListenAddress?) throws -> ServerConfig {
-        var loaded = try config.load(environment: environment)
+        var loaded = try upstream.map { try Self.singleRoute(upstream: $0, serializer: serializer, environment: environment) }
+            ?? config.load(environment: environment)
         if let override { loaded.listen = override }
         return loaded
+    }
+
+    /// `--upstream URL [--serializer NAME]`: the config a one-route file would give, read by
+    /// the same loader (so a bad URL or name gets the same message). Every value is quoted.
+    static func singleRoute(upstream: String, serializer: String?, environment: [String: String]) throws -> ServerConfig {
+        func quoted(_ text: String) -> String {
+            "\"" + text.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : $0.value < 0x20 ? " " : "\($0)" }.joined() + "\""
+        }
+        var yaml = "routes:\n  - name: default\n    match: { prefix: / }\n    upstream: \(quoted(upstream))\n"
+        if let serializer { yaml += "    response: { serializer: \(quoted(serializer)) }\n" }
+        do { return try ConfigLoader.load(yaml: yaml, file: "--upstream", environment: environment) } catch {
+            // The generated file's positions mean nothing to the user: the messages alone.
+            let flag = { (e: ConfigError) in e.path.hasSuffix(".upstream") ? "--upstream: " : e.path.contains("serializer") ? "--serializer: " : "" }
+            throw ConfigFailure(message: error.errors.map { "serializerd: error: " + flag($0) + $0.message }.joined(separator: "\n"),
+                                count: error.errors.count)
+        }
     }
 }

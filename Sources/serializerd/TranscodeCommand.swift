@@ -16,7 +16,9 @@ struct TranscodeCommand: ParsableCommand {
             --option acceptable_status_codes=200-299,404, --option serializers=json,xml, \
             --option xml.force_array=/rss/channel/item, --option image.include_data=true; \
             --option canonical=true prints RFC 8785 canonical JSON. Without --content-type the \
-            response has no Content-Type, like an upstream that sent none. Exit 0 on success, \
+            serializer's first default type is assumed (application/json for json, none for \
+            raw and compound); --content-type '' sends none, like an upstream that sent none. \
+            Exit 0 on success, \
             1 when the serializer fails (the problem document is printed on stdout).
             """
     )
@@ -24,7 +26,7 @@ struct TranscodeCommand: ParsableCommand {
     @Option(help: "Serializer name: json, xml, plist, image, form, text, raw, compound.")
     var serializer: String
 
-    @Option(name: .customLong("content-type"), help: "The upstream Content-Type header value.")
+    @Option(name: .customLong("content-type"), help: "The upstream Content-Type header value ('' for none; default: the serializer's first default type).")
     var contentType: String?
 
     @Option(help: "The upstream status code.")
@@ -38,6 +40,12 @@ struct TranscodeCommand: ParsableCommand {
 
     @Argument(help: "Input file, or - for stdin.")
     var file: String = "-"
+
+    /// `--content-type ''` is no header at all; no flag is the serializer's own type.
+    var upstreamContentType: String? {
+        guard let contentType else { return ResponseSerializerRegistry.assumedContentType(serializer) }
+        return contentType.isEmpty ? nil : contentType
+    }
 
     func run() throws {
         var settings = ResponseSettings(serializer: serializer)
@@ -57,7 +65,7 @@ struct TranscodeCommand: ParsableCommand {
         do { responseSerializer = try ResponseSerializerRegistry.make(settings) } catch { throw ValidationError(error.message) }
 
         let meter = stats ? CostMeter() : nil
-        let result = responseSerializer.serialize(UpstreamResponse(status: status, contentType: contentType, body: body))
+        let result = responseSerializer.serialize(UpstreamResponse(status: status, contentType: upstreamContentType, body: body))
         meter?.report(input: body.count, output: result.value?.bytes.count ?? 0, succeeded: result.succeeded)
         if result.succeeded, var value = result.value {
             if canonical {
@@ -74,7 +82,7 @@ struct TranscodeCommand: ParsableCommand {
     }
 
     func emitProblem(_ error: SerializationError, body: [UInt8], parsed: NormalizedJSON?) throws -> Never {
-        let evidence = UpstreamEvidence(url: nil, status: status, contentType: contentType, body: body, parsed: parsed)
+        let evidence = UpstreamEvidence(url: nil, status: status, contentType: upstreamContentType, body: body, parsed: parsed)
         StandardStreams.write(ProblemDocument.render(.response(error, upstream: evidence)) + [0x0A])
         throw ExitCode(1)
     }

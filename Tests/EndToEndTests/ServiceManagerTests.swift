@@ -133,6 +133,11 @@ struct ServiceManagerTests {
         let missing = try ServerBinary.run(["serve", "--config", "/nonexistent/serializerd.yaml"], timeout: 10)
         #expect(missing.status == 78)
         #expect(missing.stderrText.contains("/nonexistent/serializerd.yaml: error: cannot read the configuration file (No such file or directory)"))
+        // No --config, no SERIALIZERD_CONFIG and nothing on the search path: 78 as well.
+        let nothing = try ServerBinary.run(["-c", "cd / && exec \"$0\" serve", ServerBinary.url.path], timeout: 10,
+                                           executable: URL(fileURLWithPath: "/bin/sh"), environment: ["SERIALIZERD_CONFIG": ""])
+        #expect(nothing.status == 78)
+        #expect(nothing.stderrText.contains("no configuration file: pass --config PATH"), "\(nothing.stderrText)")
     }
 }
 

@@ -18,10 +18,20 @@ import Testing
         #expect(result.stdoutText.hasPrefix(#"{"type":"urn:serializerd:unacceptable-status","title":"Request failed: not found (404)","status":404,"code":-1011,"upstream":{"status":404,"content_type":"application/json","body":{"message":"Not Found"}}}"#))
     }
 
-    @Test func withoutContentTypeTheResponseHasNone() throws {
-        let result = try ServerBinary.run(["transcode", "--serializer", "json"], stdin: Array("{}".utf8))
-        #expect(result.status == 1)
-        #expect(result.stdoutText.contains("unacceptable content-type: (none)"))
+    /// DESIGN §7: no --content-type → the serializer's first default type; '' → none.
+    @Test func withoutContentTypeTheSerializersOwnTypeIsAssumed() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("user-\(UUID().uuidString).json").path
+        try Data(#"{"a": 1}"#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let assumed = try ServerBinary.run(["transcode", "--serializer", "json", path])
+        #expect(assumed.status == 0 && assumed.stdoutText == "{\"a\":1}\n", "\(assumed.stdoutText)")
+        let form = try ServerBinary.run(["transcode", "--serializer", "form"], stdin: Array("a=1".utf8))
+        #expect(form.stdoutText == "{\"a\":\"1\"}\n")
+        let text = try ServerBinary.run(["transcode", "--serializer", "text"], stdin: Array("hi".utf8))
+        #expect(text.stdoutText == "\"hi\"\n")
+        let none = try ServerBinary.run(["transcode", "--serializer", "json", "--content-type", ""], stdin: Array("{}".utf8))
+        #expect(none.status == 1)
+        #expect(none.stdoutText.contains("unacceptable content-type: (none)"))
     }
 
     @Test func readsFilesAndAppliesOptions() throws {

@@ -92,14 +92,20 @@ public enum DaemonUnderTest {
     public static func start(config yaml: String, environment: [String: String]? = nil) throws -> (Spawned, Int, String) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serializerd-\(UUID().uuidString).yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        let daemon = try Spawned(ServerBinary.url, ["serve", "--config", path], environment: environment)
+        let (daemon, port) = try start(arguments: ["serve", "--config", path], environment: environment)
+        return (daemon, port, path)
+    }
+
+    /// Any `serve` command line whose listen address is 127.0.0.1 (port 0 for any).
+    public static func start(arguments: [String], environment: [String: String]? = nil) throws -> (Spawned, Int) {
+        let daemon = try Spawned(ServerBinary.url, arguments, environment: environment)
         // The ready event in either log format: JSON, or text with `listen=host:port`.
         guard let line = daemon.waitForLine({ $0.contains("\"msg\":\"ready\"") || $0.contains(" NOTICE ready ") }),
               let range = line.range(of: #"listen"?[:=]"?127\.0\.0\.1:\d+"#, options: .regularExpression) else {
             throw TestFailure("serializerd did not become ready: \(daemon.text)")
         }
         let port = Int(line[range].split(separator: ":").last!.filter(\.isNumber))!
-        return (daemon, port, path)
+        return (daemon, port)
     }
 }
 

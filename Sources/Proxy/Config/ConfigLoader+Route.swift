@@ -1,13 +1,76 @@
 import Serializers
 
 extension ConfigLoader {
-    static func route(_ node: ConfigNode, config: ServerConfig) throws(ConfigError) -> Route {
-        let m = try node.mapping(allowed: routeKeys)
+    /// One route, or nil after recording its problems — each part is read on its own, so
+    /// one run reports every mistake in it.
+    static func route(_ node: ConfigNode, config: ServerConfig) -> Route? {
+        guard let m = node.attempt({ () throws(ConfigError) in try node.mapping(allowed: routeKeys) }) else { return nil }
+        let name = node.attempt { () throws(ConfigError) in try routeName(m, node) }
+        let match = node.attempt { () throws(ConfigError) in try self.match(m, node) }
+        let upstream = node.attempt { () throws(ConfigError) in try self.upstream(m, node) }
+        let parts = routeParts(m, node, config: config)
+        guard let name, let match, let upstream, let parts else { return nil }
+        return Route(
+            name: name, prefix: match.prefix, methods: match.methods, host: match.host, upstream: upstream,
+            timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
+            headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
+            response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output)
+    }
+
+    /// What a route and `defaults:` share: everything but name, match and upstream.
+    struct RouteParts {
+        var timeout: Double
+        var followRedirects: Int
+        var headers: [(String, String)]
+        var requestName: String
+        var requestSerializer: any RequestSerializer
+        var response: ResponseSettings
+        var responseSerializer: any ResponseSerializer
+        var output: OutputSettings
+    }
+
+    static func routeParts(_ m: [String: ConfigNode], _ node: ConfigNode, config: ServerConfig) -> RouteParts? {
+        let timeout = node.attempt { () throws(ConfigError) in try m["timeout"]?.seconds() ?? config.timeouts.upstream }
+        let follow = node.attempt { () throws(ConfigError) in try m["follow_redirects"]?.int(in: 0...50) ?? 5 }
+        let headers = node.attempt { () throws(ConfigError) in try self.headers(m["headers"]) }
+        let request = node.attempt { () throws(ConfigError) -> (String, any RequestSerializer) in
+            let name = try requestSerializer(m["request"])
+            do throws(SettingsError) { return (name, try RequestSerializerRegistry.make(name)) } catch {
+                throw (m["request"] ?? node).error(error.message)
+            }
+        }
+        let response = node.attempt { () throws(ConfigError) in try self.response(m["response"], parent: node, config: config) }
+        let output = node.attempt { () throws(ConfigError) in try self.output(m["output"]) }
+        guard let timeout, let follow, let headers, let request, let response, let output else { return nil }
+        return RouteParts(timeout: timeout, followRedirects: follow, headers: headers, requestName: request.0,
+                          requestSerializer: request.1, response: response.0, responseSerializer: response.1, output: output)
+    }
+
+    /// `defaults:` on its own, so a bad value there is reported once, as `defaults.…` at
+    /// its own line (the routes it merges into then repeat nothing). A response block is
+    /// checked value by value: which serializer its options belong to is each route's.
+    static func checkDefaults(_ node: ConfigNode, config: ServerConfig) {
+        guard let m = node.attempt({ () throws(ConfigError) in
+            try node.mapping(allowed: routeKeys.filter { $0 != "name" && $0 != "match" && $0 != "upstream" })
+        }) else { return }
+        var shared = m
+        if let response = m["response"] {
+            _ = response.attempt { () throws(ConfigError) in try responseSettings(response, config: config) }
+            shared["response"] = nil
+        }
+        _ = routeParts(shared, node, config: config)
+    }
+
+    static func routeName(_ m: [String: ConfigNode], _ node: ConfigNode) throws(ConfigError) -> String {
         guard let nameNode = m["name"] else { throw node.error("missing required key 'name'") }
         let name = try nameNode.string()
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }) else {
             throw nameNode.error("route names use a-z, 0-9, '_' and '-', found '\(name)'")
         }
+        return name
+    }
+
+    static func match(_ m: [String: ConfigNode], _ node: ConfigNode) throws(ConfigError) -> (prefix: String, methods: Set<String>?, host: String?) {
         guard let matchNode = m["match"] else { throw node.error("missing required key 'match'") }
         let match = try matchNode.mapping(allowed: ["prefix", "methods", "host"])
         guard let prefixNode = match["prefix"] else { throw matchNode.error("missing required key 'prefix'") }
@@ -32,41 +95,36 @@ extension ConfigLoader {
             guard !set.isEmpty else { throw methodsNode.error("an empty list allows nothing; leave the key out to allow all methods") }
             methods = set
         }
+        return (prefix, methods, host)
+    }
+
+    static func upstream(_ m: [String: ConfigNode], _ node: ConfigNode) throws(ConfigError) -> UpstreamBase {
         guard let upstreamNode = m["upstream"] else { throw node.error("missing required key 'upstream'") }
         let upstreamText = try upstreamNode.string()
         guard let upstream = UpstreamBase(upstreamText) else {
             throw upstreamNode.error("expected an http:// or https:// URL without query or credentials, found '\(upstreamText)'")
         }
+        return upstream
+    }
+
+    static func headers(_ headersNode: ConfigNode?) throws(ConfigError) -> [(String, String)] {
+        guard let headersNode else { return [] }
         var headers: [(String, String)] = []
-        if let headersNode = m["headers"] {
-            guard case .mapping(let mapping) = headersNode.node else { throw headersNode.error("expected a mapping of header names to values") }
-            for (key, value) in mapping {
-                let keyNode = headersNode.child(key, key.string ?? "?")
-                let field = try keyNode.string()
-                guard !field.isEmpty, field.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
-                    throw keyNode.error("'\(field)' is not a header name")
-                }
-                let text = try headersNode.child(value, field).string()
-                // libcurl takes each header as one C string: a line break or NUL would split it.
-                guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                    throw keyNode.error("header values cannot contain line breaks or NUL")
-                }
-                headers.append((field, text))
+        guard case .mapping(let mapping) = headersNode.node else { throw headersNode.error("expected a mapping of header names to values") }
+        for (key, value) in mapping {
+            let keyNode = headersNode.child(key, key.string ?? "?")
+            let field = try keyNode.string()
+            guard !field.isEmpty, field.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+                throw keyNode.error("'\(field)' is not a header name")
             }
+            let text = try headersNode.child(value, field).string()
+            // libcurl takes each header as one C string: a line break or NUL would split it.
+            guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw keyNode.error("header values cannot contain line breaks or NUL")
+            }
+            headers.append((field, text))
         }
-        let requestName = try requestSerializer(m["request"])
-        let requestSerializer: any RequestSerializer
-        do throws(SettingsError) { requestSerializer = try RequestSerializerRegistry.make(requestName) } catch {
-            throw (m["request"] ?? node).error(error.message)
-        }
-        let (response, responseSerializer) = try self.response(m["response"], parent: node, config: config)
-        return Route(
-            name: name, prefix: prefix, methods: methods, host: host, upstream: upstream,
-            timeout: try m["timeout"]?.seconds() ?? config.timeouts.upstream,
-            connectTimeout: config.timeouts.connect,
-            followRedirects: try m["follow_redirects"]?.int(in: 0...50) ?? 5,
-            headers: headers, requestSerializerName: requestName, requestSerializer: requestSerializer,
-            response: response, responseSerializer: responseSerializer, output: try output(m["output"]))
+        return headers
     }
 
     static func requestSerializer(_ node: ConfigNode?) throws(ConfigError) -> String {
@@ -79,23 +137,12 @@ extension ConfigLoader {
     /// `ResponseSettings.apply`, the same parser `transcode --option` uses.
     static func response(_ node: ConfigNode?, parent: ConfigNode, config: ServerConfig) throws(ConfigError) -> (ResponseSettings, any ResponseSerializer) {
         var settings = ResponseSettings()
-        settings.maxJSONDepth = config.limits.maxJSONDepth
-        settings.maxOutput = config.limits.maxResponseBody
         var members: [String: ConfigNode] = [:]
         if let node {
-            members = try node.mapping(allowed: responseKeys)
-            for (key, child) in ConfigNode.inSourceOrder(members) {
-                switch key {
-                case "xml":
-                    for (sub, value) in ConfigNode.inSourceOrder(try child.mapping(allowed: ["force_array", "namespaces"])) { try apply("xml.\(sub)", value, to: &settings) }
-                    if settings.xml == nil { settings.xml = XMLOptions() }
-                case "image":
-                    for (sub, value) in ConfigNode.inSourceOrder(try child.mapping(allowed: ["include_data"])) { try apply("image.\(sub)", value, to: &settings) }
-                    if settings.image == nil { settings.image = ImageOptions() }
-                default:
-                    try apply(key, child, to: &settings)
-                }
-            }
+            (settings, members) = try responseSettings(node, config: config)
+        } else {
+            settings.maxJSONDepth = config.limits.maxJSONDepth
+            settings.maxOutput = config.limits.maxResponseBody
         }
         do throws(SettingsError) {
             return (settings, try ResponseSerializerRegistry.make(settings))
@@ -104,6 +151,34 @@ extension ConfigLoader {
             let key = responseKeys.first { error.message.hasPrefix($0 + ":") } ?? "serializer"
             throw (members[key] ?? node ?? parent).error(withoutKey(error.message, key))
         }
+    }
+
+    /// The block's values, each checked (and a problem recorded) on its own.
+    static func responseSettings(_ node: ConfigNode, config: ServerConfig) throws(ConfigError) -> (ResponseSettings, [String: ConfigNode]) {
+        var settings = ResponseSettings()
+        settings.maxJSONDepth = config.limits.maxJSONDepth
+        settings.maxOutput = config.limits.maxResponseBody
+        let members = try node.mapping(allowed: responseKeys)
+        var failed = false
+        for (key, child) in ConfigNode.inSourceOrder(members) {
+            switch key {
+            case "xml", "image":
+                let allowed = key == "xml" ? ["force_array", "namespaces"] : ["include_data"]
+                guard let options = child.attempt({ () throws(ConfigError) in try child.mapping(allowed: allowed) }) else { failed = true; continue }
+                for (sub, value) in ConfigNode.inSourceOrder(options) where value.attempt({ () throws(ConfigError) in
+                    try apply("\(key).\(sub)", value, to: &settings)
+                }) == nil {
+                    failed = true
+                }
+                if key == "xml", settings.xml == nil { settings.xml = XMLOptions() }
+                if key == "image", settings.image == nil { settings.image = ImageOptions() }
+            default:
+                if child.attempt({ () throws(ConfigError) in try apply(key, child, to: &settings) }) == nil { failed = true }
+            }
+        }
+        // Already recorded, one by one: this only stops the serializer being built.
+        if failed { throw Diagnostics.recorded }
+        return (settings, members)
     }
 
     static let listKeys: Set<String> = ["acceptable_status_codes", "acceptable_content_types", "serializers", "xml.force_array"]

@@ -11,7 +11,9 @@ public enum ConfigLoader {
                                "allow_fragments", "xml", "image", "serializers"]
     static let reservedPrefixes = ["/-/", "/metrics"]
 
-    public static func load(yaml: String, file: String, environment: [String: String]) throws(ConfigError) -> ServerConfig {
+    /// The config, or every problem in the file in file order (a bad route does not hide
+    /// the next one's problems).
+    public static func load(yaml: String, file: String, environment: [String: String]) throws(ConfigErrors) -> ServerConfig {
         let root: Node
         do {
             guard let composed = try Yams.compose(yaml: yaml) else {
@@ -19,47 +21,66 @@ public enum ConfigLoader {
             }
             root = composed
         } catch let error as ConfigError {
-            throw error
+            throw ConfigErrors([error])
         } catch let error as YamlError {
-            throw syntaxError(error, file: file)
+            throw ConfigErrors([syntaxError(error, file: file)])
         } catch {
-            throw ConfigError(file: file, line: nil, column: nil, path: "", message: "\(error)")
+            throw ConfigErrors([ConfigError(file: file, line: nil, column: nil, path: "", message: "\(error)")])
         }
-        let doc = ConfigNode(node: root, path: "", file: file, environment: environment)
+        let diagnostics = Diagnostics()
+        let doc = ConfigNode(node: root, path: "", file: file, environment: environment, diagnostics: diagnostics)
+        let config = doc.attempt { () throws(ConfigError) in try read(doc) }
+        guard let config, diagnostics.errors.isEmpty else { throw ConfigErrors(diagnostics.sorted) }
+        return config
+    }
+
+    static func read(_ doc: ConfigNode) throws(ConfigError) -> ServerConfig {
         let top = try doc.mapping(allowed: topKeys)
         var config = ServerConfig()
-        config.source = file
-        if let node = top["listen"] {
-            let text = try node.string()
-            guard let address = ListenAddress(text) else { throw node.error("expected host:port such as 127.0.0.1:8080 or [::1]:8080, or unix:/absolute/path, found '\(text)'") }
-            config.listen = address
+        config.source = doc.file
+        if let node = top["listen"], let address = node.attempt({ () throws(ConfigError) in try listen(node) }) { config.listen = address }
+        if let node = top["workers"], let workers = node.attempt({ () throws(ConfigError) in
+            try node.string() == "auto" ? Optional<Int>.none : try node.int(in: 1...256)
+        }) {
+            config.workers = workers
         }
-        if let node = top["workers"] {
-            config.workers = try node.string() == "auto" ? nil : try node.int(in: 1...256)
+        if let node = top["limits"], let limits = node.attempt({ () throws(ConfigError) in try limits(node) }) { config.limits = limits }
+        if let node = top["timeouts"], let timeouts = node.attempt({ () throws(ConfigError) in try timeouts(node) }) { config.timeouts = timeouts }
+        if let node = top["admin"], let allow = node.attempt({ () throws(ConfigError) in try admin(node) }) {
+            if let allow { config.adminAllow = allow }
         }
-        if let node = top["limits"] { config.limits = try limits(node) }
-        if let node = top["timeouts"] { config.timeouts = try timeouts(node) }
-        if let node = top["admin"] {
-            let admin = try node.mapping(allowed: ["allow"])
-            if let allow = admin["allow"] {
-                config.adminAllow = []
-                for item in try allow.sequence() {
-                    let text = try item.string()
-                    guard let cidr = CIDR(text) else { throw item.error("expected an address or network like 127.0.0.0/8, found '\(text)'") }
-                    config.adminAllow.append(cidr)
-                }
-            }
-        }
-        if let node = top["log"] { config.log = try log(node) }
-        if let defaults = top["defaults"] { _ = try defaults.mapping(allowed: routeKeys.filter { $0 != "name" && $0 != "match" && $0 != "upstream" }) }
+        if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
+        if let defaults = top["defaults"] { checkDefaults(defaults, config: config) }
         guard let routesNode = top["routes"] else { throw doc.error("missing required key 'routes'") }
         var names: Set<String> = []
         for item in try routesNode.sequence() {
-            let route = try self.route(item.merged(withDefaults: top["defaults"]?.node), config: config)
-            guard names.insert(route.name).inserted else { throw item.error("route name '\(route.name)' is used twice") }
+            guard let route = self.route(item.merged(withDefaults: top["defaults"]?.node), config: config) else { continue }
+            guard names.insert(route.name).inserted else {
+                item.diagnostics.record(item.error("route name '\(route.name)' is used twice"))
+                continue
+            }
             config.routes.append(route)
         }
         return config
+    }
+
+    static func listen(_ node: ConfigNode) throws(ConfigError) -> ListenAddress {
+        let text = try node.string()
+        guard let address = ListenAddress(text) else { throw node.error("expected host:port such as 127.0.0.1:8080 or [::1]:8080, or unix:/absolute/path, found '\(text)'") }
+        return address
+    }
+
+    /// `admin.allow`, when given.
+    static func admin(_ node: ConfigNode) throws(ConfigError) -> [CIDR]? {
+        let admin = try node.mapping(allowed: ["allow"])
+        guard let allow = admin["allow"] else { return nil }
+        var networks: [CIDR] = []
+        for item in try allow.sequence() {
+            let text = try item.string()
+            guard let cidr = CIDR(text) else { throw item.error("expected an address or network like 127.0.0.0/8, found '\(text)'") }
+            networks.append(cidr)
+        }
+        return networks
     }
 
     static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
@@ -75,22 +96,22 @@ public enum ConfigLoader {
         let m = try node.mapping(allowed: ["max_request_body", "max_response_body", "max_header_bytes", "max_json_depth",
                                            "max_connections", "max_buffered_bytes"])
         var limits = Limits()
-        if let n = m["max_request_body"] { limits.maxRequestBody = try n.bytes() }
-        if let n = m["max_response_body"] { limits.maxResponseBody = try n.bytes() }
-        if let n = m["max_header_bytes"] { limits.maxHeaderBytes = try n.bytes() }
-        if let n = m["max_json_depth"] { limits.maxJSONDepth = try n.int(in: 1...10_000) }
-        if let n = m["max_connections"] { limits.maxConnections = try n.int(in: 1...1_000_000) }
-        if let n = m["max_buffered_bytes"] { limits.maxBufferedBytes = try n.bytes() }
+        if let n = m["max_request_body"], let v = n.attempt(n.bytes) { limits.maxRequestBody = v }
+        if let n = m["max_response_body"], let v = n.attempt(n.bytes) { limits.maxResponseBody = v }
+        if let n = m["max_header_bytes"], let v = n.attempt(n.bytes) { limits.maxHeaderBytes = v }
+        if let n = m["max_json_depth"], let v = n.attempt({ () throws(ConfigError) in try n.int(in: 1...10_000) }) { limits.maxJSONDepth = v }
+        if let n = m["max_connections"], let v = n.attempt({ () throws(ConfigError) in try n.int(in: 1...1_000_000) }) { limits.maxConnections = v }
+        if let n = m["max_buffered_bytes"], let v = n.attempt(n.bytes) { limits.maxBufferedBytes = v }
         return limits
     }
 
     static func timeouts(_ node: ConfigNode) throws(ConfigError) -> Timeouts {
         let m = try node.mapping(allowed: ["upstream", "connect", "client_idle", "shutdown_grace"])
         var t = Timeouts()
-        if let n = m["upstream"] { t.upstream = try n.seconds() }
-        if let n = m["connect"] { t.connect = try n.seconds() }
-        if let n = m["client_idle"] { t.clientIdle = try n.seconds() }
-        if let n = m["shutdown_grace"] { t.shutdownGrace = try n.seconds() }
+        if let n = m["upstream"], let v = n.attempt(n.seconds) { t.upstream = v }
+        if let n = m["connect"], let v = n.attempt(n.seconds) { t.connect = v }
+        if let n = m["client_idle"], let v = n.attempt(n.seconds) { t.clientIdle = v }
+        if let n = m["shutdown_grace"], let v = n.attempt(n.seconds) { t.shutdownGrace = v }
         return t
     }
 

@@ -1,5 +1,30 @@
 import Yams
 
+/// Every problem found in one file, so one `check` run reports them all. Duplicates
+/// (a `defaults:` value merged into several routes) are kept once, the first path
+/// (`defaults.…`, checked before the routes) winning.
+final class Diagnostics {
+    private(set) var errors: [ConfigError] = []
+
+    /// Thrown to stop a parse whose problems are already recorded; never reported itself.
+    static let recorded = ConfigError(file: "", line: nil, column: nil, path: "", message: "(recorded)")
+
+    func record(_ error: ConfigError) {
+        if error == Diagnostics.recorded { return }
+        let duplicate = errors.contains {
+            $0.line != nil && $0.line == error.line && $0.column == error.column && $0.message == error.message
+        }
+        if !duplicate { errors.append(error) }
+    }
+
+    /// The file's errors in file order.
+    var sorted: [ConfigError] {
+        errors.enumerated().sorted { a, b in
+            (a.element.line ?? 0, a.element.column ?? 0, a.offset) < (b.element.line ?? 0, b.element.column ?? 0, b.offset)
+        }.map(\.element)
+    }
+}
+
 /// A YAML node with its key path and source position, so every problem can be
 /// reported as `file:line:column: error: path: message`.
 struct ConfigNode {
@@ -7,13 +32,23 @@ struct ConfigNode {
     let path: String
     let file: String
     let environment: [String: String]
+    /// Where problems go so parsing can go on past them.
+    let diagnostics: Diagnostics
+
+    /// Runs `parse`; a problem is recorded and nil returned, so the caller goes on.
+    func attempt<T>(_ parse: () throws(ConfigError) -> T) -> T? {
+        do throws(ConfigError) { return try parse() } catch {
+            diagnostics.record(error)
+            return nil
+        }
+    }
 
     func error(_ message: String) -> ConfigError {
         ConfigError(file: file, line: node.mark?.line, column: node.mark?.column, path: path, message: message)
     }
 
     func child(_ node: Node, _ key: String) -> ConfigNode {
-        ConfigNode(node: node, path: path.isEmpty ? key : "\(path).\(key)", file: file, environment: environment)
+        ConfigNode(node: node, path: path.isEmpty ? key : "\(path).\(key)", file: file, environment: environment, diagnostics: diagnostics)
     }
 
     var isNull: Bool {
@@ -21,18 +56,27 @@ struct ConfigNode {
         return s.style == .plain && (s.string == "null" || s.string == "~" || s.string.isEmpty)
     }
 
-    /// The members of a mapping, checked against the keys this block allows.
+    /// The members of a mapping, checked against the keys this block allows. Unknown and
+    /// duplicate keys are recorded and left out; the block's other keys are still read.
     func mapping(allowed: [String]) throws(ConfigError) -> [String: ConfigNode] {
         guard case .mapping(let mapping) = node else { throw error("expected a mapping") }
         var members: [String: ConfigNode] = [:]
         for (keyNode, value) in mapping {
-            guard case .scalar(let key) = keyNode else { throw error("mapping keys must be strings") }
-            let keyPath = ConfigNode(node: keyNode, path: path.isEmpty ? key.string : "\(path).\(key.string)",
-                                     file: file, environment: environment)
-            guard allowed.contains(key.string) else {
-                throw keyPath.error("unknown key (expected one of: \(allowed.joined(separator: ", ")))")
+            guard case .scalar(let key) = keyNode else {
+                diagnostics.record(ConfigNode(node: keyNode, path: path, file: file, environment: environment, diagnostics: diagnostics)
+                    .error("mapping keys must be strings"))
+                continue
             }
-            guard members[key.string] == nil else { throw keyPath.error("duplicate key") }
+            let keyPath = ConfigNode(node: keyNode, path: path.isEmpty ? key.string : "\(path).\(key.string)",
+                                     file: file, environment: environment, diagnostics: diagnostics)
+            guard allowed.contains(key.string) else {
+                diagnostics.record(keyPath.error("unknown key (expected one of: \(allowed.joined(separator: ", ")))"))
+                continue
+            }
+            guard members[key.string] == nil else {
+                diagnostics.record(keyPath.error("duplicate key"))
+                continue
+            }
             members[key.string] = child(value, key.string)
         }
         return members
@@ -48,7 +92,7 @@ struct ConfigNode {
     func sequence() throws(ConfigError) -> [ConfigNode] {
         guard case .sequence(let items) = node else { throw error("expected a list") }
         return items.enumerated().map {
-            ConfigNode(node: $0.element, path: "\(path)[\($0.offset)]", file: file, environment: environment)
+            ConfigNode(node: $0.element, path: "\(path)[\($0.offset)]", file: file, environment: environment, diagnostics: diagnostics)
         }
     }
 
@@ -118,7 +162,8 @@ struct ConfigNode {
     /// merge key by key.
     func merged(withDefaults defaults: Node?) -> ConfigNode {
         guard let defaults, case .mapping(let base) = defaults, case .mapping(let own) = node else { return self }
-        return ConfigNode(node: .mapping(Self.merge(own, under: base)), path: path, file: file, environment: environment)
+        return ConfigNode(node: .mapping(Self.merge(own, under: base)), path: path, file: file, environment: environment,
+                          diagnostics: diagnostics)
     }
 
     static func merge(_ own: Node.Mapping, under base: Node.Mapping) -> Node.Mapping {

@@ -18,6 +18,14 @@ public enum ResponseSerializerRegistry {
         return patterns?.compactMap(MediaRange.init)
     }
 
+    /// The Content-Type `transcode` assumes when none is given (DESIGN §7): the first
+    /// default type without a wildcard (`text/plain` for text's `text/*`); nil for raw
+    /// and compound, which accept anything.
+    public static func assumedContentType(_ name: String) -> String? {
+        if name == TextResponseSerializer.name { return "text/plain" }
+        return defaultContentTypes(name)?.first { !$0.description.contains("*") }?.description
+    }
+
     public static func make(_ settings: ResponseSettings) throws(SettingsError) -> any ResponseSerializer {
         try checkOwnership(settings)
         let contentTypes: [MediaRange]?

@@ -5,13 +5,15 @@ public enum ProblemDocument {
     public static let contentType = "application/problem+json"
     static let textPreviewLimit = 4096
 
-    public static func render(_ failure: ProxyFailure, route: String? = nil, requestID: String? = nil) -> [UInt8] {
+    /// `hint` (what the route's settings accept, for a validation failure) joins the detail.
+    public static func render(_ failure: ProxyFailure, route: String? = nil, requestID: String? = nil, hint: String? = nil) -> [UInt8] {
         var members: [(String, JSONValue)] = [
             ("type", .string("urn:serializerd:\(failure.typeSuffix)")),
             ("title", .string(failure.title)),
             ("status", .number(String(failure.clientStatus))),
         ]
-        if let detail = failure.detail { members.append(("detail", .string(detail))) }
+        let detail = [failure.detail, hint].compactMap { $0 }.joined(separator: "; ")
+        if !detail.isEmpty { members.append(("detail", .string(detail))) }
         members.append(("code", .number(String(failure.code))))
         if let route { members.append(("route", .string(route))) }
         if let requestID { members.append(("request_id", .string(requestID))) }

@@ -9,7 +9,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case upstreamUnavailable(curlCode: Int, message: String, url: String?)
     case upstreamTimeout(url: String?, seconds: Double)
     case upstreamBodyTooLarge(limit: Int, url: String?)
-    case noRoute
+    /// Nothing matched: the method and the path (or absolute URL) the client asked for.
+    case noRoute(String)
     case methodNotAllowed(allow: [String])
     case invalidPath(String)
     case headersTooLarge(limit: Int)
@@ -114,15 +115,28 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         }
     }
 
+    /// The precise reason and, where configuration decided it, the setting to change.
     public var detail: String? {
         switch self {
         case .response(let error, _): return error.detail
         case .upstreamUnavailable(_, let message, _): return message
-        case .upstreamTimeout(_, let seconds): return "no complete response within \(seconds) s"
+        case .upstreamTimeout(_, let seconds): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
+        case .upstreamBodyTooLarge(let limit, _): return "the body exceeds \(limit) bytes (limits.max_response_body)"
         case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why): return why
-        case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", "))"
-        default: return nil
+        case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", ")) (the route's match.methods)"
+        case .noRoute(let request): return "no route matches \(request); GET /-/routes lists the configured routes"
+        case .headersTooLarge(let limit): return "the request head exceeds \(limit) bytes (limits.max_header_bytes)"
+        case .requestTooLarge(let limit): return "the body exceeds \(limit) bytes (limits.max_request_body)"
+        case .forbidden: return "the client's address is not in admin.allow"
+        case .overloaded: return "response bytes held in memory reached limits.max_buffered_bytes"
+        case .unavailable: return "in-flight requests are finishing (timeouts.shutdown_grace); new ones are refused"
+        case .loopDetected: return "the request carries this daemon's own Via entry: a route's upstream points back at serializerd"
         }
+    }
+
+    /// `30`, `0.25`: a duration as a user wrote it.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
 

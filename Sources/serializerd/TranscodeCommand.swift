@@ -71,19 +71,19 @@ struct TranscodeCommand: ParsableCommand {
             if canonical {
                 do { value = try value.canonicalized() } catch {
                     try emitProblem(.serializationFailed(serializer: result.serializer, detail: error.description, underlying: nil),
-                                    body: body, parsed: nil)
+                                    body: body, parsed: nil, settings: settings)
                 }
             }
             StandardStreams.write(value.bytes + [0x0A])
             return
         }
         try emitProblem(result.error ?? .serializationFailed(serializer: result.serializer, detail: "no value", underlying: nil),
-                        body: body, parsed: result.value)
+                        body: body, parsed: result.value, settings: settings)
     }
 
-    func emitProblem(_ error: SerializationError, body: [UInt8], parsed: NormalizedJSON?) throws -> Never {
+    func emitProblem(_ error: SerializationError, body: [UInt8], parsed: NormalizedJSON?, settings: ResponseSettings) throws -> Never {
         let evidence = UpstreamEvidence(url: nil, status: status, contentType: upstreamContentType, body: body, parsed: parsed)
-        StandardStreams.write(ProblemDocument.render(.response(error, upstream: evidence)) + [0x0A])
+        StandardStreams.write(ProblemDocument.render(.response(error, upstream: evidence), hint: settings.hint(for: error)) + [0x0A])
         throw ExitCode(1)
     }
 }

@@ -106,4 +106,20 @@ struct ContractTests {
         let reply = try proxy.get("/api/redirect")
         #expect(reply.status == 200 && reply.text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
     }
+
+    /// Problems a setting decided name that setting (issue: "problem documents that help").
+    @Test func problemsNameTheSettingToChange() throws {
+        let proxy = try ProxyHarness(routes: Self.routes + route("xml", prefix: "/xml/", extra: "    response: { serializer: xml, acceptable_status_codes: [200, 404] }\n"),
+                                     top: "limits: { max_request_body: 1KiB }\n")
+        defer { proxy.finish() }
+        func detail(_ target: String, method: String = "GET", body: [UInt8] = []) throws -> String? {
+            proxy.json(try proxy.get(target, method: method, body: body))?["detail"] as? String
+        }
+        #expect(try detail("/api/json?type=text/html")
+                == "accepted content types: application/json, text/json, text/javascript, */*+json (acceptable_content_types)")
+        #expect(try detail("/xml/json?status=500")
+                == "accepted statuses: 200,404 (acceptable_status_codes); accepted content types: application/xml, text/xml, */*+xml (acceptable_content_types)")
+        #expect(try detail("/nowhere/at/all") == "no route matches GET /nowhere/at/all; GET /-/routes lists the configured routes")
+        #expect(try detail("/api/echo", method: "POST", body: Array(repeating: 0x61, count: 2000)) == "the body exceeds 1024 bytes (limits.max_request_body)")
+    }
 }

@@ -252,7 +252,7 @@ struct TelemetryEndToEndTests {
         #expect(line?.contains(" WARNING request_completed ") == true, "\(proxy.daemon.text)")
         #expect(proxy.daemon.text.contains(" NOTICE ready "))
         #expect(line?.contains("route=(unmatched)") == true && line?.contains("status=404") == true)
-        #expect(line?.contains("error=\"No route matches this request.\"") == true)
+        #expect(line?.contains("error=\"no route matches GET /nowhere; GET /-/routes lists the configured routes\"") == true, "\(line ?? "")")
         #expect(!proxy.daemon.text.contains("quiet-ok"))
 
         let config = try String(contentsOfFile: proxy.configPath, encoding: .utf8)

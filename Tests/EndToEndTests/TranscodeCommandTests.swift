@@ -15,7 +15,7 @@ import Testing
         let result = try ServerBinary.run(["transcode", "--serializer", "json", "--content-type", "application/json",
                                            "--status", "404"], stdin: Array(#"{"message":"Not Found"}"#.utf8))
         #expect(result.status == 1)
-        #expect(result.stdoutText.hasPrefix(#"{"type":"urn:serializerd:unacceptable-status","title":"Request failed: not found (404)","status":404,"code":-1011,"upstream":{"status":404,"content_type":"application/json","body":{"message":"Not Found"}}}"#))
+        #expect(result.stdoutText.hasPrefix(#"{"type":"urn:serializerd:unacceptable-status","title":"Request failed: not found (404)","status":404,"detail":"accepted statuses: 200-299 (acceptable_status_codes)","code":-1011,"upstream":{"status":404,"content_type":"application/json","body":{"message":"Not Found"}}}"#))
     }
 
     /// DESIGN §7: no --content-type → the serializer's first default type; '' → none.

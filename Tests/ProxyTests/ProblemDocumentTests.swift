@@ -43,7 +43,7 @@ import Testing
             (.upstreamUnavailable(curlCode: 7, message: "refused", url: nil), 502, "upstream-unavailable", 7),
             (.upstreamTimeout(url: nil, seconds: 1), 504, "upstream-timeout", 28),
             (.upstreamBodyTooLarge(limit: 10, url: nil), 502, "upstream-body-too-large", 63),
-            (.noRoute, 404, "no-route", 404), (.methodNotAllowed(allow: ["GET"]), 405, "method-not-allowed", 405),
+            (.noRoute("GET /x"), 404, "no-route", 404), (.methodNotAllowed(allow: ["GET"]), 405, "method-not-allowed", 405),
             (.invalidPath(".."), 400, "invalid-path", 400), (.headersTooLarge(limit: 1), 431, "headers-too-large", 431),
             (.forbidden, 403, "forbidden", 403), (.badRequest("x"), 400, "bad-request", -1016),
             (.requestTooLarge(limit: 1), 413, "request-too-large", 413), (.unavailable, 503, "unavailable", 503),

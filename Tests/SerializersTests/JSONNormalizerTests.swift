@@ -113,7 +113,7 @@ import Testing
     @Test func depthLimitFailsInsteadOfOverflowing() throws {
         let deep = Array(repeating: UInt8(ascii: "["), count: 100_000) + Array(repeating: UInt8(ascii: "]"), count: 100_000)
         let error = failure(deep)
-        #expect(error?.message == "nesting deeper than the limit of 512")
+        #expect(error?.message == "nesting deeper than the limit of 512 (limits.max_json_depth)")
         #expect(error?.offset == 512)
         let ok = Array(repeating: UInt8(ascii: "["), count: 512) + Array(repeating: UInt8(ascii: "]"), count: 512)
         let accepted = failure(ok) == nil

@@ -22,6 +22,7 @@ import Testing
         }
     }
 
+    /// `Expect:` and `Content-Type:` (empty: libcurl's own defaults off), then each line.
     @Test func headerListsHoldEveryLineAfterExpect() throws {
         var lines = HeaderLines()
         lines.append("X-One", "1")
@@ -33,6 +34,6 @@ import Testing
             seen.append(String(cString: current.pointee.data))
             node = current.pointee.next
         }
-        #expect(seen == ["Expect:", "X-One: 1", "Via: 1.1 serializerd-a"])
+        #expect(seen == ["Expect:", "Content-Type:", "X-One: 1", "Via: 1.1 serializerd-a"])
     }
 }

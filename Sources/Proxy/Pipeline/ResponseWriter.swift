@@ -123,11 +123,11 @@ struct ResponseWriter {
     static let clientGoneStatus = 499
 
     func problem(_ failure: ProxyFailure, route: String?, extraHeaders: [(String, String)] = [],
-                 reply: UpstreamReply? = nil, serializer: String? = nil) {
+                 reply: UpstreamReply? = nil, serializer: String? = nil, hint: String? = nil) {
         var headers = [("Content-Type", ProblemDocument.contentType)] + extraHeaders
         if case .methodNotAllowed(let allow) = failure { headers.append(("Allow", allow.joined(separator: ", "))) }
         send(status: failure.clientStatus, headers: headers,
-             body: ProblemDocument.render(failure, route: route, requestID: requestID),
+             body: ProblemDocument.render(failure, route: route, requestID: requestID, hint: hint),
              outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 

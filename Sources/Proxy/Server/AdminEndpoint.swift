@@ -83,7 +83,7 @@ extension Worker {
         case .events:
             openStream(request, writer: writer)
         case .unknown:
-            writer.problem(.noRoute, route: nil)
+            writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }
     }
 

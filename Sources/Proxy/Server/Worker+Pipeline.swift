@@ -44,7 +44,7 @@ extension Worker {
             return
         }
         switch table.match(method: request.method, path: target.path, host: target.host) {
-        case .noRoute: writer.problem(.noRoute, route: nil)
+        case .noRoute: writer.problem(.noRoute(request.method + " " + (target.host.map { "http://" + $0 } ?? "") + target.path), route: nil)
         case .methodNotAllowed(let allow): writer.problem(.methodNotAllowed(allow: allow), route: nil)
         case .route(let route):
             writer.route = route.name
@@ -138,7 +138,8 @@ extension Worker {
             } else {
                 // The upstream's own 429/503 goes out as such: its Retry-After with it.
                 let retry = failure.clientStatus == reply.status ? reply.headers.fields(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
-                writer.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer)
+                writer.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer,
+                               hint: route.response.hint(for: error))
             }
         }
     }

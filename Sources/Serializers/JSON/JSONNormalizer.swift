@@ -116,7 +116,7 @@ struct NormalizerCore: ~Copyable {
                     state = .string
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     guard depth < options.maxDepth else {
-                        throw fail("nesting deeper than the limit of \(options.maxDepth)", at: i)
+                        throw fail("nesting deeper than the limit of \(options.maxDepth) (limits.max_json_depth)", at: i)
                     }
                     let array = c == UInt8(ascii: "[")
                     stack[depth] = array ? NormalizerCore.isArray : 0

@@ -28,13 +28,7 @@ public enum ResponseSerializerRegistry {
 
     public static func make(_ settings: ResponseSettings) throws(SettingsError) -> any ResponseSerializer {
         try checkOwnership(settings)
-        let contentTypes: [MediaRange]?
-        switch settings.acceptableContentTypes {
-        case .serializerDefault: contentTypes = defaultContentTypes(settings.serializer)
-        case .any: contentTypes = nil
-        case .only(let list): contentTypes = list
-        }
-        let validation = ResponseValidation(statusCodes: settings.acceptableStatusCodes, contentTypes: contentTypes,
+        let validation = ResponseValidation(statusCodes: settings.acceptableStatusCodes, contentTypes: settings.resolvedContentTypes,
                                             maxOutput: settings.maxOutput)
         guard settings.serializer == CompoundResponseSerializer.name else {
             return member(settings.serializer, settings, validation)

@@ -107,12 +107,12 @@ struct BinaryPlistReader {
 
     /// Writes one object's JSON; returns how many levels it nests below itself.
     mutating func write(object: Int, depth: Int) throws(TranscodeError) -> Int {
-        guard depth < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+        guard depth < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
         try budget.charge(out.count, "shared object references expanded to JSON")
         if object >= 0, object < objectCount, writtenStart[object] >= 0 {
             let range = Int(writtenStart[object])..<Int(writtenEnd[object])
             let height = Int(writtenHeight[object])
-            guard depth + height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+            guard depth + height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
             try budget.charge(out.count + range.count, "shared object references expanded to JSON")
             // Copied in place: a slice of `out` appended to `out` would copy the whole buffer.
             let at = out.count

@@ -81,7 +81,7 @@ struct FormTree: ~Copyable {
         if eq < end { value = try decoded(p, eq + 1, end, charset: charset, field: eq + 1) }
         splitKey(key)
         guard segments.count <= maxDepth else {
-            throw TranscodeError("form field starting at byte \(start) nests \(segments.count) levels deep, deeper than the limit of \(maxDepth)")
+            throw TranscodeError("form field starting at byte \(start) nests \(segments.count) levels deep, deeper than the limit of \(maxDepth) (limits.max_json_depth)")
         }
         try insert(value, keyRange: key)
     }

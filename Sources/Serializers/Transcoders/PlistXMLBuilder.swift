@@ -61,7 +61,7 @@ final class PlistXMLBuilder: XMLEventSink {
             return
         }
         guard let parent = levels.last else { throw TranscodeError("property list root must be <plist>") }
-        guard levels.count <= maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth)") }
+        guard levels.count <= maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
         if parent.tag == .dict {
             if tag == .key {
                 guard !parent.awaitingValue else { throw TranscodeError("<key> without a value in <dict>") }

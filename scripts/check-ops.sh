@@ -25,6 +25,18 @@ grep -q '^ExecStart=/usr/bin/serializerd serve --config /etc/serializerd/seriali
 "$work/root/usr/bin/serializerd" check --config "$work/root/etc/serializerd/serializerd.yaml" >/dev/null \
   || fail "installed config does not load"
 
+[ -z "$(nm "$work/root/usr/bin/serializerd" 2>/dev/null | head -1)" ] || fail "make install left the binary unstripped"
+
+echo "== the unit's TasksMax covers the most threads serializerd can run"
+tasks=$(sed -n 's/^TasksMax=\([0-9]*\)$/\1/p' systemd/serializerd.service)
+max_workers=$(sed -n 's/.*static let maxWorkers = \([0-9]*\).*/\1/p' Sources/Proxy/Config/ServerConfig.swift)
+[ -n "$tasks" ] && [ -n "$max_workers" ] || fail "TasksMax or ServerConfig.maxWorkers not found"
+# Workers, main and telemetry threads, and headroom for libcurl's resolver threads.
+[ "$tasks" -ge $((max_workers * 2 + 16)) ] || fail "TasksMax=$tasks cannot hold $max_workers workers and their resolver threads"
+
+echo "== Dockerfile HEALTHCHECK follows the listen address"
+grep -A1 '^HEALTHCHECK' Dockerfile | grep -q -- '--url' && fail "the HEALTHCHECK hard-codes a URL; SERIALIZERD_LISTEN would not move it"
+
 echo "== systemd-analyze verify"
 # verify wants ExecStart's binary to exist: point a copy of the units at the built one.
 mkdir -p "$work/units"

@@ -40,7 +40,7 @@ public enum ConfigLoader {
         config.source = doc.file
         if let node = top["listen"], let address = node.attempt({ () throws(ConfigError) in try listen(node) }) { config.listen = address }
         if let node = top["workers"], let workers = node.attempt({ () throws(ConfigError) in
-            try node.string() == "auto" ? Optional<Int>.none : try node.int(in: 1...256)
+            try node.string() == "auto" ? Optional<Int>.none : try node.int(in: 1...ServerConfig.maxWorkers)
         }) {
             config.workers = workers
         }

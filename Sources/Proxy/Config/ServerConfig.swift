@@ -1,4 +1,7 @@
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 import Telemetry
 import Serializers
 
@@ -6,7 +9,7 @@ import Serializers
 /// sizes in bytes, serializers built. Immutable; a reload swaps in a new one.
 public struct ServerConfig: Sendable {
     public var listen = ListenAddress(host: "127.0.0.1", port: 8080)
-    /// nil = one per CPU.
+    /// nil = `workers: auto`, see `autoWorkers`.
     public var workers: Int?
     public var limits = Limits()
     public var timeouts = Timeouts()
@@ -17,6 +20,13 @@ public struct ServerConfig: Sendable {
     public var source = ""
 
     public init() {}
+
+    /// `workers: auto`: one per online CPU, at most `maxAutoWorkers` — the systemd unit's
+    /// TasksMax is sized from these bounds (scripts/check-ops.sh checks it).
+    public static var autoWorkers: Int { min(maxAutoWorkers, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
+    public static let maxAutoWorkers = 64
+    /// The most an explicit `workers:` may ask for.
+    public static let maxWorkers = 256
 }
 
 public struct Limits: Sendable, Equatable {

@@ -54,7 +54,7 @@ public final class Server {
             libeventLogger.warning("libevent", metadata: metadata)
         }
         SessionManager.globalInit()
-        let count = config.workers ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let count = config.workers ?? ServerConfig.autoWorkers
         let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)
         notifier = ServiceNotifier(environment: environment)
         let watchdog = ServiceWatchdog.interval(environment: environment)

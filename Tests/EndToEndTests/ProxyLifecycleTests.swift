@@ -37,27 +37,40 @@ struct ProxyLifecycleTests {
         let port = proxy.port
         let daemon = proxy.daemon
         let reloading = Locked(true)
+        let signalled = Locked<[Date]>([])
+        let reloads: @Sendable () -> Int = { daemon.text.components(separatedBy: "\"msg\":\"config_reloaded\"").count - 1 }
+        // Each request's start and end, to show that every SIGHUP landed under load.
+        let spans = Locked<[(Date, Date, Int)]>([])
         let reloader = Thread {
-            for _ in 0..<5 {
-                usleep(50_000)
+            for reload in 0..<5 {
+                // The next SIGHUP once the last is applied and requests have gone on meanwhile.
+                let deadline = Date().addingTimeInterval(10)
+                while Date() < deadline && (spans.current.count < 8 * (reload + 1) || reloads() < reload) { usleep(5_000) }
+                signalled.update { $0.append(Date()) }
                 daemon.signal(SIGHUP)
             }
-            usleep(50_000)
+            let after = spans.current.count
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline && spans.current.count < after + 16 { usleep(5_000) }
             reloading.update { $0 = false }
         }
-        // Clients keep going until the reloads are over, so every SIGHUP lands under load.
-        let statuses = Locked<[Int]>([])
         reloader.start()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             while reloading.current {
+                let started = Date()
                 let status = (try? RawHTTP.request(port: port, target: "/api/json", timeout: 10).status) ?? -1
-                statuses.update { $0.append(status) }
+                spans.update { $0.append((started, Date(), status)) }
             }
         }
-        let all = statuses.current
-        #expect(all.count >= 8)   // each client ran at least once while reloads were in progress
-        #expect(all.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: all, by: { $0 }).mapValues(\.count))")
-        #expect(daemon.waitForLine { _ in daemon.text.components(separatedBy: "\"msg\":\"config_reloaded\"").count - 1 == 5 } != nil)
+        let all = spans.current
+        #expect(all.allSatisfy { $0.2 == 200 }, "\(Dictionary(grouping: all.map(\.2), by: { $0 }).mapValues(\.count))")
+        // Requests were answered after every reload, not only before the first.
+        let times = signalled.current
+        #expect(times.count == 5)
+        for time in times {
+            #expect(all.contains { $0.0 > time }, "no request started after the SIGHUP at \(time)")
+        }
+        #expect(daemon.waitForLine { _ in reloads() == 5 } != nil)
     }
 
     @Test func sigtermFinishesRequestsInFlightThenExitsZero() throws {
@@ -69,12 +82,12 @@ struct ProxyLifecycleTests {
             slowStatus.update { $0 = status }
         }
         client.start()
-        // Long enough for the request to reach the daemon even on a loaded machine.
-        usleep(700_000)
+        #expect(proxy.waitForInflight())
         proxy.daemon.signal(SIGTERM)
         let exit = proxy.daemon.waitForExit(timeout: 10)
         proxy.finish()
-        usleep(100_000)
+        let deadline = Date().addingTimeInterval(5)
+        while slowStatus.current == 0 && Date() < deadline { usleep(10_000) }
         #expect(slowStatus.current == 200)
         #expect(exit == 0)
         #expect(proxy.daemon.text.contains("\"msg\":\"stopped\""))
@@ -89,11 +102,12 @@ struct ProxyLifecycleTests {
             slowReply.update { $0 = response }
         }
         client.start()
-        usleep(700_000)
+        #expect(proxy.waitForInflight())
         proxy.daemon.signal(SIGTERM)
         #expect(proxy.daemon.waitForExit(timeout: 10) == 0)
         proxy.finish()
-        usleep(100_000)
+        let deadline = Date().addingTimeInterval(5)
+        while slowReply.current == nil && Date() < deadline { usleep(10_000) }
         let slow = slowReply.current
         #expect(slow?.status == 503)
         #expect(slow.map { String(decoding: $0.body, as: UTF8.self).contains("urn:serializerd:unavailable") } == true)
@@ -106,15 +120,19 @@ struct ProxyLifecycleTests {
         // A mix of successes, upstream failures and local failures, 8 clients at once.
         let targets = ["/api/json", "/api/json?status=500", "/nowhere", "/slow/slow?seconds=1", "/api/garbage", "/api/%2e%2e/x"]
         let collected = Locked<[String: [Int]]>([:])
+        let extraBytes = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for k in 0..<30 {
                 let target = targets[(worker + k) % targets.count]
-                let status = (try? RawHTTP.request(port: port, target: target, timeout: 10).status) ?? -1
-                collected.update { $0[target, default: []].append(status) }
+                // Read until the daemon closes: a second reply would follow the first.
+                let reply = try? RawHTTP.requestReadingToClose(port: port, target: target, timeout: 10)
+                collected.update { $0[target, default: []].append(reply?.0.status ?? -1) }
+                extraBytes.update { $0 += reply?.extra ?? 0 }
             }
         }
         let replies = collected.current
         #expect(replies.values.map(\.count).reduce(0, +) == 240)
+        #expect(extraBytes.current == 0, "bytes after a reply: a request was answered twice")
         #expect(replies["/api/json"]!.allSatisfy { $0 == 200 })
         #expect(replies["/api/json?status=500"]!.allSatisfy { $0 == 500 })
         #expect(replies["/nowhere"]!.allSatisfy { $0 == 404 })

@@ -26,6 +26,27 @@ public enum RawHTTP {
         return try parse(raw, method: method)
     }
 
+    /// The same exchange read until the daemon closes the connection: `extra` is the
+    /// number of bytes after the first reply's end (where a second reply would be).
+    public static func requestReadingToClose(port: Int, target: String, timeout: Double = 20) throws -> (RawResponse, extra: Int) {
+        let head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+        let fd = try connect(port: port, timeout: timeout)
+        defer { close(fd) }
+        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var raw: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            raw += chunk[0..<n]
+        }
+        let response = try parse(raw, method: "GET")
+        guard let end = find([13, 10, 13, 10], in: raw), let length = response.header("Content-Length").flatMap(Int.init) else {
+            throw TestFailure("a reply without Content-Length: \(String(decoding: raw, as: UTF8.self))")
+        }
+        return (response, raw.count - (end + 4 + length))
+    }
+
     /// A connected TCP socket to 127.0.0.1:`port` whose reads give up after `timeout`;
     /// `receiveBuffer` shrinks SO_RCVBUF before connecting (a slow reader).
     public static func connect(port: Int, timeout: Double, receiveBuffer: Int32? = nil) throws -> Int32 {
@@ -89,6 +110,9 @@ public enum RawHTTP {
             headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         var body = Array(raw[(end + 4)...])
+        if let length = headers.last(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }), body.count > length {
+            body = Array(body[..<length])
+        }
         if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked" }) {
             body = dechunk(body)
         }

@@ -2,26 +2,24 @@
 /// name, so a proxy can pick the few fields it forwards without a String per field.
 public struct HeaderNames: Sendable {
     /// Lowercased ASCII.
-    private let names: [[UInt8]]
+    private var names: [[UInt8]]
 
     public init(_ names: [String]) {
         self.names = names.map { Array($0.lowercased().utf8) }
     }
 
-    /// The field names a `Connection` header lists (RFC 9110 §7.6.1: comma-separated
-    /// tokens, each naming a hop-by-hop field), from each of its values.
-    public init(connectionOptions values: [[UInt8]]) {
-        var names: [[UInt8]] = []
-        for value in values {
-            for token in value.split(separator: UInt8(ascii: ",")) {
-                let trimmed = token.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
-                if !trimmed.isEmpty { names.append(trimmed.map(HeaderNames.lower)) }
-            }
+    /// Adds the field names one `Connection` header value lists (RFC 9110 §7.6.1:
+    /// comma-separated tokens, each naming a hop-by-hop field). `keep-alive` and `close`,
+    /// the usual values, add nothing: no allocation for the common request.
+    public mutating func addConnectionOptions(_ value: some Collection<UInt8>) {
+        for token in value.split(separator: UInt8(ascii: ",")) {
+            let trimmed = token.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+            let name = trimmed.map(HeaderNames.lower)
+            if !name.isEmpty && !HeaderNames.usualConnectionTokens.contains(name) { names.append(name) }
         }
-        self.names = names
     }
 
-    public var isEmpty: Bool { names.isEmpty }
+    static let usualConnectionTokens: [[UInt8]] = [Array("keep-alive".utf8), Array("close".utf8)]
 
     public static let connection = HeaderNames(["connection"])
 

@@ -129,6 +129,8 @@ public struct UpstreamHeaders: Sendable {
 
     /// The fields the response's Connection header names (hop-by-hop, never forwarded).
     public var connectionOptions: HeaderNames {
-        HeaderNames(connectionOptions: fields(where: HeaderNames.connection.contains).map { Array($0.1.utf8) })
+        var named = HeaderNames([])
+        for (_, value) in fields(where: HeaderNames.connection.contains) { named.addConnectionOptions(value.utf8) }
+        return named
     }
 }

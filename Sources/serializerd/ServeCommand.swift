@@ -2,6 +2,7 @@ import ArgumentParser
 import HTTPCore
 import Logging
 import Proxy
+import Serializers
 import Telemetry
 #if canImport(Glibc)
 import Glibc
@@ -61,10 +62,13 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// `--upstream URL [--serializer NAME]`: the config a one-route file would give, read by
-    /// the same loader (so a bad URL or name gets the same message). Every value is quoted.
+    /// the same loader (so a bad URL or name gets the same message).
     static func singleRoute(upstream: String, serializer: String?, environment: [String: String]) throws -> ServerConfig {
+        // A JSON string is a YAML double-quoted scalar: the values cannot break the file.
         func quoted(_ text: String) -> String {
-            "\"" + text.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : $0.value < 0x20 ? " " : "\($0)" }.joined() + "\""
+            var bytes: [UInt8] = []
+            JSONEscaping.appendQuoted(text, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
         }
         var yaml = "routes:\n  - name: default\n    match: { prefix: / }\n    upstream: \(quoted(upstream))\n"
         if let serializer { yaml += "    response: { serializer: \(quoted(serializer)) }\n" }

@@ -45,6 +45,28 @@ final class ProxyHarness {
         return false
     }
 
+    /// One request on its own thread (the test meanwhile signals or polls); `reply`
+    /// waits, bounded, for its answer.
+    final class BackgroundRequest: Sendable {
+        private let answer = Locked<RawResponse??>(nil)
+
+        init(port: Int, target: String, timeout: Double) {
+            let answer = answer
+            Thread { answer.update { $0 = .some(try? RawHTTP.request(port: port, target: target, timeout: timeout)) } }.start()
+        }
+
+        /// The reply, nil when the request failed or did not finish within `timeout`.
+        func reply(timeout: Double = 10) -> RawResponse? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while answer.current == nil && Date() < deadline { usleep(10_000) }
+            return answer.current ?? nil
+        }
+    }
+
+    func inBackground(_ target: String, timeout: Double = 20) -> BackgroundRequest {
+        BackgroundRequest(port: port, target: target, timeout: timeout)
+    }
+
     /// Stops both; returns the daemon's exit status (0 after a clean drain).
     @discardableResult
     func finish() -> Int32 {

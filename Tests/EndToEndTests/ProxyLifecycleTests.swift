@@ -65,9 +65,7 @@ struct ProxyLifecycleTests {
         let all = spans.current
         #expect(all.allSatisfy { $0.2 == 200 }, "\(Dictionary(grouping: all.map(\.2), by: { $0 }).mapValues(\.count))")
         // Requests were answered after every reload, not only before the first.
-        let times = signalled.current
-        #expect(times.count == 5)
-        for time in times {
+        for time in signalled.current {
             #expect(all.contains { $0.0 > time }, "no request started after the SIGHUP at \(time)")
         }
         #expect(daemon.waitForLine { _ in reloads() == 5 } != nil)
@@ -75,40 +73,24 @@ struct ProxyLifecycleTests {
 
     @Test func sigtermFinishesRequestsInFlightThenExitsZero() throws {
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"), top: "timeouts: { shutdown_grace: 5s }\n")
-        let port = proxy.port
-        let slowStatus = Locked(0)
-        let client = Thread {
-            let status = (try? RawHTTP.request(port: port, target: "/api/slow?seconds=2", timeout: 10).status) ?? -1
-            slowStatus.update { $0 = status }
-        }
-        client.start()
+        let slow = proxy.inBackground("/api/slow?seconds=2", timeout: 10)
         #expect(proxy.waitForInflight())
         proxy.daemon.signal(SIGTERM)
         let exit = proxy.daemon.waitForExit(timeout: 10)
         proxy.finish()
-        let deadline = Date().addingTimeInterval(5)
-        while slowStatus.current == 0 && Date() < deadline { usleep(10_000) }
-        #expect(slowStatus.current == 200)
+        #expect(slow.reply()?.status == 200)
         #expect(exit == 0)
         #expect(proxy.daemon.text.contains("\"msg\":\"stopped\""))
     }
 
     @Test func graceExpiryAnswers503() throws {
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"), top: "timeouts: { shutdown_grace: 300ms }\n")
-        let port = proxy.port
-        let slowReply = Locked<RawResponse?>(nil)
-        let client = Thread {
-            let response = try? RawHTTP.request(port: port, target: "/api/slow?seconds=4", timeout: 10)
-            slowReply.update { $0 = response }
-        }
-        client.start()
+        let request = proxy.inBackground("/api/slow?seconds=4", timeout: 10)
         #expect(proxy.waitForInflight())
         proxy.daemon.signal(SIGTERM)
         #expect(proxy.daemon.waitForExit(timeout: 10) == 0)
         proxy.finish()
-        let deadline = Date().addingTimeInterval(5)
-        while slowReply.current == nil && Date() < deadline { usleep(10_000) }
-        let slow = slowReply.current
+        let slow = request.reply()
         #expect(slow?.status == 503)
         #expect(slow.map { String(decoding: $0.body, as: UTF8.self).contains("urn:serializerd:unavailable") } == true)
     }

@@ -30,16 +30,7 @@ public enum RawHTTP {
     /// number of bytes after the first reply's end (where a second reply would be).
     public static func requestReadingToClose(port: Int, target: String, timeout: Double = 20) throws -> (RawResponse, extra: Int) {
         let head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
-        let fd = try connect(port: port, timeout: timeout)
-        defer { close(fd) }
-        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var raw: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            raw += chunk[0..<n]
-        }
+        let raw = try exchange(port: port, bytes: Array(head.utf8), timeout: timeout, untilClose: true)
         let response = try parse(raw, method: "GET")
         guard let end = find([13, 10, 13, 10], in: raw), let length = response.header("Content-Length").flatMap(Int.init) else {
             throw TestFailure("a reply without Content-Length: \(String(decoding: raw, as: UTF8.self))")
@@ -70,7 +61,8 @@ public enum RawHTTP {
         return fd
     }
 
-    public static func exchange(port: Int, bytes: [UInt8], timeout: Double, bodyless: Bool = false) throws -> [UInt8] {
+    /// `untilClose`: read until the peer closes, not just to the end of the first reply.
+    public static func exchange(port: Int, bytes: [UInt8], timeout: Double, bodyless: Bool = false, untilClose: Bool = false) throws -> [UInt8] {
         let fd = try connect(port: port, timeout: timeout)
         defer { close(fd) }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -80,7 +72,7 @@ public enum RawHTTP {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
             reply += chunk[0..<n]
-            if isComplete(reply, bodyless: bodyless) { break }
+            if !untilClose && isComplete(reply, bodyless: bodyless) { break }
         }
         return reply
     }

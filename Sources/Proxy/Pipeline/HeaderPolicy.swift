@@ -25,6 +25,13 @@ enum HeaderPolicy {
         "proxy-connection", "content-length", "content-encoding",
     ])
 
+    /// An upstream response's end-to-end fields (passthrough replies, envelopes): not
+    /// hop-by-hop, not framing, not named by its Connection header.
+    static func endToEnd(_ headers: UpstreamHeaders) -> [(String, String)] {
+        let named = headers.connectionOptions
+        return headers.fields { !hopByHopDownstream.contains($0) && !named.contains($0) }
+    }
+
     /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
     /// then X-Forwarded-For, X-Request-Id and Via (the client's entries, then this
     /// daemon's). Read and written as bytes: most requests carry several headers and none
@@ -35,11 +42,10 @@ enum HeaderPolicy {
         var prior: [UInt8] = []
         var vias: [UInt8] = []
         // Fields the client's Connection header names are hop-by-hop too.
-        var connectionValues: [[UInt8]] = []
+        var named = HeaderNames([])
         request.forEachHeader { name, value in
-            if HeaderNames.connection.contains(name) { connectionValues.append(Array(value)) }
+            if HeaderNames.connection.contains(name) { named.addConnectionOptions(value) }
         }
-        let named = HeaderNames(connectionOptions: connectionValues)
         request.forEachHeader { name, value in
             if forwardedFor.contains(name) {
                 if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }

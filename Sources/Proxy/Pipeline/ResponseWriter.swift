@@ -146,16 +146,14 @@ struct ResponseWriter {
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
     func passthrough(_ reply: UpstreamReply, failure: ProxyFailure, serializer: String?) {
-        let named = reply.headers.connectionOptions
-        let headers = reply.headers.fields { !HeaderPolicy.hopByHopDownstream.contains($0) && !named.contains($0) }
+        let headers = HeaderPolicy.endToEnd(reply.headers)
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.
     static func envelope(_ reply: UpstreamReply, data: [UInt8]) -> [UInt8] {
         var headers: [(String, JSONValue)] = []
-        let named = reply.headers.connectionOptions
-        for (name, value) in reply.headers.fields(where: { !HeaderPolicy.hopByHopDownstream.contains($0) && !named.contains($0) }) {
+        for (name, value) in HeaderPolicy.endToEnd(reply.headers) {
             let key = name.lowercased()
             headers.removeAll { $0.0 == key }
             headers.append((key, .string(value)))

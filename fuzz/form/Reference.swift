@@ -32,7 +32,7 @@ enum ReferenceFormDecoder {
             }
             let path = keyPath(key)
             guard path.count <= maxDepth else {
-                throw TranscodeError("form field starting at byte \(offset) nests \(path.count) levels deep, deeper than the limit of \(maxDepth)")
+                throw TranscodeError("form field starting at byte \(offset) nests \(path.count) levels deep, deeper than the limit of \(maxDepth) (limits.max_json_depth)")
             }
             try insert(value, path: path, from: 0, into: root, key: key)
         }

@@ -85,7 +85,7 @@ struct ReferenceXMLJSONCore: ~Copyable {
     // MARK: events
 
     mutating func startElement(_ tag: XMLStartTag) throws(TranscodeError) {
-        guard frames.count <= maxDepth else { throw TranscodeError("elements nested deeper than the limit of \(maxDepth)") }
+        guard frames.count <= maxDepth else { throw TranscodeError("elements nested deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
         let name = names.id(prefix: strip ? nil : tag.prefix, local: tag.localName, attribute: false)
         let pathLength = path.count
         var isForced = false

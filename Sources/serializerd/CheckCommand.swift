@@ -39,8 +39,8 @@ struct CheckCommand: ParsableCommand {
         let rows = config.routes.map { route -> [String] in
             var match = (route.host.map { "http://\($0)" } ?? "") + route.prefix
             if let methods = route.methods { match += " " + methods.sorted().joined(separator: ",") }
-            var response = route.response.serializer
-            if let members = route.response.serializers { response += "(" + members.joined(separator: ",") + ")" }
+            var response = route.response.serializer.rawValue
+            if let members = route.response.serializers { response += "(" + members.map(\.rawValue).joined(separator: ",") + ")" }
             return [route.name, match, "→ " + route.upstream.description, "request: " + route.requestSerializerName,
                     "response: " + response]
         }

@@ -43,12 +43,13 @@ struct TranscodeCommand: ParsableCommand {
 
     /// `--content-type ''` is no header at all; no flag is the serializer's own type.
     var upstreamContentType: String? {
-        guard let contentType else { return ResponseSerializerRegistry.assumedContentType(serializer) }
+        guard let contentType else { return (try? SerializerName(parsing: serializer)).flatMap(ResponseSerializerRegistry.assumedContentType) }
         return contentType.isEmpty ? nil : contentType
     }
 
     func run() throws {
-        var settings = ResponseSettings(serializer: serializer)
+        var settings = ResponseSettings()
+        do { settings.serializer = try SerializerName(parsing: serializer) } catch { throw ValidationError("--serializer: " + error.reason) }
         var canonical = false
         for option in options {
             if option.hasPrefix("canonical=") {

@@ -30,7 +30,7 @@ import Testing
         #expect(github.headers.first { $0.0 == "Authorization" }?.1 == "Bearer t0ken")
         #expect(github.timeout == 10 && github.followRedirects == 5)
         #expect(github.response.acceptableStatusCodes == .successful)
-        #expect(config.routes[2].response.serializers == ["json", "image"])
+        #expect(config.routes[2].response.serializers == [.json, .image])
         #expect(config.routes[3].host == "api.example.com")
         #expect(config.limits.maxResponseBody == 32 << 20 && config.timeouts.upstream == 30)
     }
@@ -39,7 +39,7 @@ import Testing
         let config = try load(route)
         let api = try #require(config.routes.first)
         #expect(api.upstream.description == "http://127.0.0.1:9/v1/")
-        #expect(api.response.serializer == "json" && api.requestSerializerName == "passthrough")
+        #expect(api.response.serializer == .json && api.requestSerializerName == "passthrough")
         #expect(api.methods == nil && api.timeout == 30 && api.output == OutputSettings())
         #expect(config.adminAllow.count == 2 && config.workers == nil)
     }
@@ -48,7 +48,7 @@ import Testing
         let config = try load("defaults:\n  response: { serializer: xml, acceptable_status_codes: [200, 404] }\n  timeout: 2s\n" + route
                               + "    response: { serializer: json }\n")
         let api = try #require(config.routes.first)
-        #expect(api.response.serializer == "json")
+        #expect(api.response.serializer == .json)
         #expect(api.response.acceptableStatusCodes == StatusCodeSet([200...200, 404...404]))
         #expect(api.timeout == 2)
     }
@@ -80,7 +80,7 @@ import Testing
         ("    headers: { X-A: \"a\\0b\" }\n", "routes[0].headers.X-A: header values cannot contain line breaks or NUL"),
         ("    accept_mimes: [a/b]\n", "routes[0].accept_mimes: unknown key"),
         ("    response: { serializer: xml, xml: { namespaces: drop } }\n", "routes[0].response.xml.namespaces: expected keep or strip, found 'drop'"),
-        ("    response: { serializer: [json] }\n", "routes[0].response.serializer: expected a string"),
+        ("    response: { serializer: [json] }\n", "routes[0].response.serializer: expected a single value, found a list"),
         ("    response: { remove_null_values: maybe }\n", "routes[0].response.remove_null_values: expected true or false, found 'maybe'"),
         ("    response: { serializer: json, image: {} }\n", "routes[0].response.image: applies to the image serializer, not json"),
     ])

@@ -2,7 +2,7 @@
 
 /// Builds a serializer the way a route does, from `--option`-style settings.
 func makeSerializer(_ name: String, _ options: [String] = []) throws -> any ResponseSerializer {
-    var settings = ResponseSettings(serializer: name)
+    var settings = ResponseSettings(serializer: try SerializerName(parsing: name))
     for option in options { try settings.apply(option: option) }
     return try ResponseSerializerRegistry.make(settings)
 }

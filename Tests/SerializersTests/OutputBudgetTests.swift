@@ -5,7 +5,7 @@ import Testing
 /// serialization fails naming the bound, in the response and the request serializers.
 @Suite struct OutputBudgetTests {
     func serialize(_ name: String, cap: Int, _ contentType: String, _ body: [UInt8], options: [String] = []) throws -> SerializationResult {
-        var settings = ResponseSettings(serializer: name)
+        var settings = ResponseSettings(serializer: try SerializerName(parsing: name))
         for option in options { try settings.apply(option: option) }
         settings.maxOutput = cap
         return try ResponseSerializerRegistry.make(settings).serialize(UpstreamResponse(status: 200, contentType: contentType, body: body))

@@ -96,20 +96,45 @@ import Testing
 
     @Test func badValuesFailWithTheKeyNamed() {
         var settings = ResponseSettings()
-        #expect(throws: SettingsError("acceptable_status_codes: '2xx' is not a status code (100-599) or a range like 200-299")) {
+        #expect(throws: SettingsError(key: "acceptable_status_codes", "'2xx' is not a status code (100-599) or a range like 200-299")) {
             try settings.apply(option: "acceptable_status_codes=2xx")
         }
-        #expect(throws: SettingsError.self) { try settings.apply(option: "acceptable_status_codes=300-200") }
-        #expect(throws: SettingsError.self) { try settings.apply(option: "acceptable_content_types=json") }
-        #expect(throws: SettingsError.self) { try settings.apply(option: "remove_null_values=yes") }
-        #expect(throws: SettingsError.self) { try settings.apply(option: "frobnicate=1") }
+        for (option, key) in [("acceptable_status_codes=300-200", "acceptable_status_codes"), ("acceptable_content_types=json", "acceptable_content_types"),
+                              ("remove_null_values=yes", "remove_null_values"), ("serializer=yaml", "serializer"),
+                              ("serializers=json,compound", "serializers"), ("xml.namespaces=drop", "xml.namespaces"), ("max_json_depth=0", "max_json_depth")] {
+            #expect(throws: SettingsError.self, "\(option)") { try settings.apply(option: option) }
+            do { try settings.apply(option: option) } catch { #expect(error.key == key && error.message.hasPrefix(key + ": "), "\(error)") }
+        }
+        #expect(throws: SettingsError("unknown response option 'frobnicate'")) { try settings.apply(option: "frobnicate=1") }
         #expect(throws: SettingsError.self) { try settings.apply(option: "novalue") }
     }
 
+    /// The config loader's path: YAML lists, scalars and null, each checked for its shape.
+    @Test func typedValuesTakeListsScalarsAndNull() throws {
+        var settings = ResponseSettings()
+        try settings.apply(key: "acceptable_status_codes", value: .list(["200-299", "404"]))
+        #expect(settings.acceptableStatusCodes == StatusCodeSet([200...299, 404...404]))
+        try settings.apply(key: "acceptable_status_codes", value: .null)
+        #expect(settings.acceptableStatusCodes == nil)
+        try settings.apply(key: "serializers", value: .list(["xml", "json"]))
+        #expect(settings.serializers == [.xml, .json])
+        try settings.apply(key: "serializer", value: .scalar("compound"))
+        #expect(settings.serializer == .compound)
+        #expect(throws: SettingsError(key: "serializer", "expected a single value, found a list")) {
+            try settings.apply(key: "serializer", value: .list(["json"]))
+        }
+        #expect(throws: SettingsError(key: "remove_null_values", "expected a value, found null")) {
+            try settings.apply(key: "remove_null_values", value: .null)
+        }
+        #expect(throws: SettingsError(key: "xml.force_array", "expected a list, found null")) {
+            try settings.apply(key: "xml.force_array", value: .null)
+        }
+    }
+
     @Test func everyNameResolves() throws {
-        for name in ResponseSerializerRegistry.names {
-            let options = name == "compound" ? ["serializers=json"] : []
-            _ = try makeSerializer(name, options)
+        for name in SerializerName.allCases {
+            let options = name == .compound ? ["serializers=json"] : []
+            _ = try makeSerializer(name.rawValue, options)
         }
     }
 }

@@ -32,11 +32,22 @@ public final class Spawned: @unchecked Sendable {
     public func waitForLine(timeout: TimeInterval = 20, _ match: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let line = text.split(separator: "\n").map(String.init).first(where: match) { return line }
+            // A terminal ends lines with \r\n: one Character, so split on newlines, not "\n".
+            if let line = text.split(whereSeparator: \.isNewline).map(String.init).first(where: match) { return line }
             if !alive { return nil }
             usleep(20_000)
         }
         return nil
+    }
+
+    /// Waits (bounded) until everything printed so far satisfies `condition`.
+    public func waitForText(timeout: TimeInterval = 20, _ condition: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(text) { return true }
+            usleep(20_000)
+        }
+        return condition(text)
     }
 
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -97,8 +108,12 @@ public enum DaemonUnderTest {
     }
 
     /// Any `serve` command line whose listen address is 127.0.0.1 (port 0 for any).
-    public static func start(arguments: [String], environment: [String: String]? = nil) throws -> (Spawned, Int) {
-        let daemon = try Spawned(ServerBinary.url, arguments, environment: environment)
+    /// `onATerminal`: stdout is a pseudo-terminal (Tests/Fixtures/on_a_terminal.py relays it).
+    public static func start(arguments: [String], environment: [String: String]? = nil, onATerminal: Bool = false) throws -> (Spawned, Int) {
+        let daemon = onATerminal
+            ? try Spawned(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-u", Fixture.path("on_a_terminal.py"), ServerBinary.url.path] + arguments,
+                          environment: environment)
+            : try Spawned(ServerBinary.url, arguments, environment: environment)
         // The ready event in either log format: JSON, or text with `listen=host:port`.
         guard let line = daemon.waitForLine({ $0.contains("\"msg\":\"ready\"") || $0.contains(" NOTICE ready ") }),
               let range = line.range(of: #"listen"?[:=]"?127\.0\.0\.1:\d+"#, options: .regularExpression) else {

@@ -50,7 +50,7 @@ enum WorstCases {
         return out + tail
     }
 
-    static func response(_ serializer: String, _ contentType: String, _ configure: (inout ResponseSettings) -> Void = { _ in }) -> WorstCase.Side {
+    static func response(_ serializer: SerializerName, _ contentType: String, _ configure: (inout ResponseSettings) -> Void = { _ in }) -> WorstCase.Side {
         var settings = ResponseSettings(serializer: serializer)
         settings.acceptableContentTypes = .any
         configure(&settings)
@@ -60,62 +60,62 @@ enum WorstCases {
     static let deep = 500  // under the default max_json_depth of 512
 
     static var all: [WorstCase] { [
-        WorstCase(name: "json: [0,0,…]", side: response("json", "application/json")) { repeated("0", to: $0, prefix: "[", suffix: "]", separator: ",") },
-        WorstCase(name: "json: 500 deep, then [0,0,…]", side: response("json", "application/json")) {
+        WorstCase(name: "json: [0,0,…]", side: response(.json, "application/json")) { repeated("0", to: $0, prefix: "[", suffix: "]", separator: ",") },
+        WorstCase(name: "json: 500 deep, then [0,0,…]", side: response(.json, "application/json")) {
             repeated("0", to: $0 - 2 * deep, prefix: String(repeating: "[", count: deep), suffix: String(repeating: "]", count: deep), separator: ",")
         },
-        WorstCase(name: "json: [[],[],…] 500 deep", side: response("json", "application/json")) {
+        WorstCase(name: "json: [[],[],…] 500 deep", side: response(.json, "application/json")) {
             repeated("[]", to: $0 - 2 * deep, prefix: String(repeating: "[", count: deep), suffix: String(repeating: "]", count: deep), separator: ",")
         },
-        WorstCase(name: "json: \"\\u0001…\" escapes", side: response("json", "application/json")) { repeated("\\u0001", to: $0, prefix: "[\"", suffix: "\"]") },
-        WorstCase(name: "json: {\"k\":null,…} null removal", side: response("json", "application/json") { $0.removeNullValues = true }) {
+        WorstCase(name: "json: \"\\u0001…\" escapes", side: response(.json, "application/json")) { repeated("\\u0001", to: $0, prefix: "[\"", suffix: "\"]") },
+        WorstCase(name: "json: {\"k\":null,…} null removal", side: response(.json, "application/json") { $0.removeNullValues = true }) {
             repeated("\"k\":null", to: $0, prefix: "{", suffix: "}", separator: ",")
         },
-        WorstCase(name: "xml: <a/><a/>…", side: response("xml", "application/xml")) { repeated("<a/>", to: $0, prefix: "<r>", suffix: "</r>") },
-        WorstCase(name: "xml: <a/><b/>… regrouped", side: response("xml", "application/xml")) { repeated("<a/><b/>", to: $0, prefix: "<r>", suffix: "</r>") },
+        WorstCase(name: "xml: <a/><a/>…", side: response(.xml, "application/xml")) { repeated("<a/>", to: $0, prefix: "<r>", suffix: "</r>") },
+        WorstCase(name: "xml: <a/><b/>… regrouped", side: response(.xml, "application/xml")) { repeated("<a/><b/>", to: $0, prefix: "<r>", suffix: "</r>") },
         // libxml2 refuses nesting past 256 itself.
-        WorstCase(name: "xml: 250 deep, repeated", side: response("xml", "application/xml")) {
+        WorstCase(name: "xml: 250 deep, repeated", side: response(.xml, "application/xml")) {
             repeated(String(repeating: "<a>", count: 250) + String(repeating: "</a>", count: 250), to: $0, prefix: "<r>", suffix: "</r>")
         },
-        WorstCase(name: "xml: 256 attributes per element", side: response("xml", "application/xml")) {
+        WorstCase(name: "xml: 256 attributes per element", side: response(.xml, "application/xml")) {
             repeated("<e " + (0..<256).map { "a\($0)=\"\"" }.joined(separator: " ") + "/>", to: $0, prefix: "<r>", suffix: "</r>")
         },
-        WorstCase(name: "xml: &lt;&lt;… entities", side: response("xml", "application/xml")) { repeated("&lt;", to: $0, prefix: "<r>", suffix: "</r>") },
-        WorstCase(name: "xml: distinct names <n1/><n2/>…", side: response("xml", "application/xml")) {
+        WorstCase(name: "xml: &lt;&lt;… entities", side: response(.xml, "application/xml")) { repeated("&lt;", to: $0, prefix: "<r>", suffix: "</r>") },
+        WorstCase(name: "xml: distinct names <n1/><n2/>…", side: response(.xml, "application/xml")) {
             var out = Array("<r>".utf8), k = 0
             while out.count < $0 - 20 { out += Array("<n\(k)/>".utf8); k += 1 }
             return out + Array("</r>".utf8)
         },
-        WorstCase(name: "plist xml: <integer>0</integer>…", side: response("plist", "application/x-plist")) {
+        WorstCase(name: "plist xml: <integer>0</integer>…", side: response(.plist, "application/x-plist")) {
             repeated("<integer>0</integer>", to: $0, prefix: "<plist><array>", suffix: "</array></plist>")
         },
-        WorstCase(name: "plist xml: <key/><true/>…", side: response("plist", "application/x-plist")) {
+        WorstCase(name: "plist xml: <key/><true/>…", side: response(.plist, "application/x-plist")) {
             repeated("<key>k</key><true/>", to: $0, prefix: "<plist><dict>", suffix: "</dict></plist>")
         },
-        WorstCase(name: "bplist: distinct integers", side: response("plist", "application/x-plist")) { BinaryPlist.integers(size: $0) },
-        WorstCase(name: "bplist: one 1 KiB string referenced ×n", side: response("plist", "application/x-plist")) { BinaryPlist.sharedString(size: $0) },
-        WorstCase(name: "bplist: reference DAG (2^40 nodes)", side: response("plist", "application/x-plist")) { _ in BinaryPlist.dag(levels: 40) },
-        WorstCase(name: "form: k1&k2&… distinct keys", side: response("form", "application/x-www-form-urlencoded")) {
+        WorstCase(name: "bplist: distinct integers", side: response(.plist, "application/x-plist")) { BinaryPlist.integers(size: $0) },
+        WorstCase(name: "bplist: one 1 KiB string referenced ×n", side: response(.plist, "application/x-plist")) { BinaryPlist.sharedString(size: $0) },
+        WorstCase(name: "bplist: reference DAG (2^40 nodes)", side: response(.plist, "application/x-plist")) { _ in BinaryPlist.dag(levels: 40) },
+        WorstCase(name: "form: k1&k2&… distinct keys", side: response(.form, "application/x-www-form-urlencoded")) {
             var out: [UInt8] = [], k = 0
             while out.count < $0 - 12 { out += Array("k\(k)&".utf8); k += 1 }
             return out
         },
-        WorstCase(name: "form: a[]=&a[]=…", side: response("form", "application/x-www-form-urlencoded")) { repeated("a[]=", to: $0, separator: "&") },
-        WorstCase(name: "form: 500-deep keys, repeated", side: response("form", "application/x-www-form-urlencoded")) {
+        WorstCase(name: "form: a[]=&a[]=…", side: response(.form, "application/x-www-form-urlencoded")) { repeated("a[]=", to: $0, separator: "&") },
+        WorstCase(name: "form: 500-deep keys, repeated", side: response(.form, "application/x-www-form-urlencoded")) {
             var out: [UInt8] = [], k = 0
             let stem = "a" + String(repeating: "[b]", count: deep - 2)
             while out.count < $0 - 3 * deep { out += Array("\(stem)[c\(k)]=&".utf8); k += 1 }
             return out
         },
-        WorstCase(name: "form: a=%01%01… escapes", side: response("form", "application/x-www-form-urlencoded")) { repeated("%01", to: $0, prefix: "a=") },
-        WorstCase(name: "text: NUL bytes (6× as JSON)", side: response("text", "text/plain")) { [UInt8](repeating: 0, count: $0) },
-        WorstCase(name: "raw: non-UTF-8 (base64)", side: response("raw", "application/octet-stream")) { [UInt8](repeating: 0xFF, count: $0) },
-        WorstCase(name: "image: include_data", side: response("image", "image/png") { $0.image = ImageOptions(includeData: true) }) { size in
+        WorstCase(name: "form: a=%01%01… escapes", side: response(.form, "application/x-www-form-urlencoded")) { repeated("%01", to: $0, prefix: "a=") },
+        WorstCase(name: "text: NUL bytes (6× as JSON)", side: response(.text, "text/plain")) { [UInt8](repeating: 0, count: $0) },
+        WorstCase(name: "raw: non-UTF-8 (base64)", side: response(.raw, "application/octet-stream")) { [UInt8](repeating: 0xFF, count: $0) },
+        WorstCase(name: "image: include_data", side: response(.image, "image/png") { $0.image = ImageOptions(includeData: true) }) { size in
             var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
             png += [0, 0, 1, 0, 0, 0, 1, 0, 8, 6, 0, 0, 0, 0, 0, 0, 0]
             return png + [UInt8](repeating: 0, count: max(0, size - png.count))
         },
-        WorstCase(name: "compound json,xml,plist,form: XML body", side: response("compound", "application/xml") { $0.serializers = ["json", "xml", "plist", "form"] }) {
+        WorstCase(name: "compound json,xml,plist,form: XML body", side: response(.compound, "application/xml") { $0.serializers = [.json, .xml, .plist, .form] }) {
             repeated("<a/><b/>", to: $0, prefix: "<r>", suffix: "</r>")
         },
         WorstCase(name: "request http (POST): [[],[],…] 500 deep", side: .request("http", contentType: "application/json", method: "POST")) {

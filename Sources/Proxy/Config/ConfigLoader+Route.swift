@@ -147,9 +147,8 @@ extension ConfigLoader {
         do throws(SettingsError) {
             return (settings, try ResponseSerializerRegistry.make(settings))
         } catch {
-            // Point at the offending key when the message names one.
-            let key = responseKeys.first { error.message.hasPrefix($0 + ":") } ?? "serializer"
-            throw (members[key] ?? node ?? parent).error(withoutKey(error.message, key))
+            // At the key the error names: `xml:` for an option of the wrong serializer.
+            throw (members[error.key ?? "serializer"] ?? node ?? parent).error(error.reason)
         }
     }
 
@@ -181,28 +180,18 @@ extension ConfigLoader {
         return (settings, members)
     }
 
-    static let listKeys: Set<String> = ["acceptable_status_codes", "acceptable_content_types", "serializers", "xml.force_array"]
-
     static func apply(_ key: String, _ node: ConfigNode, to settings: inout ResponseSettings) throws(ConfigError) {
-        let value: String
+        let value: SettingValue
         if node.isNull {
-            value = "null"
-        } else if listKeys.contains(key), case .sequence = node.node {
-            value = try node.strings().joined(separator: ",")
+            value = .null
+        } else if case .sequence = node.node {
+            value = .list(try node.strings())
         } else {
-            value = try node.string()
+            value = .scalar(try node.string())
         }
-        do throws(SettingsError) { try settings.apply(option: "\(key)=\(value)") } catch {
-            throw node.error(withoutKey(error.message, key))
+        do throws(SettingsError) { try settings.apply(key: key, value: value) } catch {
+            throw node.error(error.reason)
         }
-    }
-
-    /// The error path already names the key; drop it from the message's front.
-    static func withoutKey(_ message: String, _ key: String) -> String {
-        for name in [key, String(key.split(separator: ".").last ?? "")] where message.hasPrefix(name + ": ") {
-            return String(message.dropFirst(name.count + 2))
-        }
-        return message
     }
 
     static func output(_ node: ConfigNode?) throws(ConfigError) -> OutputSettings {

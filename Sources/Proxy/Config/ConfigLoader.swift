@@ -120,7 +120,7 @@ public enum ConfigLoader {
         var settings = LogSettings()
         if let n = m["format"] {
             let text = try n.string()
-            guard let format = LogSettings.Format(rawValue: text) else { throw n.error("expected json or text, found '\(text)'") }
+            guard let format = LogSettings.Format(rawValue: text) else { throw n.error("expected auto, json or text, found '\(text)'") }
             settings.format = format
         }
         if let n = m["level"] {

@@ -99,9 +99,9 @@ extension Worker {
             ("follow_redirects", .number(String(route.followRedirects))),
             ("headers", .array(route.headers.map { .string($0.0) })),   // names only: values may be secrets
             ("request_serializer", .string(route.requestSerializerName)),
-            ("response_serializer", .string(route.response.serializer)),
+            ("response_serializer", .string(route.response.serializer.rawValue)),
         ]
-        if let serializers = route.response.serializers { members.append(("serializers", .array(serializers.map(JSONValue.string)))) }
+        if let serializers = route.response.serializers { members.append(("serializers", .array(serializers.map { .string($0.rawValue) }))) }
         members.append(("output", .object([
             ("envelope", .bool(route.output.envelope)), ("canonical", .bool(route.output.canonical)),
             ("on_failure", .string(route.output.onFailure.rawValue)),

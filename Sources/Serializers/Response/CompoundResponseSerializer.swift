@@ -4,7 +4,7 @@
 /// validated with the compound's own lists. Members check their own default content
 /// types but the route's status codes (DESIGN §5).
 struct CompoundResponseSerializer: ResponseSerializer {
-    static let name = "compound"
+    static let name = SerializerName.compound.rawValue
 
     let members: [any ResponseSerializer]
     let fallback: RawResponseSerializer

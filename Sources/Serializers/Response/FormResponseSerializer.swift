@@ -1,6 +1,6 @@
 /// `application/x-www-form-urlencoded` bodies as JSON objects (see `FormDecoder`).
 struct FormResponseSerializer: ResponseSerializer {
-    static let name = "form"
+    static let name = SerializerName.form.rawValue
     static let defaultContentTypes = ["application/x-www-form-urlencoded"]
 
     let validation: ResponseValidation

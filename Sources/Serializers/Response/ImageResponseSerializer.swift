@@ -1,7 +1,7 @@
 /// AFImageResponseSerializer, made JSON: `{"format","width","height","bytes"}` and,
 /// with `include_data`, `"base64"`.
 struct ImageResponseSerializer: ResponseSerializer {
-    static let name = "image"
+    static let name = SerializerName.image.rawValue
     /// AF's ten image types, plus image/webp and image/jpg.
     static let defaultContentTypes = [
         "image/tiff", "image/jpeg", "image/gif", "image/png", "image/ico", "image/x-icon",

@@ -1,6 +1,6 @@
 /// AFJSONResponseSerializer: validates, then normalizes the JSON in one streaming pass.
 struct JSONResponseSerializer: ResponseSerializer {
-    static let name = "json"
+    static let name = SerializerName.json.rawValue
     static let defaultContentTypes = ["application/json", "text/json", "text/javascript", "*/*+json"]
 
     let validation: ResponseValidation

@@ -1,6 +1,6 @@
 /// AFPropertyListResponseSerializer: XML or binary property lists as JSON.
 struct PlistResponseSerializer: ResponseSerializer {
-    static let name = "plist"
+    static let name = SerializerName.plist.rawValue
     static let defaultContentTypes = ["application/x-plist"]
 
     let validation: ResponseValidation

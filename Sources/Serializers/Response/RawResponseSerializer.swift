@@ -1,7 +1,7 @@
 /// AFHTTPResponseSerializer's data, made JSON: UTF-8 text as a string, other bytes
 /// as `{"bytes":N,"base64":"…"}`. Accepts any content type by default.
 struct RawResponseSerializer: ResponseSerializer {
-    static let name = "raw"
+    static let name = SerializerName.raw.rawValue
 
     let validation: ResponseValidation
 

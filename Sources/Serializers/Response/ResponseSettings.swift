@@ -1,7 +1,7 @@
 /// A route's `response:` block (DESIGN §2), independent of how it was written
 /// (YAML, or `--option key=value` on the command line).
 public struct ResponseSettings: Sendable, Equatable {
-    public var serializer: String = "json"
+    public var serializer = SerializerName.json
     /// nil disables the check; the default is AF's 200–299.
     public var acceptableStatusCodes: StatusCodeSet? = .successful
     public var acceptableContentTypes: ContentTypePolicy = .serializerDefault
@@ -16,9 +16,9 @@ public struct ResponseSettings: Sendable, Equatable {
     public var xml: XMLOptions?
     public var image: ImageOptions?
     /// compound: member serializer names, tried in order.
-    public var serializers: [String]?
+    public var serializers: [SerializerName]?
 
-    public init(serializer: String = "json") {
+    public init(serializer: SerializerName = .json) {
         self.serializer = serializer
     }
 
@@ -56,28 +56,64 @@ extension ResponseSettings {
         }
         let key = String(option[..<eq]).trimmingASCIIWhitespace()
         let value = String(option[option.index(after: eq)...]).trimmingASCIIWhitespace()
-        let list = value.split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+        try apply(key: key, value: SettingValue(optionText: value))
+    }
+
+    /// Applies one `response:` setting, as the config loader and `--option` both give
+    /// it. A list key takes a list or a comma-separated scalar; errors carry the key.
+    public mutating func apply(key: String, value: SettingValue) throws(SettingsError) {
+        func scalar() throws(SettingsError) -> String {
+            switch value {
+            case .scalar(let text): return text
+            case .null: throw SettingsError(key: key, "expected a value, found null")
+            case .list: throw SettingsError(key: key, "expected a single value, found a list")
+            }
+        }
+        func list() throws(SettingsError) -> [String] {
+            switch value {
+            case .list(let items): return items.map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+            case .scalar(let text): return text.split(separator: ",").map { $0.trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+            case .null: throw SettingsError(key: key, "expected a list, found null")
+            }
+        }
+        func bool() throws(SettingsError) -> Bool {
+            switch try scalar() {
+            case "true": return true
+            case "false": return false
+            case let other: throw SettingsError(key: key, "expected true or false, found '\(other)'")
+            }
+        }
         switch key {
-        case "serializer": serializer = value
+        case "serializer": serializer = try SerializerName(parsing: scalar(), key: key)
         case "acceptable_status_codes":
-            acceptableStatusCodes = value == "null" ? nil : try StatusCodeSet(parsing: list)
+            acceptableStatusCodes = value == .null ? nil : try StatusCodeSet(parsing: list())
         case "acceptable_content_types":
-            acceptableContentTypes = value == "null" ? .any : .only(try Self.mediaRanges(list))
-        case "remove_null_values": removeNullValues = try Self.bool(key, value)
-        case "allow_fragments": allowFragments = try Self.bool(key, value)
+            acceptableContentTypes = value == .null ? .any : .only(try Self.mediaRanges(list()))
+        case "remove_null_values": removeNullValues = try bool()
+        case "allow_fragments": allowFragments = try bool()
         case "max_json_depth":
-            guard let depth = Int(value), (1...10_000).contains(depth) else {
-                throw SettingsError("max_json_depth: expected an integer from 1 to 10000, found '\(value)'")
+            let text = try scalar()
+            guard let depth = Int(text), (1...10_000).contains(depth) else {
+                throw SettingsError(key: key, "expected an integer from 1 to 10000, found '\(text)'")
             }
             maxJSONDepth = depth
-        case "serializers": serializers = list
-        case "xml.force_array", "force_array": xml = XMLOptions(forceArray: list, namespaces: xml?.namespaces ?? .keep)
+        case "serializers":
+            var names: [SerializerName] = []
+            for item in try list() {
+                guard let name = SerializerName(rawValue: item), name != .compound else {
+                    throw SettingsError(key: key, "'\(item)' is not a member serializer (expected one of \(SerializerName.members.map(\.rawValue).joined(separator: ", ")))")
+                }
+                names.append(name)
+            }
+            serializers = names
+        case "xml.force_array", "force_array": xml = XMLOptions(forceArray: try list(), namespaces: xml?.namespaces ?? .keep)
         case "xml.namespaces", "namespaces":
-            guard let mode = XMLOptions.Namespaces(rawValue: value) else {
-                throw SettingsError("namespaces: expected keep or strip, found '\(value)'")
+            let text = try scalar()
+            guard let mode = XMLOptions.Namespaces(rawValue: text) else {
+                throw SettingsError(key: key, "expected keep or strip, found '\(text)'")
             }
             xml = XMLOptions(forceArray: xml?.forceArray ?? [], namespaces: mode)
-        case "image.include_data", "include_data": image = ImageOptions(includeData: try Self.bool(key, value))
+        case "image.include_data", "include_data": image = ImageOptions(includeData: try bool())
         default: throw SettingsError("unknown response option '\(key)'")
         }
     }
@@ -86,18 +122,10 @@ extension ResponseSettings {
         var ranges: [MediaRange] = []
         for item in items {
             guard let range = MediaRange(item) else {
-                throw SettingsError("acceptable_content_types: '\(item)' is not a media type like application/json, application/* or */*")
+                throw SettingsError(key: "acceptable_content_types", "'\(item)' is not a media type like application/json, application/* or */*")
             }
             ranges.append(range)
         }
         return ranges
-    }
-
-    static func bool(_ key: String, _ value: String) throws(SettingsError) -> Bool {
-        switch value {
-        case "true": return true
-        case "false": return false
-        default: throw SettingsError("\(key): expected true or false, found '\(value)'")
-        }
     }
 }

@@ -17,11 +17,11 @@ public struct StatusCodeSet: Sendable, Equatable, CustomStringConvertible {
             let bounds = item.split(separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let low = Int(bounds[0]), let high = Int(bounds.last!),
                   (100...599).contains(low), (100...599).contains(high), low <= high else {
-                throw SettingsError("acceptable_status_codes: '\(item)' is not a status code (100-599) or a range like 200-299")
+                throw SettingsError(key: "acceptable_status_codes", "'\(item)' is not a status code (100-599) or a range like 200-299")
             }
             ranges.append(low...high)
         }
-        guard !ranges.isEmpty else { throw SettingsError("acceptable_status_codes: empty list (use null to disable the check)") }
+        guard !ranges.isEmpty else { throw SettingsError(key: "acceptable_status_codes", "empty list (use null to disable the check)") }
         self.ranges = ranges
     }
 

@@ -1,6 +1,6 @@
 /// The body, decoded by its `charset` parameter (default UTF-8), as one JSON string.
 struct TextResponseSerializer: ResponseSerializer {
-    static let name = "text"
+    static let name = SerializerName.text.rawValue
     static let defaultContentTypes = ["text/*"]
 
     let validation: ResponseValidation

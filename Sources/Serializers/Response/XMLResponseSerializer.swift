@@ -1,6 +1,6 @@
 /// AFXMLParserResponseSerializer, made JSON in xmltodict's convention.
 struct XMLResponseSerializer: ResponseSerializer {
-    static let name = "xml"
+    static let name = SerializerName.xml.rawValue
     static let defaultContentTypes = ["application/xml", "text/xml", "*/*+xml"]
 
     let validation: ResponseValidation

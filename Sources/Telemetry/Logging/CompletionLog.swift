@@ -24,6 +24,8 @@ public final class CompletionLog: CompletionSink {
             var line = LogLine(format: .text, prefix: false, level: level, message: "request_completed", timestamp: event.timestamp)
             event.appendFields(to: &line)
             buffer.append(contentsOf: line.bytes)
+        case .console:
+            buffer.append(contentsOf: event.consoleLine.utf8)
         }
         buffer.append(0x0A)
         // A burst beyond 64 KiB goes out at once; otherwise the next flush writes it.
@@ -39,8 +41,45 @@ public final class CompletionLog: CompletionSink {
 }
 
 extension CompletionEvent {
-    /// Failures are warnings (4xx) or errors (5xx); everything else is info.
-    var level: Logger.Level { status >= 500 ? .error : (status >= 400 ? .warning : .info) }
+    /// Failures are warnings (4xx) or errors (5xx); health checks and scrapes that
+    /// succeed are debug (a probe every few seconds would drown the log); the rest info.
+    var level: Logger.Level {
+        if status >= 500 { return .error }
+        if status >= 400 { return .warning }
+        if route == RouteLabel.admin && (path == "/-/health" || path == "/metrics") { return .debug }
+        return .info
+    }
+
+    /// The console format: time, method, path, status, outcome, duration (upstream and
+    /// serialize in brackets), route — aligned, the status and outcome coloured by class.
+    var consoleLine: String {
+        let time = String(decoding: timestamp.dropFirst(11).dropLast(), as: UTF8.self)   // HH:MM:SS.mmm
+        let colour = switch status {
+        case _ where outcome == "client_gone": "\u{1B}[35m"   // magenta: the client left
+        case ..<400: "\u{1B}[32m"                             // green
+        case ..<500: "\u{1B}[33m"                             // yellow
+        default: "\u{1B}[31m"                                 // red
+        }
+        var stages: [String] = []
+        if let upstreamDuration { stages.append("upstream " + Self.ms(upstreamDuration)) }
+        if let serializeDuration { stages.append("serialize " + Self.ms(serializeDuration)) }
+        var line = time + "  " + Self.pad(method, 7) + " " + Self.pad(path, 32) + " " + colour + String(status) + " "
+            + Self.pad(outcome, 24) + "\u{1B}[0m" + Self.pad(Self.ms(duration), 10, left: true)
+        if !stages.isEmpty { line += "  (" + stages.joined(separator: ", ") + ")" }
+        line += "  " + route
+        if let error { line += "  \u{1B}[2m" + error + "\u{1B}[0m" }
+        return line
+    }
+
+    static func ms(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10) ms"
+    }
+
+    static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - text.count))
+        return left ? fill + text : text + fill
+    }
 
     /// When the request finished, as the `ts` field.
     var timestamp: [UInt8] {

@@ -10,7 +10,9 @@ import Glibc
 /// reload. Read once per line (an atomic load).
 public final class LogOutput: Sendable {
     public enum Format: UInt8, Sendable {
-        case json = 0, text = 1
+        /// One JSON object per line; `text`: `key=value` lines; `console`: `text`, but a
+        /// request is one aligned, coloured line (a person at a terminal).
+        case json = 0, text = 1, console = 2
     }
 
     private let formatRaw = Atomic<UInt8>(Format.json.rawValue)
@@ -25,6 +27,9 @@ public final class LogOutput: Sendable {
         self.fd = fd
         journalPrefix = LogOutput.isJournal(fd: fd, environment: environment)
     }
+
+    /// Whether lines go to a terminal (`log.format: auto` picks the console format then).
+    public var isTerminal: Bool { isatty(fd) == 1 }
 
     public var format: Format { Format(rawValue: formatRaw.load(ordering: .relaxed)) ?? .json }
 
@@ -130,7 +135,7 @@ struct LogLine {
             bytes.append(contentsOf: "\",\"msg\":".utf8)
             JSONEscaping.appendQuoted(message, to: &bytes)
             first = false
-        case .text:
+        case .text, .console:
             bytes.append(contentsOf: timestamp)
             bytes.append(0x20)
             bytes.append(contentsOf: level.rawValue.uppercased().utf8)
@@ -147,7 +152,7 @@ struct LogLine {
             if !first { bytes.append(UInt8(ascii: "\"")) }
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-        case .text:
+        case .text, .console:
             bytes.append(0x20)
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
             bytes.append(UInt8(ascii: "="))
@@ -162,7 +167,7 @@ struct LogLine {
             bytes.append(contentsOf: first ? "\"".utf8 : ",\"".utf8)
             bytes.append(contentsOf: name.utf8)
             bytes.append(contentsOf: "\":".utf8)
-        case .text:
+        case .text, .console:
             bytes.append(0x20)
             bytes.append(contentsOf: name.utf8)
             bytes.append(UInt8(ascii: "="))
@@ -193,7 +198,7 @@ struct LogLine {
                 return true
             }
             if !plain { JSONEscaping.appendQuoted(value, to: &bytes) }
-        case .text:
+        case .text, .console:
             let plain = !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != 0x7F && $0 != UInt8(ascii: "=") }
             if plain { bytes.append(contentsOf: value.utf8) } else { JSONEscaping.appendQuoted(value, to: &bytes) }
         }

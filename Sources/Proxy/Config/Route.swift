@@ -1,0 +1,50 @@
+import Serializers
+
+/// One compiled route. A class: it is handed along every stage of every request, and
+/// copying a struct of this size retained each of its fields at every step.
+public final class Route: Sendable {
+    public let name: String
+    public let prefix: String
+    /// nil = all methods.
+    public let methods: Set<String>?
+    /// Set for absolute-form (HTTP_PROXY-style) routes: lowercased host[:port].
+    public let host: String?
+    public let upstream: UpstreamBase
+    public let timeout: Double
+    public let connectTimeout: Double
+    public let followRedirects: Int
+    public let headers: [(String, String)]
+    /// The names of `headers`, which replace any client header of the same name.
+    let headerNames: HeaderNames
+    public let requestSerializerName: String
+    public let requestSerializer: any RequestSerializer
+    public let response: ResponseSettings
+    public let responseSerializer: any ResponseSerializer
+    public let output: OutputSettings
+
+    init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
+         connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
+         requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
+         output: OutputSettings) {
+        self.name = name
+        self.prefix = prefix
+        self.methods = methods
+        self.host = host
+        self.upstream = upstream
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.headers = headers
+        headerNames = HeaderNames(headers.map(\.0))
+        self.requestSerializerName = requestSerializerName
+        self.requestSerializer = requestSerializer
+        self.response = response
+        self.responseSerializer = responseSerializer
+        self.output = output
+    }
+
+    /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).
+    public func allows(_ method: String) -> Bool {
+        methods?.contains(method) ?? (method != "CONNECT" && method != "TRACE")
+    }
+}

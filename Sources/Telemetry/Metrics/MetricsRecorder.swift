@@ -1,0 +1,41 @@
+/// The worker's side of its shard: lookup caches only the worker touches, so a
+/// request finds its cells without the shard's mutex. The metrics sink.
+public final class MetricsRecorder: CompletionSink {
+    let shard: MetricsShard
+    private var requests: [RequestSeries: Cell] = [:]
+    private var routes: [String: RouteCells] = [:]
+    private var serialization: [SerializerSeries: HistogramCells] = [:]
+
+    init(shard: MetricsShard) { self.shard = shard }
+
+    public func record(_ event: CompletionEvent) {
+        let series = RequestSeries(route: event.route, method: event.method, code: event.status, outcome: event.outcome)
+        let counter = requests[series] ?? {
+            let cell = shard.register(series)
+            requests[series] = cell
+            return cell
+        }()
+        counter.add(1)
+        let cells = routes[event.route] ?? {
+            let cells = shard.register(route: event.route)
+            routes[event.route] = cells
+            return cells
+        }()
+        cells.requestDuration.observe(event.duration)
+        if let upstream = event.upstreamDuration { cells.upstreamDuration.observe(upstream) }
+        cells.upstreamBytes.add(UInt64(event.bytesIn))
+        cells.responseBytes.add(UInt64(event.bytesOut))
+        if let serializer = event.serializer, let seconds = event.serializeDuration {
+            let key = SerializerSeries(route: event.route, serializer: serializer)
+            let histogram = serialization[key] ?? {
+                let cells = shard.register(key)
+                serialization[key] = cells
+                return cells
+            }()
+            histogram.observe(seconds)
+        }
+    }
+
+    /// The worker's in-flight count (a gauge the scrape sums over workers).
+    public func setInflight(_ count: Int) { shard.inflight.set(UInt64(max(0, count))) }
+}

@@ -1,0 +1,6 @@
+struct RequestSeries: Hashable, Sendable {
+    var route: String
+    var method: String
+    var code: Int
+    var outcome: String
+}

@@ -1,0 +1,4 @@
+struct SerializerSeries: Hashable, Sendable {
+    var route: String
+    var serializer: String
+}

@@ -1,0 +1,25 @@
+/// Request header lines as libcurl takes them (`Name: value`, each NUL-terminated), in
+/// one buffer: built from the client's header bytes without a String per header.
+public struct HeaderLines: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if bytes.capacity == 0 { bytes.reserveCapacity(512) }
+        bytes.append(contentsOf: name)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: value)
+        bytes.append(0)
+    }
+
+    public mutating func append(_ name: StaticString, value: UnsafeBufferPointer<UInt8>) {
+        name.withUTF8Buffer { append(name: $0, value: value) }
+    }
+
+    public mutating func append(_ name: String, _ value: String) {
+        var name = name, value = value
+        name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0) } }
+    }
+}

@@ -1,0 +1,53 @@
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The final response's header lines as received ("Name: value", CRLF-terminated),
+/// parsed only when asked: a normalized reply forwards two or three of them, so the
+/// rest never become Strings.
+public struct UpstreamHeaders: Sendable {
+    var lines: [UInt8]
+
+    public init(lines: [UInt8] = []) { self.lines = lines }
+
+    /// The fields (name as sent, value without surrounding whitespace) whose raw name
+    /// `keep` accepts, in order.
+    public func fields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool) -> [(String, String)] {
+        var result: [(String, String)] = []
+        appendFields(where: keep, to: &result)
+        return result
+    }
+
+    /// The same, appended to `result`.
+    public func appendFields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
+        lines.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var lineStart = 0
+            while lineStart < all.count {
+                let lineEnd = memchr(base + lineStart, 0x0A, all.count - lineStart)
+                    .map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? all.count
+                defer { lineStart = lineEnd + 1 }
+                guard let found = memchr(base + lineStart, Int32(UInt8(ascii: ":")), lineEnd - lineStart) else { continue }
+                let colon = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                let name = UnsafeBufferPointer(rebasing: all[lineStart..<colon])
+                guard keep(name) else { continue }
+                var start = colon + 1, end = lineEnd
+                while start < end && (all[start] == 0x20 || all[start] == 0x09) { start += 1 }
+                while end > start && (all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0D) { end -= 1 }
+                result.append((String(decoding: name, as: UTF8.self),
+                               String(decoding: UnsafeBufferPointer(rebasing: all[start..<end]), as: UTF8.self)))
+            }
+        }
+    }
+
+    /// Every field, in order.
+    public var all: [(String, String)] { fields { _ in true } }
+
+    /// The fields the response's Connection header names (hop-by-hop, never forwarded).
+    public var connectionOptions: HeaderNames {
+        var named = HeaderNames([])
+        for (_, value) in fields(where: HeaderNames.connection.contains) { named.addConnectionOptions(value.utf8) }
+        return named
+    }
+}

@@ -20,4 +20,8 @@ static inline void *serializerd_remap(void *p, size_t old_bytes, size_t new_byte
 }
 
 static inline void serializerd_unmap(void *p, size_t bytes) { munmap(p, bytes); }
+
+// A hint that `p` is written soon: a table probe's cache miss overlaps other work
+// (Swift has no prefetch of its own).
+static inline void serializerd_prefetch(const void *p) { __builtin_prefetch(p, 1, 3); }
 #endif

@@ -41,24 +41,36 @@ public enum JSONEscaping {
         return length
     }
 
-    /// Writes `"…"` at `out`, which has room for `quotedLength(bytes)`.
-    static func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) {
+    /// Writes `"…"` at `out`, which has room for `quotedLength(bytes)`; returns that length.
+    @discardableResult
+    static func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
         out[0] = UInt8(ascii: "\"")
         var w = 1
         var runStart = 0
         for k in 0..<bytes.count where needsEscape(bytes[k]) {
             if k > runStart {
-                (out + w).update(from: bytes.baseAddress! + runStart, count: k - runStart)
+                copy(bytes.baseAddress! + runStart, k - runStart, to: out + w)
                 w += k - runStart
             }
             writeScalar(UInt32(bytes[k]), into: out, at: &w)
             runStart = k + 1
         }
         if runStart < bytes.count {
-            (out + w).update(from: bytes.baseAddress! + runStart, count: bytes.count - runStart)
+            copy(bytes.baseAddress! + runStart, bytes.count - runStart, to: out + w)
             w += bytes.count - runStart
         }
         out[w] = UInt8(ascii: "\"")
+        return w + 1
+    }
+
+    /// Short runs (keys, small values) by a byte loop: cheaper than a call into memmove.
+    @inline(__always)
+    static func copy(_ from: UnsafePointer<UInt8>, _ count: Int, to out: UnsafeMutablePointer<UInt8>) {
+        if count <= 16 {
+            for k in 0..<count { out[k] = from[k] }
+        } else {
+            out.update(from: from, count: count)
+        }
     }
 
     /// Appends `"…"` for already-valid UTF-8 bytes.
@@ -66,7 +78,7 @@ public enum JSONEscaping {
         let length = quotedLength(bytes)
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: length))
-        out.withUnsafeMutableBufferPointer { writeQuoted(bytes, to: $0.baseAddress! + start) }
+        _ = out.withUnsafeMutableBufferPointer { writeQuoted(bytes, to: $0.baseAddress! + start) }
     }
 
     /// `"…"` for a string, escaped as every other JSON serializerd writes.

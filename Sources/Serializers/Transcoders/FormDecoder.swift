@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CPages
 import HTTPCore
 
 /// Decodes `application/x-www-form-urlencoded` into a JSON object, the inverse of
@@ -24,20 +25,21 @@ public enum FormDecoder {
     /// Straight to JSON bytes, charging `budget` as they are written.
     public static func transcode(_ body: [UInt8], charset: String? = nil, maxDepth: Int = JSONReadOptions.defaultMaxDepth,
                                  budget: OutputBudget) throws(TranscodeError) -> NormalizedJSON {
-        NormalizedJSON(trusted: try FormTree(body, charset: charset, maxDepth: maxDepth).write(budget: budget))
+        var tree = try FormTree(body, charset: charset, maxDepth: maxDepth)
+        return NormalizedJSON(trusted: try tree.write(budget: budget))
     }
 }
 
 /// The decoded form as flat arrays: every key and value decoded once into `text`, nodes
 /// as parallel Int32 columns (25 bytes a node), members found through one open-addressed
-/// table keyed by (parent, key bytes) with Swift's seeded hasher (no flooding). No object
-/// or String per field: a body of tiny fields costs a few dozen bytes each, not hundreds.
+/// table keyed by (parent, key bytes) with a secret-seeded hash (`KeyHash`: no flooding).
+/// No object or String per field: a body of tiny fields costs a few dozen bytes each.
 struct FormTree: ~Copyable {
     enum Kind: UInt8 { case null, string, array, object }
     static let none: Int32 = -1
 
     /// Decoded keys and values, back to back.
-    var text: [UInt8] = []
+    var text: ByteBuffer
     // Columns on `realloc` (FlatArray): growing one never holds two copies of it.
     var kind = FlatArray<Kind>()
     /// Leaf: its value's range in `text`. Container: first and last child.
@@ -46,29 +48,68 @@ struct FormTree: ~Copyable {
     /// An object member's key range in `text`; the parent, for the table's key.
     var keyStart = FlatArray<Int32>(), keyEnd = FlatArray<Int32>()
     var parent = FlatArray<Int32>()
-    var table: [UInt64]
+    var table: MemberTable
     var used = 0
     var lastMember: Int32 = -1
-    let seed = Hasher()
+    /// How many fields ahead a top-level key's table slot is prefetched: a body of
+    /// distinct keys misses the cache on every insert, and these misses then overlap.
+    static let prefetchDistance = 8
+    var lastPrefetched = 0..<0
 
-    // Scratch for one field: its key's segments as ranges of `text`.
+    // Scratch for one field: its key's segments as ranges of `text`, the first
+    // `segmentCount` of them (the array never shrinks: no call into Array per field).
     var segments: [(Int32, Int32)] = []
+    var segmentCount = 0
 
     init(_ body: [UInt8], charset: String?, maxDepth: Int) throws(TranscodeError) {
-        table = [UInt64](repeating: 0, count: 64)
-        text.reserveCapacity(body.count)
+        // Sized for one member per field (`&` + 1) at three-quarters load, so a form of
+        // distinct keys never rehashes; pages of a large table that no key lands on are
+        // never touched (it is mapped, not zeroed).
+        var fields = 1
+        for byte in body where byte == UInt8(ascii: "&") { fields += 1 }
+        table = MemberTable(slotsFor: fields * 4 / 3 + 1)
+        text = ByteBuffer(capacity: body.count)
         _ = addNode(.object, parent: Self.none, key: (0, 0))
         let utf8 = charset.map { ["utf-8", "utf8"].contains($0.lowercased()) } ?? true
         guard body.count < Int(Int32.max) / 2 else { throw TranscodeError("form body too large to decode") }
         try body.withUnsafeBufferPointer { (p) throws(TranscodeError) in
             var start = 0
+            var ahead = 0
+            for _ in 0..<Self.prefetchDistance { ahead = prefetch(p, ahead) }
             while start <= p.count {
+                ahead = prefetch(p, ahead)
                 var end = start
                 while end < p.count && p[end] != UInt8(ascii: "&") { end += 1 }
                 if end > start { try field(p, start, end, charset: utf8 ? nil : charset, maxDepth: maxDepth) }
                 start = end + 1
             }
         }
+    }
+
+    /// Prefetches the table slot of the top-level key of the field at `from` (when the
+    /// raw key is its decoded form: no escapes, and not the key just prefetched, as in
+    /// `a[]=1&a[]=2…`); returns where the next field starts.
+    mutating func prefetch(_ p: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int {
+        guard from < p.count else { return from }
+        var end = from, keyEnd = -1, plain = true
+        while end < p.count {
+            let c = p[end]
+            if c == UInt8(ascii: "&") { break }
+            if keyEnd < 0 {
+                if c == UInt8(ascii: "[") || c == UInt8(ascii: "=") { keyEnd = end }
+                else if c == UInt8(ascii: "%") || c == UInt8(ascii: "+") { plain = false }
+            }
+            end += 1
+        }
+        if keyEnd < 0 { keyEnd = end }
+        let key = UnsafeBufferPointer(rebasing: p[from..<keyEnd])
+        if plain && !key.isEmpty && !(key.count == lastPrefetched.count
+                                      && Self.equal(key.baseAddress!, p.baseAddress! + lastPrefetched.lowerBound, key.count)) {
+            lastPrefetched = from..<keyEnd
+            let h = Self.hash(0, UnsafeRawBufferPointer(key))
+            serializerd_prefetch(table.slots + (Int(h) & (table.count - 1)))
+        }
+        return end + 1
     }
 
     // MARK: decoding one field
@@ -80,8 +121,8 @@ struct FormTree: ~Copyable {
         var value: (Int32, Int32)? = nil
         if eq < end { value = try decoded(p, eq + 1, end, charset: charset, field: eq + 1) }
         splitKey(key)
-        guard segments.count <= maxDepth else {
-            throw TranscodeError("form field starting at byte \(start) nests \(segments.count) levels deep, deeper than the limit of \(maxDepth) (limits.max_json_depth)")
+        guard segmentCount <= maxDepth else {
+            throw TranscodeError("form field starting at byte \(start) nests \(segmentCount) levels deep, deeper than the limit of \(maxDepth) (limits.max_json_depth)")
         }
         try insert(value, keyRange: key)
     }
@@ -94,7 +135,7 @@ struct FormTree: ~Copyable {
         var plain = true
         for k in from..<to where p[k] == UInt8(ascii: "%") || p[k] == UInt8(ascii: "+") { plain = false; break }
         if plain {
-            text.append(contentsOf: UnsafeBufferPointer(rebasing: p[from..<to]))
+            text.append(UnsafeBufferPointer(rebasing: p[from..<to]))
             i = to
         }
         while i < to {
@@ -113,14 +154,14 @@ struct FormTree: ~Copyable {
             i += 1
         }
         if let charset {
-            let raw = Array(text[begin...])
+            let raw = Array(UnsafeBufferPointer(start: text.base + begin, count: text.count - begin))
             text.removeLast(text.count - begin)
             do throws(TranscodeError) {
-                text.append(contentsOf: try TextDecoding.utf8(raw, charset: charset))
+                text.append(try TextDecoding.utf8(raw, charset: charset))
             } catch {
                 throw TranscodeError("\(error.description) of the field starting at byte \(field)")
             }
-        } else if let bad = text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(UnsafeBufferPointer(rebasing: $0[begin...])) }) {
+        } else if let bad = UTF8Validation.firstInvalidOffset(UnsafeBufferPointer(start: text.base + begin, count: text.count - begin)) {
             throw TranscodeError("invalid UTF-8 at byte \(bad) of the field starting at byte \(field)")
         }
         return (Int32(begin), Int32(text.count))
@@ -128,24 +169,35 @@ struct FormTree: ~Copyable {
 
     /// `a[b][]` → a, b, (empty); a key without well-formed brackets is taken whole.
     mutating func splitKey(_ key: (Int32, Int32)) {
-        segments.removeAll(keepingCapacity: true)
         let lo = Int(key.0), hi = Int(key.1)
         var open = lo
         while open < hi && text[open] != UInt8(ascii: "[") { open += 1 }
         guard open < hi, open != lo, text[hi - 1] == UInt8(ascii: "]") else {
-            segments.append(key)
+            restartSegments(key)
             return
         }
-        segments.append((key.0, Int32(open)))
+        restartSegments((key.0, Int32(open)))
         var at = open
         while at < hi && text[at] == UInt8(ascii: "[") {
             var close = at + 1
             while close < hi && text[close] != UInt8(ascii: "]") { close += 1 }
-            guard close < hi else { segments.removeAll(keepingCapacity: true); segments.append(key); return }
-            segments.append((Int32(at + 1), Int32(close)))
+            guard close < hi else { restartSegments(key); return }
+            pushSegment((Int32(at + 1), Int32(close)))
             at = close + 1
         }
-        if at != hi { segments.removeAll(keepingCapacity: true); segments.append(key) }
+        if at != hi { restartSegments(key) }
+    }
+
+    /// The segment list starts over with `first` (without a call into Array's generic
+    /// `removeAll` per field).
+    mutating func restartSegments(_ first: (Int32, Int32)) {
+        segmentCount = 0
+        pushSegment(first)
+    }
+
+    mutating func pushSegment(_ segment: (Int32, Int32)) {
+        if segmentCount < segments.count { segments[segmentCount] = segment } else { segments.append(segment) }
+        segmentCount += 1
     }
 
     // MARK: the tree
@@ -165,18 +217,36 @@ struct FormTree: ~Copyable {
     }
 
     func hash(_ p: Int32, _ key: (Int32, Int32)) -> UInt32 {
-        var h = seed
-        h.combine(p)
-        text.withUnsafeBytes { h.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[Int(key.0)..<Int(key.1)])) }
-        return UInt32(truncatingIfNeeded: h.finalize())
+        Self.hash(p, UnsafeRawBufferPointer(start: text.base + Int(key.0), count: Int(key.1 - key.0)))
+    }
+
+    @inline(__always)
+    static func hash(_ p: Int32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        let h = KeyHash.hash(bytes, scope: UInt64(UInt32(bitPattern: p)))
+        return UInt32(truncatingIfNeeded: h ^ h >> 32)
     }
 
     func sameKey(_ node: Int32, _ key: (Int32, Int32)) -> Bool {
         let s = Int(keyStart[Int(node)]), e = Int(keyEnd[Int(node)])
         guard e - s == Int(key.1 - key.0) else { return false }
-        return text.withUnsafeBufferPointer { t in
-            memcmp(t.baseAddress! + s, t.baseAddress! + Int(key.0), e - s) == 0
+        return Self.equal(text.base + s, text.base + Int(key.0), e - s)
+    }
+
+    /// Byte equality, inline: keys are short, and a call into memcmp cost more than this.
+    @inline(__always)
+    static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var i = 0
+        while i + 8 <= n {
+            if UnsafeRawPointer(a).loadUnaligned(fromByteOffset: i, as: UInt64.self) != UnsafeRawPointer(b).loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i += 8
         }
+        while i < n {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The member of object `p` named `key`, if any; else the table slot to claim. A slot
@@ -223,9 +293,10 @@ struct FormTree: ~Copyable {
     }
 
     mutating func grow() {
-        var bigger = [UInt64](repeating: 0, count: table.count * 2)
+        let bigger = MemberTable(slotsFor: table.count * 2)
         let mask = bigger.count - 1
-        for entry in table where entry != 0 {
+        for k in 0..<table.count where table[k] != 0 {
+            let entry = table[k]
             var slot = Int(UInt32(truncatingIfNeeded: entry >> 32)) & mask
             while bigger[slot] != 0 { slot = (slot + 1) & mask }
             bigger[slot] = entry
@@ -234,7 +305,7 @@ struct FormTree: ~Copyable {
     }
 
     func conflict(_ key: (Int32, Int32)) -> TranscodeError {
-        let shown = String(decoding: text[Int(key.0)..<Int(key.1)], as: UTF8.self).prefix(200)
+        let shown = String(decoding: UnsafeBufferPointer(start: text.base + Int(key.0), count: Int(key.1 - key.0)), as: UTF8.self).prefix(200)
         return TranscodeError("form field '\(shown)' conflicts with an earlier field of another shape")
     }
 
@@ -247,10 +318,10 @@ struct FormTree: ~Copyable {
     /// Whether `segments[from...]` already leads to a value under `node` (Rack's "key taken").
     func occupied(_ node: Int32, from: Int) -> Bool {
         var current = node
-        for k in from..<segments.count {
+        for k in from..<segmentCount {
             let name = segments[k]
             guard name.1 > name.0, kind[Int(current)] == .object, let next = find(current, name) else { return false }
-            if k == segments.count - 1 { return true }
+            if k == segmentCount - 1 { return true }
             current = next
         }
         return false
@@ -262,7 +333,7 @@ struct FormTree: ~Copyable {
         var k = 0
         while true {
             let name = segments[k]
-            if k == segments.count - 1 {
+            if k == segmentCount - 1 {
                 let (leaf, created) = member(node, name, creating: .null)
                 guard created || kind[Int(leaf)] == .null || kind[Int(leaf)] == .string else { throw conflict(keyRange) }
                 setLeaf(leaf, value)
@@ -271,7 +342,7 @@ struct FormTree: ~Copyable {
             if segments[k + 1].1 == segments[k + 1].0 {
                 let (array, _) = member(node, name, creating: .array)
                 guard kind[Int(array)] == .array else { throw conflict(keyRange) }
-                if k + 2 == segments.count {
+                if k + 2 == segmentCount {
                     setLeaf(addNode(.null, parent: array, key: (0, 0)), value)
                     return
                 }
@@ -293,46 +364,96 @@ struct FormTree: ~Copyable {
 
     // MARK: output
 
-    /// Writes the JSON with an explicit stack (keys nest up to `maxDepth`, which may be
-    /// deeper than a worker's stack allows for recursion), charging `budget` per member.
-    func write(budget: OutputBudget) throws(TranscodeError) -> [UInt8] {
-        var out: [UInt8] = []
-        // Every node adds at most 10 bytes of punctuation to its text (escapes aside).
-        out.reserveCapacity(min(budget.limit, text.count + 10 * kind.count + 64))
+    /// The JSON, in two walks of the tree: the first measures it, charging `budget` as it
+    /// grows (a form whose JSON would pass the cap is refused before a byte is written);
+    /// the second writes into exactly that much, with no growth or per-append checks.
+    mutating func write(budget: OutputBudget) throws(TranscodeError) -> [UInt8] {
+        // Lookups are over: the table's memory is free for the output.
+        table = MemberTable(slotsFor: 0)
+        let t = UnsafeBufferPointer(start: text.base, count: text.count)
+        let length = try walk(t, into: nil, charging: budget)
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            // Without a budget the walk has nothing to throw.
+            count = (try? walk(t, into: buffer.baseAddress!, charging: nil)) ?? 0
+        }
+    }
+
+    /// One walk in output order with an explicit stack (keys nest up to `maxDepth`, deeper
+    /// than recursion on a worker's stack allows). Writes at `out` when given; returns the
+    /// length either way, charging `budget` (when given) per member.
+    func walk(_ t: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>?, charging budget: OutputBudget?) throws(TranscodeError) -> Int {
+        var at = 0
+        @inline(__always) func put(_ byte: UInt8) {
+            out?[at] = byte
+            at += 1
+        }
         // Per open container: the next child to write.
         var stack: [(container: Int32, child: Int32)] = [(0, a[0])]
-        out.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         while let (container, child) = stack.last {
             let isArray = kind[Int(container)] == .array
             guard child >= 0 else {
-                out.append(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
+                put(isArray ? UInt8(ascii: "]") : UInt8(ascii: "}"))
                 stack.removeLast()
                 continue
             }
-            if child != a[Int(container)] { out.append(UInt8(ascii: ",")) }
+            if child != a[Int(container)] { put(UInt8(ascii: ",")) }
             stack[stack.count - 1].child = next[Int(child)]
             if !isArray {
-                quote(keyStart[Int(child)], keyEnd[Int(child)], into: &out)
-                out.append(UInt8(ascii: ":"))
+                at += Self.quoted(t, keyStart[Int(child)], keyEnd[Int(child)], at: out.map { $0 + at })
+                put(UInt8(ascii: ":"))
             }
             switch kind[Int(child)] {
-            case .null: out.append(contentsOf: "null".utf8)
-            case .string: quote(a[Int(child)], b[Int(child)], into: &out)
+            case .null:
+                put(UInt8(ascii: "n")); put(UInt8(ascii: "u")); put(UInt8(ascii: "l")); put(UInt8(ascii: "l"))
+            case .string: at += Self.quoted(t, a[Int(child)], b[Int(child)], at: out.map { $0 + at })
             case .array:
-                out.append(UInt8(ascii: "["))
+                put(UInt8(ascii: "["))
                 stack.append((child, a[Int(child)]))
             case .object:
-                out.append(UInt8(ascii: "{"))
+                put(UInt8(ascii: "{"))
                 stack.append((child, a[Int(child)]))
             }
-            try budget.charge(out.count, "the JSON")
+            if let budget { try budget.charge(at, "the JSON") }
         }
-        return out
+        return at
     }
 
-    func quote(_ s: Int32, _ e: Int32, into out: inout [UInt8]) {
-        text.withUnsafeBufferPointer { t in
-            JSONEscaping.appendQuoted(UnsafeBufferPointer(rebasing: t[Int(s)..<Int(e)]), to: &out)
-        }
+    /// `"…"` for `t[s..<e]`: written at `out` when given; its length either way.
+    @inline(__always)
+    static func quoted(_ t: UnsafeBufferPointer<UInt8>, _ s: Int32, _ e: Int32, at out: UnsafeMutablePointer<UInt8>?) -> Int {
+        let bytes = UnsafeBufferPointer(rebasing: t[Int(s)..<Int(e)])
+        guard let out else { return JSONEscaping.quotedLength(bytes) }
+        return JSONEscaping.writeQuoted(bytes, to: out)
+    }
+}
+
+/// `FormTree`'s open-addressed table: a power-of-two count of 8-byte slots, zeroed. A
+/// large one is a page mapping, so the kernel zeroes only the pages a key lands on.
+struct MemberTable: ~Copyable {
+    static let mapFrom = 256 << 10
+    let slots: UnsafeMutablePointer<UInt64>
+    let count: Int
+    private let mapped: Bool
+
+    /// At least `minimum` slots (and 64).
+    init(slotsFor minimum: Int) {
+        var count = 64
+        while count < minimum { count *= 2 }
+        self.count = count
+        let bytes = count * MemoryLayout<UInt64>.stride
+        mapped = bytes >= Self.mapFrom
+        let raw = mapped ? serializerd_map(bytes) : calloc(count, MemoryLayout<UInt64>.stride)
+        guard let raw else { fatalError("out of memory allocating a \(bytes)-byte table") }
+        slots = raw.bindMemory(to: UInt64.self, capacity: count)
+    }
+
+    deinit {
+        if mapped { serializerd_unmap(slots, count * MemoryLayout<UInt64>.stride) } else { free(slots) }
+    }
+
+    subscript(_ i: Int) -> UInt64 {
+        get { slots[i] }
+        nonmutating set { slots[i] = newValue }
     }
 }

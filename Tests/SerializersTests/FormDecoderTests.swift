@@ -81,3 +81,39 @@ import Testing
         #expect(NormalizedJSON(try FormDecoder.decode(Array(text.utf8))).text == #"{"x":[{"a":{"c":"1","d":"2"}},{"a":{"c":"3"}}]}"#)
     }
 }
+
+/// The form table's key hash: every byte and the scope count, and nothing outside the key.
+@Suite struct KeyHashTests {
+    func hash(_ bytes: [UInt8], scope: UInt64 = 0) -> UInt64 {
+        bytes.withUnsafeBytes { KeyHash.hash($0, scope: scope) }
+    }
+
+    @Test func everyLengthAndEveryByteChangesTheHash() {
+        let base = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        var seen: Set<UInt64> = []
+        for length in 0...64 {
+            let key = Array(base.prefix(length))
+            #expect(seen.insert(hash(key)).inserted, "length \(length) collides")
+            for k in 0..<length {
+                var flipped = key
+                flipped[k] ^= 0x01
+                #expect(hash(flipped) != hash(key), "byte \(k) of \(length) is not hashed")
+            }
+        }
+        #expect(hash(Array("k1".utf8), scope: 0) != hash(Array("k1".utf8), scope: 1))
+    }
+
+    @Test func bytesAroundTheKeyDoNotCount() {
+        let a: [UInt8] = Array("xx-key-yy".utf8), b: [UInt8] = Array("zz-key-ww".utf8)
+        let ha = a.withUnsafeBytes { KeyHash.hash(UnsafeRawBufferPointer(rebasing: $0[2..<7]), scope: 3) }
+        let hb = b.withUnsafeBytes { KeyHash.hash(UnsafeRawBufferPointer(rebasing: $0[2..<7]), scope: 3) }
+        #expect(ha == hb)
+    }
+
+    /// Many distinct tiny keys, as the bounded-work bench sends: every one kept, in order.
+    @Test func manyDistinctKeysAllSurvive() throws {
+        let text = (0..<20_000).map { "k\($0)" }.joined(separator: "&")
+        guard case .object(let members) = try FormDecoder.decode(Array(text.utf8)) else { Issue.record("not an object"); return }
+        #expect(members.count == 20_000 && members.first?.0 == "k0" && members.last?.0 == "k19999")
+    }
+}

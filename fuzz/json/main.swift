@@ -36,7 +36,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         return 0
     }
     // Foundation reads more than RFC 8259 (`[1,]` is [1]), so its accepting is no verdict.
-    guard let ours else { return 0 }
+    // An escaped `\uFEFF` is written as the character itself, which Foundation may then drop
+    // (seen at a string's start): that output is compared with the tree parser only.
+    guard let ours, !containsBOM(ours) else { return 0 }
     guard let theirsOut = try? JSONSerialization.jsonObject(with: Data(ours), options: [.fragmentsAllowed]) else {
         preconditionFailure("Foundation reads the input but not its normalized form \(String(decoding: ours.prefix(200), as: UTF8.self))")
     }

@@ -158,8 +158,9 @@ struct FlatArray<Element: BitwiseCopyable>: ~Copyable {
 
     mutating func removeLast(_ k: Int) { count -= k }
 
+    // Addressors: `frames[p].members += 1` updates one field in place.
     subscript(_ i: Int) -> Element {
-        get { base[i] }
-        nonmutating set { base[i] = newValue }
+        unsafeAddress { UnsafePointer(base + i) }
+        nonmutating unsafeMutableAddress { base + i }
     }
 }

@@ -216,7 +216,9 @@ struct FormTree: ~Copyable {
         return id
     }
 
-    func hash(_ p: Int32, _ key: (Int32, Int32)) -> UInt32 {
+    // The lookups below are `mutating` only to take `self` by address: a borrowing call
+    // passes this 456-byte struct by value, a memcpy per call on the per-field path.
+    mutating func hash(_ p: Int32, _ key: (Int32, Int32)) -> UInt32 {
         Self.hash(p, UnsafeRawBufferPointer(start: text.base + Int(key.0), count: Int(key.1 - key.0)))
     }
 
@@ -226,7 +228,7 @@ struct FormTree: ~Copyable {
         return UInt32(truncatingIfNeeded: h ^ h >> 32)
     }
 
-    func sameKey(_ node: Int32, _ key: (Int32, Int32)) -> Bool {
+    mutating func sameKey(_ node: Int32, _ key: (Int32, Int32)) -> Bool {
         let s = Int(keyStart[Int(node)]), e = Int(keyEnd[Int(node)])
         guard e - s == Int(key.1 - key.0) else { return false }
         return Self.equal(text.base + s, text.base + Int(key.0), e - s)
@@ -252,7 +254,7 @@ struct FormTree: ~Copyable {
     /// The member of object `p` named `key`, if any; else the table slot to claim. A slot
     /// holds the key's hash beside the node (node + 1; 0 is empty), so a probe touches the
     /// node's columns only on a likely match, and growing never hashes a key again.
-    func find(_ p: Int32, _ key: (Int32, Int32), _ h: UInt32) -> (Int32?, Int) {
+    mutating func find(_ p: Int32, _ key: (Int32, Int32), _ h: UInt32) -> (Int32?, Int) {
         let mask = table.count - 1
         var slot = Int(h) & mask
         while true {
@@ -266,7 +268,7 @@ struct FormTree: ~Copyable {
         }
     }
 
-    func find(_ p: Int32, _ key: (Int32, Int32)) -> Int32? { find(p, key, hash(p, key)).0 }
+    mutating func find(_ p: Int32, _ key: (Int32, Int32)) -> Int32? { find(p, key, hash(p, key)).0 }
 
     mutating func member(_ p: Int32, _ key: (Int32, Int32), creating k: Kind) -> (Int32, created: Bool) {
         // `a[]=1&a[]=2…` asks for the same member again and again: no hashing for that.
@@ -304,7 +306,7 @@ struct FormTree: ~Copyable {
         table = bigger
     }
 
-    func conflict(_ key: (Int32, Int32)) -> TranscodeError {
+    mutating func conflict(_ key: (Int32, Int32)) -> TranscodeError {
         let shown = String(decoding: UnsafeBufferPointer(start: text.base + Int(key.0), count: Int(key.1 - key.0)), as: UTF8.self).prefix(200)
         return TranscodeError("form field '\(shown)' conflicts with an earlier field of another shape")
     }
@@ -316,7 +318,7 @@ struct FormTree: ~Copyable {
     }
 
     /// Whether `segments[from...]` already leads to a value under `node` (Rack's "key taken").
-    func occupied(_ node: Int32, from: Int) -> Bool {
+    mutating func occupied(_ node: Int32, from: Int) -> Bool {
         var current = node
         for k in from..<segmentCount {
             let name = segments[k]

@@ -266,55 +266,68 @@ struct XMLJSONCore: ~Copyable {
     }
 
     /// Rewrites this element's members grouped by name in order of first appearance.
-    /// A counting sort over the children (4 bytes each), not a dictionary of arrays.
+    /// Two passes over the children (12-byte records), no sort and no index array: the
+    /// first sizes every group, so each gets its place in one exactly-sized scratch buffer;
+    /// the second copies each value, in document order, to its group's cursor.
     mutating func regroup(_ frame: Frame) {
-        let first = frame.childStart, n = children.count - first
+        let first = frame.childStart
         // Group number per name, in order of first appearance. The scratch table is kept
         // across regroups and only its touched slots are reset, so each costs O(children).
         if groupOf.count < names.count { groupOf.append(contentsOf: repeatElement(-1, count: names.count - groupOf.count)) }
-        var groupName: [UInt16] = [], several: [Bool] = [], records: [Int32] = []
+        var groupName: [UInt16] = [], asArray: [Bool] = [], members: [Int] = [], valueBytes: [Int] = []
         defer { for name in groupName { groupOf[Int(name)] = -1 } }
         for k in first..<children.count {
-            let name = Int(children[k].name)
+            let child = children[k]
+            let name = Int(child.name)
             if groupOf[name] < 0 {
                 groupOf[name] = Int32(groupName.count)
-                groupName.append(children[k].name)
-                several.append(false)
-                records.append(0)
+                groupName.append(child.name)
+                asArray.append(child.forced)
+                members.append(0)
+                valueBytes.append(0)
             }
             let g = Int(groupOf[name])
-            records[g] += 1
-            several[g] = several[g] || records[g] > 1 || children[k].several
+            members[g] += 1
+            valueBytes[g] += Int(child.valueEnd - child.valueStart)
+            if members[g] > 1 || child.several { asArray[g] = true }
         }
-        var starts = [Int32](repeating: 0, count: records.count + 1)
-        for g in 0..<records.count { starts[g + 1] = starts[g] + records[g] }
-        var fill = starts
-        var ordered = [Int32](repeating: 0, count: n)
-        for k in first..<children.count {
-            let g = Int(groupOf[Int(children[k].name)])
-            ordered[Int(fill[g])] = Int32(k)
-            fill[g] += 1
-        }
-        // Rebuilt in a buffer of its own (appending it to `out` would double out's
-        // capacity), then copied over the original.
-        var rebuilt = ByteBuffer(capacity: out.count - frame.start + 2 * groupName.count + 2)
-        rebuilt.append(UnsafeBufferPointer(start: out.base + frame.start, count: frame.attributesEnd - frame.start))
+        // Layout: the attributes as written (`{"@a":"v"`), then per group a separator
+        // (`{` first when there are no attributes), its key, `:`, and its values (in `[…]`
+        // when an array). `cursor[g]` is where its next value goes.
+        let attributes = frame.attributesEnd - frame.start
+        var cursor = [Int](repeating: 0, count: groupName.count)
+        var total = attributes
         for g in 0..<groupName.count {
-            rebuilt.append(rebuilt.count == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            rebuilt.append(names.quoted(Int(groupName[g])))
-            rebuilt.append(UInt8(ascii: ":"))
-            let members = Int(starts[g])..<Int(starts[g + 1])
-            let asArray = several[g] || children[Int(ordered[members.lowerBound])].forced
-            if asArray { rebuilt.append(UInt8(ascii: "[")) }
-            for slot in members {
-                if slot > members.lowerBound { rebuilt.append(UInt8(ascii: ",")) }
-                let child = children[Int(ordered[slot])]
-                rebuilt.append(UnsafeBufferPointer(start: out.base + Int(child.valueStart), count: Int(child.valueEnd - child.valueStart)))
-            }
-            if asArray { rebuilt.append(UInt8(ascii: "]")) }
+            cursor[g] = total + 1 + names.quoted(Int(groupName[g])).count + 1 + (asArray[g] ? 1 : 0)
+            total = cursor[g] + valueBytes[g] + (members[g] - 1) + (asArray[g] ? 1 : 0)
         }
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+        defer { scratch.deallocate() }
+        scratch.update(from: out.base + frame.start, count: attributes)
+        for g in 0..<groupName.count {
+            let key = names.quoted(Int(groupName[g]))
+            var at = cursor[g] - key.count - 2 - (asArray[g] ? 1 : 0)
+            scratch[at] = g == 0 && attributes == 0 ? UInt8(ascii: "{") : UInt8(ascii: ",")
+            (scratch + at + 1).update(from: key.baseAddress!, count: key.count)
+            at += 1 + key.count
+            scratch[at] = UInt8(ascii: ":")
+            if asArray[g] { scratch[at + 1] = UInt8(ascii: "[") }
+        }
+        let groupStart = cursor
+        for k in first..<children.count {
+            let child = children[k]
+            let g = Int(groupOf[Int(child.name)])
+            if cursor[g] != groupStart[g] {
+                scratch[cursor[g]] = UInt8(ascii: ",")
+                cursor[g] += 1
+            }
+            let length = Int(child.valueEnd - child.valueStart)
+            JSONEscaping.copy(out.base + Int(child.valueStart), length, to: scratch + cursor[g])
+            cursor[g] += length
+        }
+        for g in 0..<groupName.count where asArray[g] { scratch[cursor[g]] = UInt8(ascii: "]") }
         out.removeLast(out.count - frame.start)
-        out.append(UnsafeBufferPointer(start: rebuilt.base, count: rebuilt.count))
+        out.append(UnsafeBufferPointer(start: scratch, count: total))
     }
 
     mutating func textBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {

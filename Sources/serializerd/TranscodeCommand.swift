@@ -75,7 +75,9 @@ struct TranscodeCommand: ParsableCommand {
                                     body: body, parsed: nil, settings: settings)
                 }
             }
-            StandardStreams.write(value.bytes + [0x0A])
+            // The document, then its newline: `bytes + [0x0A]` would copy the whole output.
+            StandardStreams.write(value.bytes)
+            StandardStreams.write([0x0A])
             return
         }
         try emitProblem(result.error ?? .serializationFailed(serializer: result.serializer, detail: "no value", underlying: nil),

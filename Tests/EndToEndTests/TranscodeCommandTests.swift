@@ -34,6 +34,20 @@ import Testing
         #expect(none.stdoutText.contains("unacceptable content-type: (none)"))
     }
 
+    /// A file is read in one piece at its `fstat` size, a pipe in chunks: both whole,
+    /// across many reads, and the output written whole.
+    @Test func largeFilesAndPipesArriveWhole() throws {
+        let body = Array(("[" + (0..<300_000).map { "\"v\($0)\"" }.joined(separator: " , ") + "]").utf8)
+        let expected = Array(("[" + (0..<300_000).map { "\"v\($0)\"" }.joined(separator: ",") + "]\n").utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString).json").path
+        try Data(body).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fromFile = try ServerBinary.run(["transcode", "--serializer", "json", path])
+        let fromPipe = try ServerBinary.run(["transcode", "--serializer", "json"], stdin: body)
+        #expect(body.count > 3_000_000 && fromFile.status == 0 && fromPipe.status == 0)
+        #expect(fromFile.stdout == expected && fromPipe.stdout == expected)
+    }
+
     @Test func readsFilesAndAppliesOptions() throws {
         let result = try ServerBinary.run(["transcode", "--serializer", "xml", "--content-type", "application/xml",
                                            "--option", "xml.force_array=/rss/channel/item", "--option", "namespaces=strip",

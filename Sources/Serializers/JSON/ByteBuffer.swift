@@ -95,6 +95,7 @@ struct ByteBuffer: ~Copyable {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
+    @inline(__always)
     mutating func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }

@@ -84,8 +84,9 @@ struct XMLJSONCore: ~Copyable {
     var children = FlatArray<Child>()
     var path: [UInt8] = []
     var names = NameTable()
-    var seenIn: [Int] = []
-    var groupOf: [Int32] = []
+    // Per name (FlatArray: no uniqueness or bounds checks per element).
+    var seenIn = FlatArray<Int>()
+    var groupOf = FlatArray<Int32>()
     var serials = 0
 
     init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
@@ -122,8 +123,8 @@ struct XMLJSONCore: ~Copyable {
         serials += 1
         var frame = Frame(start: out.count, attributesEnd: out.count, serial: serials, name: name,
                           textStart: text.count, pathLength: pathLength, childStart: children.count)
-        if !strip { writeNamespaceDeclarations(tag, into: &frame) }
-        writeAttributes(tag, into: &frame)
+        if !strip && tag.nsCount > 0 { writeNamespaceDeclarations(tag, into: &frame) }
+        if tag.attributeCount > 0 { writeAttributes(tag, into: &frame) }
         frame.attributesEnd = out.count
         frames.append(frame)
         // The output is charged at element ends (a start tag writes no more than its own
@@ -197,7 +198,7 @@ struct XMLJSONCore: ~Copyable {
             return
         } else {
             if frames[p].runOpen { out.append(UInt8(ascii: "]")) }
-            if seenIn.count < names.count { seenIn.append(contentsOf: repeatElement(-1, count: names.count - seenIn.count)) }
+            while seenIn.count < names.count { seenIn.append(-1) }
             if seenIn[name] == frames[p].serial { frames[p].needsRegroup = true }
             seenIn[name] = frames[p].serial
             if frames[p].members > 0 { out.append(UInt8(ascii: ",")) }
@@ -273,7 +274,7 @@ struct XMLJSONCore: ~Copyable {
         let first = frame.childStart
         // Group number per name, in order of first appearance. The scratch table is kept
         // across regroups and only its touched slots are reset, so each costs O(children).
-        if groupOf.count < names.count { groupOf.append(contentsOf: repeatElement(-1, count: names.count - groupOf.count)) }
+        while groupOf.count < names.count { groupOf.append(-1) }
         var groupName: [UInt16] = [], asArray: [Bool] = [], members: [Int] = [], valueBytes: [Int] = []
         defer { for name in groupName { groupOf[Int(name)] = -1 } }
         for k in first..<children.count {

@@ -5,6 +5,17 @@ import Darwin
 #endif
 import CPages
 
+/// Copies `count` bytes. Keys and literals are short: a byte loop beats a call into
+/// memmove up to 16 bytes.
+@inline(__always)
+func copyBytes(_ from: UnsafePointer<UInt8>, _ count: Int, to out: UnsafeMutablePointer<UInt8>) {
+    if count <= 16 {
+        for k in 0..<count { out[k] = from[k] }
+    } else {
+        out.update(from: from, count: count)
+    }
+}
+
 /// Raw storage that grows without holding two large copies of itself. It starts on
 /// malloc (whose freed memory the daemon's allocator settings keep for reuse, so a buffer
 /// sized right from the start costs no page faults); once it must grow past 256 KiB it
@@ -82,12 +93,7 @@ struct ByteBuffer: ~Copyable {
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        if bytes.count <= 16 {
-            // Keys and literals: a byte loop beats a call into memmove at this size.
-            for k in 0..<bytes.count { base[count + k] = source[k] }
-        } else {
-            (base + count).update(from: source, count: bytes.count)
-        }
+        copyBytes(source, bytes.count, to: base + count)
         count += bytes.count
     }
 

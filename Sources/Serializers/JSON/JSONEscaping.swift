@@ -49,28 +49,18 @@ public enum JSONEscaping {
         var runStart = 0
         for k in 0..<bytes.count where needsEscape(bytes[k]) {
             if k > runStart {
-                copy(bytes.baseAddress! + runStart, k - runStart, to: out + w)
+                copyBytes(bytes.baseAddress! + runStart, k - runStart, to: out + w)
                 w += k - runStart
             }
             writeScalar(UInt32(bytes[k]), into: out, at: &w)
             runStart = k + 1
         }
         if runStart < bytes.count {
-            copy(bytes.baseAddress! + runStart, bytes.count - runStart, to: out + w)
+            copyBytes(bytes.baseAddress! + runStart, bytes.count - runStart, to: out + w)
             w += bytes.count - runStart
         }
         out[w] = UInt8(ascii: "\"")
         return w + 1
-    }
-
-    /// Short runs (keys, small values) by a byte loop: cheaper than a call into memmove.
-    @inline(__always)
-    static func copy(_ from: UnsafePointer<UInt8>, _ count: Int, to out: UnsafeMutablePointer<UInt8>) {
-        if count <= 16 {
-            for k in 0..<count { out[k] = from[k] }
-        } else {
-            out.update(from: from, count: count)
-        }
     }
 
     /// Appends `"…"` for already-valid UTF-8 bytes.

@@ -323,7 +323,7 @@ struct XMLJSONCore: ~Copyable {
                 cursor[g] += 1
             }
             let length = Int(child.valueEnd - child.valueStart)
-            JSONEscaping.copy(out.base + Int(child.valueStart), length, to: scratch + cursor[g])
+            copyBytes(out.base + Int(child.valueStart), length, to: scratch + cursor[g])
             cursor[g] += length
         }
         for g in 0..<groupName.count where asArray[g] { scratch[cursor[g]] = UInt8(ascii: "]") }

@@ -88,15 +88,21 @@ struct BoundedWorkTests {
         let deepJSON = Array((String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 100)).utf8)
         #expect(try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/json")], body: deepJSON).status == 400)
 
-        // One element with 50,000 attributes (libxml2 checks them pairwise): refused at once.
-        let wide = Array(("<r " + (0..<50_000).map { "a\($0)=\"1\"" }.joined(separator: " ") + "/>").utf8)
-        let widePath = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).xml").path
-        try Data(wide).write(to: URL(fileURLWithPath: widePath))
-        defer { try? FileManager.default.removeItem(atPath: widePath) }
-        let wideReply = try proxy.get("/xml/file?type=application/xml&path=\(widePath)")
-        #expect(wideReply.status == 502 && (proxy.json(wideReply)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
-        let widePosted = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-plist")], body: wide)
-        #expect(widePosted.status == 400 && (proxy.json(widePosted)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
+        // One element with 20,000 attributes (libxml2 checks them pairwise): refused at once.
+        // In UTF-16 too, where its names hold `>` bytes (`㸀` is 00 3E) that once hid them
+        // from the pre-scan: the body is converted to UTF-8 before anything reads it.
+        let tag = "<r " + (0..<20_000).map { "\u{3E00}\($0)=\"1\"" }.joined(separator: " ") + "/>"
+        var utf16: [UInt8] = [0xFF, 0xFE]
+        for unit in tag.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        for wide in [Array(tag.utf8), utf16] {
+            let widePath = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).xml").path
+            try Data(wide).write(to: URL(fileURLWithPath: widePath))
+            defer { try? FileManager.default.removeItem(atPath: widePath) }
+            let wideReply = try proxy.get("/xml/file?type=application/xml&path=\(widePath)")
+            #expect(wideReply.status == 502 && (proxy.json(wideReply)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
+            let widePosted = try proxy.get("/params/echo", method: "POST", headers: [("Content-Type", "application/x-plist")], body: wide)
+            #expect(widePosted.status == 400 && (proxy.json(widePosted)?["detail"] as? String)?.contains("has more than 256 attributes") == true)
+        }
 
         // 40 kB of JSON nested 60 deep: every zero would become a pair whose field repeats
         // `[]` sixty times (7 MB of query string), or a plist line of sixty tabs.

@@ -166,3 +166,68 @@ import Testing
         #expect(try XMLTranscoder.transcode(Array(doc.utf8), options: XMLOptions()).text.contains(#""@a":"#))
     }
 }
+
+/// Every body is UTF-8 by the time the attribute pre-scan and libxml2 read it (XMLEncoding).
+@Suite struct XMLEncodingTests {
+    func utf16LE(_ text: String, bom: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = bom ? [0xFF, 0xFE] : []
+        for unit in text.utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        return bytes
+    }
+
+    func transcoded(_ bytes: [UInt8]) -> String {
+        do { return try XMLTranscoder.transcode(bytes).text } catch { return "error: \(error.description)" }
+    }
+
+    @Test func declaredAndDetectedEncodingsAreReadAsTheirCharacters() {
+        let latin1 = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><a>caf"#.utf8) + [0xE9] + Array("</a>".utf8)
+        #expect(transcoded(latin1) == #"{"a":"café"}"#)
+        let cp1252 = [0xEF, 0xBB, 0xBF] + Array(#"<?xml version="1.0" encoding="windows-1252"?><a>"#.utf8) + [0x80] + Array("</a>".utf8)
+        #expect(transcoded(cp1252) == #"{"a":"€"}"#)
+        var utf16BE: [UInt8] = [0xFE, 0xFF]
+        for unit in #"<a x="é">😀</a>"#.utf16 { utf16BE += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+        #expect(transcoded(utf16BE) == ##"{"a":{"@x":"é","#text":"😀"}}"##)
+        // `<?xm` in EBCDIC code page 037, declaring it.
+        let ebcdic: [UInt8] = [0x4C, 0x6F, 0xA7, 0x94, 0x93, 0x40, 0xA5, 0x85, 0x99, 0xA2, 0x89, 0x96, 0x95, 0x7E, 0x7F, 0xF1,
+                               0x4B, 0xF0, 0x7F, 0x40, 0x85, 0x95, 0x83, 0x96, 0x84, 0x89, 0x95, 0x87, 0x7E, 0x7F, 0xC9, 0xC2,
+                               0xD4, 0xF0, 0xF3, 0xF7, 0x7F, 0x6F, 0x6E, 0x4C, 0x81, 0x6E, 0x83, 0x81, 0x86, 0x51, 0x4C, 0x61,
+                               0x81, 0x6E]
+        #expect(transcoded(ebcdic) == #"{"a":"café"}"#)
+        // A wide encoding declared in single bytes is a mislabel: read as UTF-8.
+        #expect(transcoded(Array(#"<?xml version="1.0" encoding="UTF-16"?><a>x</a>"#.utf8)) == #"{"a":"x"}"#)
+    }
+
+    @Test func unknownAndBrokenEncodingsAreRefusedWithTheReason() {
+        #expect(transcoded(Array(#"<?xml version="1.0" encoding="X-NOPE"?><a/>"#.utf8)) == "error: XML encoding 'X-NOPE' is not supported")
+        #expect(transcoded(Array(#"<?xml version="1.0" encoding="../gconv"?><a/>"#.utf8)) == "error: XML encoding '../gconv' is not supported")
+        #expect(transcoded(utf16LE("<a>x</a>") + [0x00, 0xD8]) == "error: XML is not valid UTF-16LE at byte 18")
+    }
+
+    /// `㸀` is 00 3E in UTF-16LE: read as bytes, every name ended the tag the scan saw.
+    @Test func aWideElementInUTF16IsRefusedLikeOneInUTF8() {
+        let tag = "<r " + (0..<1_000).map { "\u{3E00}\($0)=\"1\"" }.joined(separator: " ") + "/>"
+        #expect(transcoded(utf16LE(tag)) == "error: the element starting at byte 0 has more than 256 attributes")
+        #expect(transcoded(utf16LE(tag, bom: false)) == "error: the element starting at byte 0 has more than 256 attributes")
+    }
+
+    /// The eight-bytes-a-step gap check agrees with the obvious byte loop, at every
+    /// alignment and around the threshold.
+    @Test func theGapCheckAgreesWithAByteLoop() {
+        func naive(_ b: [UInt8], _ length: Int) -> Bool {
+            var last = -1
+            for (i, c) in b.enumerated() where c == 0x3C {
+                if last >= 0 && i - last > length { return true }
+                last = i
+            }
+            return last >= 0 && b.count - last > length
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 0..<200, using: &generator)
+            let density = Int.random(in: 1...40, using: &generator)
+            let bytes = (0..<count).map { _ in Int.random(in: 0..<density, using: &generator) == 0 ? UInt8(0x3C) : UInt8.random(in: 0...255, using: &generator) }
+            let length = Int.random(in: 8...40, using: &generator)
+            #expect(XMLAttributeScan.hasGap(bytes, longerThan: length) == naive(bytes, length), "\(bytes) \(length)")
+        }
+    }
+}

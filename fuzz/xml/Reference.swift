@@ -23,9 +23,9 @@ final class ReferenceXMLJSONBuilder: XMLEventSink {
         core = ReferenceXMLJSONCore(options: options, capacity: capacity, maxDepth: maxDepth)
     }
 
-    func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
-    func endElement() throws(TranscodeError) { core.endElement() }
-    func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
+    override func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
+    override func endElement() throws(TranscodeError) { core.endElement() }
+    override func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
     func finish() throws(TranscodeError) -> [UInt8] { try core.finish() }
 }
 

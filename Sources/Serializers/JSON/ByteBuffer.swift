@@ -82,6 +82,10 @@ struct ByteBuffer: ~Copyable {
         capacity = storage.bytes
     }
 
+    /// Counts bytes written straight through `base` after a `reserve`.
+    @inline(__always)
+    mutating func didWrite(upTo end: Int) { count = end }
+
     @inline(__always)
     mutating func append(_ byte: UInt8) {
         reserve(1)
@@ -129,6 +133,17 @@ struct ByteBuffer: ~Copyable {
     }
 
     mutating func removeLast(_ k: Int) { count -= k }
+
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// Returns the whole pages inside `range` to the kernel; their bytes read as zeros
+    /// until written again. For a part already read and about to be rewritten.
+    mutating func releasePages(_ range: Range<Int>) {
+        let page = Self.pageSize
+        let start = (Int(bitPattern: base) + range.lowerBound + page - 1) & ~(page - 1)
+        let end = (Int(bitPattern: base) + range.upperBound) & ~(page - 1)
+        if end > start { serializerd_release(UnsafeMutableRawPointer(bitPattern: start), end - start) }
+    }
 
     subscript(_ i: Int) -> UInt8 { base[i] }
 

@@ -40,7 +40,7 @@ final class PlistXMLBuilder: XMLEventSink {
         self.budget = budget
     }
 
-    func startElement(_ element: XMLStartTag) throws(TranscodeError) {
+    override func startElement(_ element: XMLStartTag) throws(TranscodeError) {
         try budget.charge(out.count, "the JSON")
         let tag: Tag
         // libxml2 interns names: a pointer seen before names the same tag.
@@ -86,11 +86,11 @@ final class PlistXMLBuilder: XMLEventSink {
         if tag == .array { out.append(UInt8(ascii: "[")) }
     }
 
-    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+    override func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
         text.append(contentsOf: bytes)
     }
 
-    func endElement() throws(TranscodeError) {
+    override func endElement() throws(TranscodeError) {
         let level = levels.removeLast()
         switch level.tag {
         case .plist: return

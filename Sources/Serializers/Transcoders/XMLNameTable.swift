@@ -8,12 +8,27 @@ struct NameTable: ~Copyable {
         var attribute: Bool
     }
 
-    /// Every quoted key, back to back; `ranges[id]` locates one.
+    struct Span {
+        var lowerBound: Int
+        var count: Int
+    }
+
+    /// One direct-mapped cache slot: a key and its id (-1: empty).
+    struct Slot {
+        var key: Key
+        var id: Int
+    }
+
+    /// Every quoted key, back to back; `ranges[id]` locates one. FlatArrays: the lookups
+    /// run once per element and attribute, without bounds or uniqueness checks.
     private var bytes = ByteBuffer(capacity: 1024)
-    private var ranges: [Range<Int>] = []
+    private var ranges = FlatArray<Span>()
     private var ids: [Key: Int] = [:]
-    private var cacheKeys = [Key](repeating: Key(prefix: 0, local: 0, attribute: false), count: 256)
-    private var cacheIDs = [Int](repeating: -1, count: 256)
+    private var cache = FlatArray<Slot>(capacity: 256)
+
+    init() {
+        for _ in 0..<256 { cache.append(Slot(key: Key(prefix: 0, local: 0, attribute: false), id: -1)) }
+    }
 
     var count: Int { ranges.count }
 
@@ -33,11 +48,10 @@ struct NameTable: ~Copyable {
         let key = Key(prefix: UInt(bitPattern: prefix), local: UInt(bitPattern: local), attribute: attribute)
         // Interned names sit a few bytes apart, so mix all pointer bits (Fibonacci hashing).
         let mixed = (key.local ^ (key.prefix &* 31) ^ (attribute ? 1 : 0)) &* 0x9E37_79B9_7F4A_7C15
-        let slot = Int(truncatingIfNeeded: mixed >> 56)
-        if cacheIDs[slot] >= 0 && cacheKeys[slot] == key { return cacheIDs[slot] }
+        let slot = cache.base + Int(truncatingIfNeeded: mixed >> 56)
+        if slot.pointee.id >= 0 && slot.pointee.key == key { return slot.pointee.id }
         let id = ids[key] ?? insert(key, prefix: prefix, local: local, attribute: attribute)
-        cacheKeys[slot] = key
-        cacheIDs[slot] = id
+        slot.pointee = Slot(key: key, id: id)
         return id
     }
 
@@ -50,7 +64,7 @@ struct NameTable: ~Copyable {
         name.append(contentsOf: UnsafeBufferPointer(start: local, count: strlen(local)))
         let start = bytes.count
         name.withUnsafeBufferPointer { bytes.appendQuoted($0) }
-        ranges.append(start..<bytes.count)
+        ranges.append(Span(lowerBound: start, count: bytes.count - start))
         ids[key] = ranges.count - 1
         return ranges.count - 1
     }

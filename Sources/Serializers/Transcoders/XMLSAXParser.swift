@@ -3,13 +3,6 @@ internal import CLibxml2
 import Glibc
 #endif
 
-/// Receives libxml2 SAX2 events. Pointers are valid only during the call; names are
-/// interned in the parser's dictionary, so equal names have equal pointers.
-protocol XMLEventSink: AnyObject {
-    func startElement(_ element: XMLStartTag) throws(TranscodeError)
-    func endElement() throws(TranscodeError)
-    func characters(_ text: UnsafeBufferPointer<UInt8>)
-}
 
 /// One start tag as libxml2's `startElementNs` reports it.
 struct XMLStartTag {
@@ -29,19 +22,21 @@ struct XMLStartTag {
 /// external entities at the first `<!ENTITY`), only the five predefined entities
 /// resolve, no DTD is loaded, nothing is fetched (`XML_PARSE_NONET`), and libxml2's
 /// own limits apply (256 nested elements, text nodes up to 10 MB). Encoding comes from the
-/// byte-order mark and the prolog; the result is always UTF-8.
+/// byte-order mark and the prolog, and any but UTF-8 is converted before parsing
+/// (XMLEncoding); the result is always UTF-8.
 enum XMLSAXParser {
     static let initialized: Void = { xmlInitParser() }()
 
-    static func parse(_ bytes: [UInt8], sink: any XMLEventSink) throws(TranscodeError) {
+    static func parse(_ body: [UInt8], sink: XMLEventSink) throws(TranscodeError) {
         _ = initialized
         // libxml2 reports some errors (e.g. encoding conversion) only on its generic
         // channel, which prints to stderr; the structured handler below has the facts.
         silenceGenericErrors()
-        guard bytes.count < Int(Int32.max) else { throw TranscodeError("XML body larger than 2 GiB") }
+        guard body.count < Int(Int32.max) / 3 else { throw TranscodeError("XML body larger than 682 MiB") }
+        // From here on the bytes are UTF-8 (or declared so), whatever the body's encoding.
+        let bytes = try XMLEncoding.utf8Copy(of: body) ?? body
         try XMLAttributeScan.check(bytes)
-        let context = SAXContext(sink: sink)
-        let box = Unmanaged.passRetained(context)
+        let box = Unmanaged.passRetained(sink)
         defer { box.release() }
         // The whole-buffer parser (it copies the input) avoids push-mode lookahead
         // scans: measured 5-10% faster on the benchmark catalog.
@@ -62,12 +57,12 @@ enum XMLSAXParser {
         }
         sax.pointee = makeHandler()
         ctxt.pointee.userData = box.toOpaque()
-        context.parser = ctxt
+        sink.parser = ctxt
         let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue | XML_PARSE_NOERROR.rawValue
-            | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue
         xmlCtxtUseOptions(ctxt, Int32(options))
         xmlParseDocument(ctxt)
-        if let failure = context.failure { throw failure }
+        if let failure = sink.failure { throw failure }
         guard ctxt.pointee.wellFormed != 0 else { throw TranscodeError("XML is not well-formed") }
     }
 
@@ -85,19 +80,19 @@ enum XMLSAXParser {
         var h = xmlSAXHandler()
         h.initialized = UInt32(XML_SAX2_MAGIC)
         h.startElementNs = { ctx, localname, prefix, _, nbNamespaces, namespaces, nbAttributes, _, attributes in
-            SAXContext.with(ctx) {
+            XMLEventSink.with(ctx) {
                 $0.start(XMLStartTag(localName: localname!, prefix: prefix, namespaces: namespaces,
                                      nsCount: Int(nbNamespaces), attributes: attributes, attributeCount: Int(nbAttributes)))
             }
         }
-        h.endElementNs = { ctx, _, _, _ in SAXContext.with(ctx) { $0.end() } }
-        h.characters = { ctx, text, length in SAXContext.with(ctx) { $0.text(text, length) } }
-        h.cdataBlock = { ctx, text, length in SAXContext.with(ctx) { $0.text(text, length) } }
+        h.endElementNs = { ctx, _, _, _ in XMLEventSink.with(ctx) { $0.end() } }
+        h.characters = { ctx, text, length in XMLEventSink.with(ctx) { $0.text(text, length) } }
+        h.cdataBlock = { ctx, text, length in XMLEventSink.with(ctx) { $0.text(text, length) } }
         h.getEntity = { _, name in xmlGetPredefinedEntity(name) }
-        h.entityDecl = { ctx, name, _, _, _, _ in SAXContext.with(ctx) { $0.refuseEntity(name) } }
-        h.unparsedEntityDecl = { ctx, name, _, _, _ in SAXContext.with(ctx) { $0.refuseEntity(name) } }
-        h.reference = { ctx, name in SAXContext.with(ctx) { $0.unresolvedReference(name) } }
-        h.serror = { ctx, error in SAXContext.with(ctx) { $0.libxmlError(error) } }
+        h.entityDecl = { ctx, name, _, _, _, _ in XMLEventSink.with(ctx) { $0.refuseEntity(name) } }
+        h.unparsedEntityDecl = { ctx, name, _, _, _ in XMLEventSink.with(ctx) { $0.refuseEntity(name) } }
+        h.reference = { ctx, name in XMLEventSink.with(ctx) { $0.unresolvedReference(name) } }
+        h.serror = { ctx, error in XMLEventSink.with(ctx) { $0.libxmlError(error) } }
         return h
     }
 }
@@ -108,58 +103,65 @@ final class DiscardFile: @unchecked Sendable {
     init() { file = UnsafeMutableRawPointer(fopen("/dev/null", "w")) }
 }
 
-/// The user data libxml2 hands back to every callback; retained for one parse.
-final class SAXContext {
-    let sink: any XMLEventSink
+/// Receives libxml2 SAX2 events: subclasses override the three event methods. It is the
+/// user data libxml2 hands back to every callback, retained for one parse. Pointers are
+/// valid only during the call; names are interned in the parser's dictionary, so equal
+/// names have equal pointers. A class rather than a protocol: each event is then one
+/// virtual call, where an existential added a witness thunk per event.
+class XMLEventSink {
     // Read on every callback; only the parsing thread touches these, one call at a time.
-    @exclusivity(unchecked) var parser: xmlParserCtxtPtr?
-    @exclusivity(unchecked) var failure: TranscodeError?
+    @exclusivity(unchecked) final var parser: xmlParserCtxtPtr?
+    @exclusivity(unchecked) final var failure: TranscodeError?
 
-    init(sink: any XMLEventSink) { self.sink = sink }
+    func startElement(_ element: XMLStartTag) throws(TranscodeError) {}
+    func endElement() throws(TranscodeError) {}
+    func characters(_ text: UnsafeBufferPointer<UInt8>) {}
 
-    /// Callbacks borrow the context without a retain/release pair; the parse holds the
+    /// Callbacks borrow the sink without a retain/release pair; the parse holds the
     /// +1 for as long as libxml2 can call back.
     @inline(__always)
-    static func with(_ raw: UnsafeMutableRawPointer?, _ body: (SAXContext) -> Void) {
-        Unmanaged<SAXContext>.fromOpaque(raw!)._withUnsafeGuaranteedRef(body)
+    static func with(_ raw: UnsafeMutableRawPointer?, _ body: (XMLEventSink) -> Void) {
+        Unmanaged<XMLEventSink>.fromOpaque(raw!)._withUnsafeGuaranteedRef(body)
     }
 
-    func stop(_ error: TranscodeError) {
+    final func stop(_ error: TranscodeError) {
         if failure == nil { failure = error }
         if let parser { xmlStopParser(parser) }
     }
 
-    var position: String {
+    final var position: String {
         guard let parser else { return "" }
         return " at line \(xmlSAX2GetLineNumber(parser)), column \(xmlSAX2GetColumnNumber(parser))"
     }
 
-    func start(_ tag: XMLStartTag) {
+    @inline(__always)
+    final func start(_ tag: XMLStartTag) {
         guard failure == nil else { return }
-        do { try sink.startElement(tag) } catch { stop(error) }
+        do { try startElement(tag) } catch { stop(error) }
     }
 
-    func end() {
+    @inline(__always)
+    final func end() {
         guard failure == nil else { return }
-        do { try sink.endElement() } catch { stop(error) }
+        do { try endElement() } catch { stop(error) }
     }
 
-    func text(_ bytes: UnsafePointer<UInt8>?, _ length: Int32) {
+    final func text(_ bytes: UnsafePointer<UInt8>?, _ length: Int32) {
         guard failure == nil, let bytes, length > 0 else { return }
-        sink.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
     }
 
-    func refuseEntity(_ name: UnsafePointer<UInt8>?) {
+    final func refuseEntity(_ name: UnsafePointer<UInt8>?) {
         let shown = name.map { String(cString: $0) } ?? "?"
         stop(TranscodeError("entity declaration '\(shown)' refused (entity declarations are not allowed)\(position)"))
     }
 
-    func unresolvedReference(_ name: UnsafePointer<UInt8>?) {
+    final func unresolvedReference(_ name: UnsafePointer<UInt8>?) {
         let shown = name.map { String(cString: $0) } ?? "?"
         stop(TranscodeError("reference to undeclared entity '&\(shown);'\(position)"))
     }
 
-    func libxmlError(_ error: xmlErrorPtr?) {
+    final func libxmlError(_ error: xmlErrorPtr?) {
         guard let e = error?.pointee else { return }
         let undeclaredEntity = e.code == XML_WAR_UNDECLARED_ENTITY.rawValue || e.code == XML_ERR_UNDECLARED_ENTITY.rawValue
         guard e.level.rawValue >= XML_ERR_ERROR.rawValue || undeclaredEntity else { return }

@@ -23,9 +23,9 @@ final class XMLJSONBuilder: XMLEventSink {
         core = XMLJSONCore(options: options, capacity: capacity, maxDepth: maxDepth, budget: budget)
     }
 
-    func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
-    func endElement() throws(TranscodeError) { try core.endElement() }
-    func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
+    override func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
+    override func endElement() throws(TranscodeError) { try core.endElement() }
+    override func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
     func finish() throws(TranscodeError) -> [UInt8] { try core.finish() }
 }
 
@@ -34,18 +34,19 @@ final class XMLJSONBuilder: XMLEventSink {
 /// shifted by one byte for the `[`). Only a name that repeats after a different one
 /// (`<a/><b/><a/>`) needs regrouping, and only that element's bytes are rewritten.
 struct XMLJSONCore: ~Copyable {
+    /// 36 bytes (offsets fit 32 bits: see `maxOffset`; text and path stay under the
+    /// input's size): one is written per element start and read back at its end.
     struct Frame {
-        var start: Int          // where this element's value begins in `out`
-        var attributesEnd: Int  // end of `{"@a":"v"` when attributes were written
-        var serial: Int         // marks names seen among this element's children
-        var name: Int
-        var textStart: Int
-        var pathLength: Int
-        var childStart: Int     // first record in `children`
-        var opened = false      // `{` written
-        var members = 0
-        var lastName = -1
-        var runOpen = false     // the last child group is an array still open
+        var start: Int32          // where this element's value begins in `out`
+        var attributesEnd: Int32  // end of `{"@a":"v"` when attributes were written
+        var serial: Int32         // marks names seen among this element's children
+        var textStart: Int32
+        var pathLength: Int32
+        var childStart: Int32     // first record in `children`
+        var members: Int32 = 0
+        var lastName: Int32 = -1
+        var opened = false        // `{` written
+        var runOpen = false       // the last child group is an array still open
         var needsRegroup = false
     }
     /// One per run of same-named siblings (`<a/><a/>…` is one run, written as an array
@@ -85,9 +86,9 @@ struct XMLJSONCore: ~Copyable {
     var path: [UInt8] = []
     var names = NameTable()
     // Per name (FlatArray: no uniqueness or bounds checks per element).
-    var seenIn = FlatArray<Int>()
+    var seenIn = FlatArray<Int32>()
     var groupOf = FlatArray<Int32>()
-    var serials = 0
+    var serials: Int32 = 0
 
     init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
         self.maxDepth = maxDepth
@@ -96,7 +97,7 @@ struct XMLJSONCore: ~Copyable {
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
         out = ByteBuffer(capacity: capacity)
-        frames.append(Frame(start: 0, attributesEnd: 0, serial: 0, name: -1, textStart: 0, pathLength: 0, childStart: 0))
+        frames.append(Frame(start: 0, attributesEnd: 0, serial: 0, textStart: 0, pathLength: 0, childStart: 0))
     }
 
     mutating func finish() throws(TranscodeError) -> [UInt8] {
@@ -120,12 +121,13 @@ struct XMLJSONCore: ~Copyable {
             isForced = forced.contains(path)
         }
         beginChild(name, forced: isForced)
-        serials += 1
-        var frame = Frame(start: out.count, attributesEnd: out.count, serial: serials, name: name,
-                          textStart: text.count, pathLength: pathLength, childStart: children.count)
+        serials &+= 1
+        let at = Int32(truncatingIfNeeded: out.count)
+        var frame = Frame(start: at, attributesEnd: at, serial: serials, textStart: Int32(truncatingIfNeeded: text.count),
+                          pathLength: Int32(truncatingIfNeeded: pathLength), childStart: Int32(truncatingIfNeeded: children.count))
         if !strip && tag.nsCount > 0 { writeNamespaceDeclarations(tag, into: &frame) }
         if tag.attributeCount > 0 { writeAttributes(tag, into: &frame) }
-        frame.attributesEnd = out.count
+        frame.attributesEnd = Int32(truncatingIfNeeded: out.count)
         frames.append(frame)
         // The output is charged at element ends (a start tag writes no more than its own
         // bytes); names are checked here, where they are added: child records hold 16 bits.
@@ -134,14 +136,16 @@ struct XMLJSONCore: ~Copyable {
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
         // Leading whitespace is trimmed anyway; most of it sits between elements.
-        if text.count == frames[frames.count - 1].textStart && bytes.allSatisfy(Self.isSpace) { return }
+        if text.count == Int(frames[frames.count - 1].textStart) && bytes.allSatisfy(Self.isSpace) { return }
         text.append(bytes)
     }
 
     mutating func endElement() throws(TranscodeError) {
         var frame = frames[frames.count - 1]
         frames.removeLast(1)
-        let textRange = trimmed(frame.textStart..<text.count)
+        let textStart = Int(frame.textStart)
+        // Most elements have no text at all: no trimming then.
+        let textRange = text.count == textStart ? textStart..<textStart : trimmed(textStart..<text.count)
         if !frame.opened {
             if textRange.isEmpty {
                 out.append("null")
@@ -151,10 +155,11 @@ struct XMLJSONCore: ~Copyable {
         } else {
             close(&frame, textRange: textRange)
         }
-        text.removeLast(text.count - frame.textStart)
-        if !forced.isEmpty { path.removeLast(path.count - frame.pathLength) }
-        children[frame.childStart - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
-        children.removeLast(children.count - frame.childStart)
+        text.removeLast(text.count - textStart)
+        if !forced.isEmpty { path.removeLast(path.count - Int(frame.pathLength)) }
+        let childStart = Int(frame.childStart)
+        children[childStart - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
+        children.removeLast(children.count - childStart)
         try charge()
     }
 
@@ -178,40 +183,65 @@ struct XMLJSONCore: ~Copyable {
 
     /// Writes the separator and key for a child of the innermost open element.
     mutating func beginChild(_ name: Int, forced isForced: Bool) {
-        let p = frames.count - 1
-        if !frames[p].opened {
-            out.append(UInt8(ascii: "{"))
-            frames[p].opened = true
-        }
-        if name == frames[p].lastName {
-            if !frames[p].runOpen {
+        let parent = frames.base + (frames.count - 1)
+        let name32 = Int32(truncatingIfNeeded: name)
+        if name32 == parent.pointee.lastName {
+            // The run's record is the last one (the previous sibling's own children are gone).
+            let run = children.base + (children.count - 1)
+            if !parent.pointee.runOpen {
                 // The previous sibling had the same name: make its value an array.
-                let at = Int(children[children.count - 1].valueStart)
-                out.insert(UInt8(ascii: "["), at: at)
-                children[children.count - 1].valueStart += 1
-                children[children.count - 1].valueEnd += 1
-                frames[p].runOpen = true
+                out.insert(UInt8(ascii: "["), at: Int(run.pointee.valueStart))
+                run.pointee.valueStart += 1
+                run.pointee.valueEnd += 1
+                parent.pointee.runOpen = true
             }
             out.append(UInt8(ascii: ","))
-            // The run's record is the last one (the previous sibling's own children are gone).
-            children[children.count - 1].flags |= Child.severalFlag
+            run.pointee.flags |= Child.severalFlag
             return
-        } else {
-            if frames[p].runOpen { out.append(UInt8(ascii: "]")) }
-            while seenIn.count < names.count { seenIn.append(-1) }
-            if seenIn[name] == frames[p].serial { frames[p].needsRegroup = true }
-            seenIn[name] = frames[p].serial
-            if frames[p].members > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(names.quoted(name))
-            out.append(UInt8(ascii: ":"))
-            if isForced { out.append(UInt8(ascii: "[")) }
-            frames[p].runOpen = isForced
-            frames[p].members += 1
-            frames[p].lastName = name
         }
-        let at = Int32(truncatingIfNeeded: out.count)
+        let runWasOpen = parent.pointee.runOpen, opened = parent.pointee.opened
+        parent.pointee.members += 1
+        parent.pointee.lastName = name32
+        parent.pointee.runOpen = isForced
+        if parent.pointee.needsRegroup {
+            // Regrouping rewrites this element from its children's value ranges alone, so
+            // from the first repeat on, no separator, key or bracket is written between them.
+            let start = Int32(truncatingIfNeeded: out.count)
+            children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: isForced ? Child.forcedFlag : 0,
+                                  valueStart: start, valueEnd: start))
+            return
+        }
+        // `]` `,` or `{`, the key, `:`, `[`: one capacity check, then plain stores.
+        let key = names.quoted(name)
+        out.reserve(key.count + 4)
+        let b = out.base
+        var at = out.count
+        if runWasOpen {
+            b[at] = UInt8(ascii: "]")
+            at += 1
+        }
+        b[at] = opened ? UInt8(ascii: ",") : UInt8(ascii: "{")
+        copyBytes(key.baseAddress!, key.count, to: b + at + 1)
+        at += 1 + key.count
+        b[at] = UInt8(ascii: ":")
+        at += 1
+        if isForced {
+            b[at] = UInt8(ascii: "[")
+            at += 1
+        }
+        out.didWrite(upTo: at)
+        if seenIn.count < names.count { growSeen() }
+        let seen = seenIn.base + name
+        if seen.pointee == parent.pointee.serial { parent.pointee.needsRegroup = true }
+        seen.pointee = parent.pointee.serial
+        parent.pointee.opened = true
+        let start = Int32(truncatingIfNeeded: at)
         children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: isForced ? Child.forcedFlag : 0,
-                              valueStart: at, valueEnd: at))
+                              valueStart: start, valueEnd: start))
+    }
+
+    mutating func growSeen() {
+        while seenIn.count < names.count { seenIn.append(-1) }
     }
 
     /// Ends an element written in object form: closes any open run, adds `#text`.
@@ -266,68 +296,87 @@ struct XMLJSONCore: ~Copyable {
         frame.members += 1
     }
 
+    /// One name's members during a regroup.
+    struct Group {
+        var name: UInt16
+        var asArray: Bool
+        var members = 0
+        var valueBytes = 0
+        var start = 0    // where its first value goes in the scratch buffer
+        var cursor = 0   // where its next value goes
+    }
+
     /// Rewrites this element's members grouped by name in order of first appearance.
     /// Two passes over the children (12-byte records), no sort and no index array: the
     /// first sizes every group, so each gets its place in one exactly-sized scratch buffer;
-    /// the second copies each value, in document order, to its group's cursor.
+    /// the second copies each value, in document order, to its group's cursor. Group
+    /// records sit on a FlatArray: Swift arrays cost three uniqueness checks per child.
     mutating func regroup(_ frame: Frame) {
-        let first = frame.childStart
-        // Group number per name, in order of first appearance. The scratch table is kept
-        // across regroups and only its touched slots are reset, so each costs O(children).
+        let first = Int(frame.childStart)
+        // Group number per name, in order of first appearance. The scratch tables are kept
+        // across regroups and only their touched slots are reset, so each costs O(children).
         while groupOf.count < names.count { groupOf.append(-1) }
-        var groupName: [UInt16] = [], asArray: [Bool] = [], members: [Int] = [], valueBytes: [Int] = []
-        defer { for name in groupName { groupOf[Int(name)] = -1 } }
+        var groups = FlatArray<Group>()
+        defer { for g in 0..<groups.count { groupOf[Int(groups[g].name)] = -1 } }
         for k in first..<children.count {
             let child = children[k]
-            let name = Int(child.name)
-            if groupOf[name] < 0 {
-                groupOf[name] = Int32(groupName.count)
-                groupName.append(child.name)
-                asArray.append(child.forced)
-                members.append(0)
-                valueBytes.append(0)
+            var g = Int(groupOf[Int(child.name)])
+            if g < 0 {
+                g = groups.count
+                groupOf[Int(child.name)] = Int32(g)
+                groups.append(Group(name: child.name, asArray: child.forced))
             }
-            let g = Int(groupOf[name])
-            members[g] += 1
-            valueBytes[g] += Int(child.valueEnd - child.valueStart)
-            if members[g] > 1 || child.several { asArray[g] = true }
+            groups[g].members += 1
+            groups[g].valueBytes += Int(child.valueEnd - child.valueStart)
+            if groups[g].members > 1 || child.several { groups[g].asArray = true }
         }
         // Layout: the attributes as written (`{"@a":"v"`), then per group a separator
         // (`{` first when there are no attributes), its key, `:`, and its values (in `[…]`
-        // when an array). `cursor[g]` is where its next value goes.
-        let attributes = frame.attributesEnd - frame.start
-        var cursor = [Int](repeating: 0, count: groupName.count)
+        // when an array).
+        let attributes = Int(frame.attributesEnd - frame.start)
         var total = attributes
-        for g in 0..<groupName.count {
-            cursor[g] = total + 1 + names.quoted(Int(groupName[g])).count + 1 + (asArray[g] ? 1 : 0)
-            total = cursor[g] + valueBytes[g] + (members[g] - 1) + (asArray[g] ? 1 : 0)
+        for g in 0..<groups.count {
+            let bracket = groups[g].asArray ? 1 : 0
+            groups[g].start = total + 1 + names.quoted(Int(groups[g].name)).count + 1 + bracket
+            groups[g].cursor = groups[g].start
+            total = groups[g].start + groups[g].valueBytes + (groups[g].members - 1) + bracket
         }
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
         defer { scratch.deallocate() }
-        scratch.update(from: out.base + frame.start, count: attributes)
-        for g in 0..<groupName.count {
-            let key = names.quoted(Int(groupName[g]))
-            var at = cursor[g] - key.count - 2 - (asArray[g] ? 1 : 0)
+        scratch.update(from: out.base + Int(frame.start), count: attributes)
+        for g in 0..<groups.count {
+            let key = names.quoted(Int(groups[g].name))
+            var at = groups[g].start - key.count - 2 - (groups[g].asArray ? 1 : 0)
             scratch[at] = g == 0 && attributes == 0 ? UInt8(ascii: "{") : UInt8(ascii: ",")
             (scratch + at + 1).update(from: key.baseAddress!, count: key.count)
             at += 1 + key.count
             scratch[at] = UInt8(ascii: ":")
-            if asArray[g] { scratch[at + 1] = UInt8(ascii: "[") }
+            if groups[g].asArray { scratch[at + 1] = UInt8(ascii: "[") }
         }
-        let groupStart = cursor
+        let source = out.base
+        // Values are read in document order, so the source pages behind the read position
+        // are done with: handing them back as the scratch fills keeps the peak near the
+        // larger of the two instead of their sum (on `<a/><b/>…` the source, with a key
+        // per value, is 1.8× the result).
+        var released = Int(frame.attributesEnd)
         for k in first..<children.count {
             let child = children[k]
-            let g = Int(groupOf[Int(child.name)])
-            if cursor[g] != groupStart[g] {
-                scratch[cursor[g]] = UInt8(ascii: ",")
-                cursor[g] += 1
+            if Int(child.valueStart) - released >= 1 << 20 {
+                out.releasePages(released..<Int(child.valueStart))
+                released = Int(child.valueStart)
+            }
+            let group = groups.base + Int(groupOf[Int(child.name)])
+            var at = group.pointee.cursor
+            if at != group.pointee.start {
+                scratch[at] = UInt8(ascii: ",")
+                at += 1
             }
             let length = Int(child.valueEnd - child.valueStart)
-            copyBytes(out.base + Int(child.valueStart), length, to: scratch + cursor[g])
-            cursor[g] += length
+            copyBytes(source + Int(child.valueStart), length, to: scratch + at)
+            group.pointee.cursor = at + length
         }
-        for g in 0..<groupName.count where asArray[g] { scratch[cursor[g]] = UInt8(ascii: "]") }
-        out.removeLast(out.count - frame.start)
+        for g in 0..<groups.count where groups[g].asArray { scratch[groups[g].cursor] = UInt8(ascii: "]") }
+        out.removeLast(out.count - Int(frame.start))
         out.append(UnsafeBufferPointer(start: scratch, count: total))
     }
 

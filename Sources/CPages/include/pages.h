@@ -21,10 +21,6 @@ static inline void *serializerd_remap(void *p, size_t old_bytes, size_t new_byte
 
 static inline void serializerd_unmap(void *p, size_t bytes) { munmap(p, bytes); }
 
-// Hands whole pages back to the kernel while keeping the range: a later write faults in
-// a zeroed page. For buffers whose front part has been read and will be rewritten.
-static inline void serializerd_release(void *p, size_t bytes) { madvise(p, bytes, MADV_DONTNEED); }
-
 // A hint that `p` is written soon: a table probe's cache miss overlaps other work
 // (Swift has no prefetch of its own).
 static inline void serializerd_prefetch(const void *p) { __builtin_prefetch(p, 1, 3); }

@@ -134,16 +134,8 @@ struct ByteBuffer: ~Copyable {
 
     mutating func removeLast(_ k: Int) { count -= k }
 
-    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-
-    /// Returns the whole pages inside `range` to the kernel; their bytes read as zeros
-    /// until written again. For a part already read and about to be rewritten.
-    mutating func releasePages(_ range: Range<Int>) {
-        let page = Self.pageSize
-        let start = (Int(bitPattern: base) + range.lowerBound + page - 1) & ~(page - 1)
-        let end = (Int(bitPattern: base) + range.upperBound) & ~(page - 1)
-        if end > start { serializerd_release(UnsafeMutableRawPointer(bitPattern: start), end - start) }
-    }
+    /// Keeps the first `n` bytes.
+    mutating func truncate(to n: Int) { count = n }
 
     subscript(_ i: Int) -> UInt8 { base[i] }
 
@@ -179,6 +171,9 @@ struct FlatArray<Element: BitwiseCopyable>: ~Copyable {
     }
 
     mutating func removeLast(_ k: Int) { count -= k }
+
+    /// Keeps the first `n` elements.
+    mutating func truncate(to n: Int) { count = n }
 
     // Addressors: `frames[p].members += 1` updates one field in place.
     subscript(_ i: Int) -> Element {

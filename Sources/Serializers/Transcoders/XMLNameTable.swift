@@ -44,13 +44,21 @@ struct NameTable: ~Copyable {
         return UnsafeBufferPointer(start: bytes.base + range.lowerBound + 1, count: range.count - 2)
     }
 
+    /// Inlined into the element and attribute paths: the cache hit is a few instructions.
+    @inline(__always)
     mutating func id(prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
         let key = Key(prefix: UInt(bitPattern: prefix), local: UInt(bitPattern: local), attribute: attribute)
         // Interned names sit a few bytes apart, so mix all pointer bits (Fibonacci hashing).
         let mixed = (key.local ^ (key.prefix &* 31) ^ (attribute ? 1 : 0)) &* 0x9E37_79B9_7F4A_7C15
         let slot = cache.base + Int(truncatingIfNeeded: mixed >> 56)
         if slot.pointee.id >= 0 && slot.pointee.key == key { return slot.pointee.id }
-        let id = ids[key] ?? insert(key, prefix: prefix, local: local, attribute: attribute)
+        return miss(key, slot: slot, prefix: prefix, local: local)
+    }
+
+    @inline(never)
+    private mutating func miss(_ key: Key, slot: UnsafeMutablePointer<Slot>, prefix: UnsafePointer<UInt8>?,
+                               local: UnsafePointer<UInt8>) -> Int {
+        let id = ids[key] ?? insert(key, prefix: prefix, local: local, attribute: key.attribute)
         slot.pointee = Slot(key: key, id: id)
         return id
     }

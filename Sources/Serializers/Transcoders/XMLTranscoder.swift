@@ -50,16 +50,19 @@ struct XMLJSONCore: ~Copyable {
         var needsRegroup = false
     }
     /// One per run of same-named siblings (`<a/><a/>…` is one run, written as an array
-    /// in place) that is still open or may be regrouped: the run's values, `v1,…,vn`, are
-    /// `out[valueStart..<valueEnd]`. 12 bytes, since `<a/><b/>…` keeps one for every 4
-    /// input bytes: names fit 16 bits (at most `maxNames`, plus one element's 257, before
-    /// the check), offsets 32 (`out` stays under `maxOffset`).
+    /// in place) that is still open or may be regrouped: the run's values, `v1,…,vn`,
+    /// start at `valueStart` and end where the next record's separator and key begin (see
+    /// `valueEnd`), or at the end of `out` for the last. 8 bytes, since `<a/><b/>…` keeps
+    /// one for every 4 input bytes: names fit 16 bits (at most `maxNames`, plus one
+    /// element's 257, before the check), offsets 32 (`out` stays under `maxOffset`).
     struct Child {
         var name: UInt16
         var flags: UInt16
         var valueStart: Int32
-        var valueEnd: Int32
         static let forcedFlag: UInt16 = 1, severalFlag: UInt16 = 2
+        /// A separator and the key were written before the value (not so once the parent
+        /// is known to regroup), and a `[` right before it.
+        static let keyedFlag: UInt16 = 4, bracketFlag: UInt16 = 8
         var forced: Bool { flags & Self.forcedFlag != 0 }
         /// The run holds more than one member.
         var several: Bool { flags & Self.severalFlag != 0 }
@@ -72,6 +75,7 @@ struct XMLJSONCore: ~Copyable {
 
     let strip: Bool
     let forced: Set<[UInt8]>
+    let hasForced: Bool
     let maxDepth: Int
     /// Charged at every element's start and end: between two charges the output grows
     /// by one element's own bytes, which are linear in its input.
@@ -96,14 +100,14 @@ struct XMLJSONCore: ~Copyable {
         outLimit = min(budget.limit, Self.maxOffset)
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
+        hasForced = !forced.isEmpty
         out = ByteBuffer(capacity: capacity)
         frames.append(Frame(start: 0, attributesEnd: 0, serial: 0, textStart: 0, pathLength: 0, childStart: 0))
     }
 
     mutating func finish() throws(TranscodeError) -> [UInt8] {
         guard frames.count == 1, frames[0].members > 0 else { throw TranscodeError("XML document has no root element") }
-        var document = frames[0]
-        close(&document, textRange: 0..<0)
+        close(frames[0], textRange: 0..<0)
         try budget.charge(out.count, "the JSON")
         return out.array
     }
@@ -113,9 +117,9 @@ struct XMLJSONCore: ~Copyable {
     mutating func startElement(_ tag: XMLStartTag) throws(TranscodeError) {
         guard frames.count <= maxDepth else { throw TranscodeError("elements nested deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
         let name = names.id(prefix: strip ? nil : tag.prefix, local: tag.localName, attribute: false)
-        let pathLength = path.count
+        let pathLength = hasForced ? path.count : 0
         var isForced = false
-        if !forced.isEmpty {
+        if hasForced {
             path.append(UInt8(ascii: "/"))
             path.append(contentsOf: names.unquoted(name))
             isForced = forced.contains(path)
@@ -141,25 +145,24 @@ struct XMLJSONCore: ~Copyable {
     }
 
     mutating func endElement() throws(TranscodeError) {
-        var frame = frames[frames.count - 1]
         frames.removeLast(1)
-        let textStart = Int(frame.textStart)
+        // The frame is read in place: it stays in the array's storage until the next start.
+        let frame = frames.base + frames.count
+        let textStart = Int(frame.pointee.textStart)
         // Most elements have no text at all: no trimming then.
         let textRange = text.count == textStart ? textStart..<textStart : trimmed(textStart..<text.count)
-        if !frame.opened {
+        if !frame.pointee.opened {
             if textRange.isEmpty {
                 out.append("null")
             } else {
                 out.appendQuoted(textBytes(textRange))
             }
         } else {
-            close(&frame, textRange: textRange)
+            close(frame.pointee, textRange: textRange)
         }
-        text.removeLast(text.count - textStart)
-        if !forced.isEmpty { path.removeLast(path.count - Int(frame.pathLength)) }
-        let childStart = Int(frame.childStart)
-        children[childStart - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
-        children.removeLast(children.count - childStart)
+        text.truncate(to: textStart)
+        if hasForced { path.removeLast(path.count - Int(frame.pointee.pathLength)) }
+        children.truncate(to: Int(frame.pointee.childStart))
         try charge()
     }
 
@@ -182,6 +185,7 @@ struct XMLJSONCore: ~Copyable {
     // MARK: writing
 
     /// Writes the separator and key for a child of the innermost open element.
+    @inline(__always)
     mutating func beginChild(_ name: Int, forced isForced: Bool) {
         let parent = frames.base + (frames.count - 1)
         let name32 = Int32(truncatingIfNeeded: name)
@@ -189,10 +193,13 @@ struct XMLJSONCore: ~Copyable {
             // The run's record is the last one (the previous sibling's own children are gone).
             let run = children.base + (children.count - 1)
             if !parent.pointee.runOpen {
-                // The previous sibling had the same name: make its value an array.
-                out.insert(UInt8(ascii: "["), at: Int(run.pointee.valueStart))
-                run.pointee.valueStart += 1
-                run.pointee.valueEnd += 1
+                // The previous sibling had the same name: make its value an array (unless
+                // regrouping will, which adds the brackets itself).
+                if !parent.pointee.needsRegroup {
+                    out.insert(UInt8(ascii: "["), at: Int(run.pointee.valueStart))
+                    run.pointee.valueStart += 1
+                    run.pointee.flags |= Child.bracketFlag
+                }
                 parent.pointee.runOpen = true
             }
             out.append(UInt8(ascii: ","))
@@ -206,9 +213,8 @@ struct XMLJSONCore: ~Copyable {
         if parent.pointee.needsRegroup {
             // Regrouping rewrites this element from its children's value ranges alone, so
             // from the first repeat on, no separator, key or bracket is written between them.
-            let start = Int32(truncatingIfNeeded: out.count)
             children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: isForced ? Child.forcedFlag : 0,
-                                  valueStart: start, valueEnd: start))
+                                  valueStart: Int32(truncatingIfNeeded: out.count)))
             return
         }
         // `]` `,` or `{`, the key, `:`, `[`: one capacity check, then plain stores.
@@ -235,9 +241,8 @@ struct XMLJSONCore: ~Copyable {
         if seen.pointee == parent.pointee.serial { parent.pointee.needsRegroup = true }
         seen.pointee = parent.pointee.serial
         parent.pointee.opened = true
-        let start = Int32(truncatingIfNeeded: at)
-        children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: isForced ? Child.forcedFlag : 0,
-                              valueStart: start, valueEnd: start))
+        let flags = isForced ? Child.keyedFlag | Child.forcedFlag | Child.bracketFlag : Child.keyedFlag
+        children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: flags, valueStart: Int32(truncatingIfNeeded: at)))
     }
 
     mutating func growSeen() {
@@ -245,7 +250,7 @@ struct XMLJSONCore: ~Copyable {
     }
 
     /// Ends an element written in object form: closes any open run, adds `#text`.
-    mutating func close(_ frame: inout Frame, textRange: Range<Int>) {
+    mutating func close(_ frame: Frame, textRange: Range<Int>) {
         if frame.needsRegroup {
             regroup(frame)
         } else if frame.runOpen {
@@ -306,8 +311,22 @@ struct XMLJSONCore: ~Copyable {
         var cursor = 0   // where its next value goes
     }
 
+    /// Where child record `k`'s value ends: before the next record's `[`, and when that
+    /// one was written with its key, before its `]` (closing this run), separator, key and `:`.
+    @inline(__always)
+    mutating func valueEnd(_ k: Int, last: Int, end: Int) -> Int {
+        guard k < last else { return end }
+        let next = children[k + 1]
+        var gap = next.flags & Child.bracketFlag != 0 ? 1 : 0
+        if next.flags & Child.keyedFlag != 0 {
+            let this = children[k]
+            gap += (this.forced || this.several ? 1 : 0) + 1 + names.quoted(Int(next.name)).count + 1
+        }
+        return Int(next.valueStart) - gap
+    }
+
     /// Rewrites this element's members grouped by name in order of first appearance.
-    /// Two passes over the children (12-byte records), no sort and no index array: the
+    /// Two passes over the children (8-byte records), no sort and no index array: the
     /// first sizes every group, so each gets its place in one exactly-sized scratch buffer;
     /// the second copies each value, in document order, to its group's cursor. Group
     /// records sit on a FlatArray: Swift arrays cost three uniqueness checks per child.
@@ -318,7 +337,8 @@ struct XMLJSONCore: ~Copyable {
         while groupOf.count < names.count { groupOf.append(-1) }
         var groups = FlatArray<Group>()
         defer { for g in 0..<groups.count { groupOf[Int(groups[g].name)] = -1 } }
-        for k in first..<children.count {
+        let last = children.count - 1, end = out.count
+        for k in first...last {
             let child = children[k]
             var g = Int(groupOf[Int(child.name)])
             if g < 0 {
@@ -327,7 +347,7 @@ struct XMLJSONCore: ~Copyable {
                 groups.append(Group(name: child.name, asArray: child.forced))
             }
             groups[g].members += 1
-            groups[g].valueBytes += Int(child.valueEnd - child.valueStart)
+            groups[g].valueBytes += valueEnd(k, last: last, end: end) - Int(child.valueStart)
             if groups[g].members > 1 || child.several { groups[g].asArray = true }
         }
         // Layout: the attributes as written (`{"@a":"v"`), then per group a separator
@@ -354,24 +374,15 @@ struct XMLJSONCore: ~Copyable {
             if groups[g].asArray { scratch[at + 1] = UInt8(ascii: "[") }
         }
         let source = out.base
-        // Values are read in document order, so the source pages behind the read position
-        // are done with: handing them back as the scratch fills keeps the peak near the
-        // larger of the two instead of their sum (on `<a/><b/>…` the source, with a key
-        // per value, is 1.8× the result).
-        var released = Int(frame.attributesEnd)
-        for k in first..<children.count {
+        for k in first...last {
             let child = children[k]
-            if Int(child.valueStart) - released >= 1 << 20 {
-                out.releasePages(released..<Int(child.valueStart))
-                released = Int(child.valueStart)
-            }
             let group = groups.base + Int(groupOf[Int(child.name)])
             var at = group.pointee.cursor
             if at != group.pointee.start {
                 scratch[at] = UInt8(ascii: ",")
                 at += 1
             }
-            let length = Int(child.valueEnd - child.valueStart)
+            let length = valueEnd(k, last: last, end: end) - Int(child.valueStart)
             copyBytes(source + Int(child.valueStart), length, to: scratch + at)
             group.pointee.cursor = at + length
         }

@@ -114,6 +114,8 @@ struct XMLJSONCore: ~Copyable {
 
     // MARK: events
 
+    // Inlined into the sink's overrides, their only callers: one call per event.
+    @inline(__always)
     mutating func startElement(_ tag: XMLStartTag) throws(TranscodeError) {
         guard frames.count <= maxDepth else { throw TranscodeError("elements nested deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
         let name = names.id(prefix: strip ? nil : tag.prefix, local: tag.localName, attribute: false)
@@ -144,6 +146,7 @@ struct XMLJSONCore: ~Copyable {
         text.append(bytes)
     }
 
+    @inline(__always)
     mutating func endElement() throws(TranscodeError) {
         frames.removeLast(1)
         // The frame is read in place: it stays in the array's storage until the next start.

@@ -35,6 +35,10 @@ struct TranscodeCommand: ParsableCommand {
     @Option(name: .customLong("option"), help: "A response setting as key=value (repeatable).")
     var options: [String] = []
 
+    @Option(name: .customLong("max-response-body"),
+            help: "The output cap, as the config's limits.max_response_body: a size like 512KiB or 64MiB (default 32MiB).")
+    var maxResponseBody: String?
+
     @Flag(help: "Print what the serialization cost to stderr as one JSON line: input and output bytes, seconds, and the peak memory it added (also over the input).")
     var stats = false
 
@@ -59,6 +63,12 @@ struct TranscodeCommand: ParsableCommand {
             do { try settings.apply(option: option) } catch { throw ValidationError(error.message) }
         }
         guard (100...599).contains(status) else { throw ValidationError("--status must be 100-599") }
+        if let maxResponseBody {
+            guard let cap = Units.bytes(maxResponseBody), cap > 0 else {
+                throw ValidationError("--max-response-body: expected a positive size like 512KiB or 64MiB, found '\(maxResponseBody)'")
+            }
+            settings.maxOutput = cap
+        }
         // The daemon's allocator settings, so the cost here is the cost a route pays.
         MallocTuning.apply()
         let body = try StandardStreams.readAll(path: file)

@@ -65,6 +65,18 @@ import Testing
         #expect(result.stdoutText == "{\"a\":100,\"b\":1.5}\n")
     }
 
+    /// The output cap is the config's `limits.max_response_body`, 32 MiB unless raised.
+    @Test func maxResponseBodySetsTheOutputCap() throws {
+        let body = Array(("[" + String(repeating: "1,", count: 999) + "1]").utf8)   // 2,001 bytes
+        let capped = try ServerBinary.run(["transcode", "--serializer", "json", "--max-response-body", "1KiB"], stdin: body)
+        #expect(capped.status == 1)
+        #expect(capped.stdoutText.contains("the output cap (limits.max_response_body)"), "\(capped.stdoutText)")
+        let raised = try ServerBinary.run(["transcode", "--serializer", "json", "--max-response-body", "4KiB"], stdin: body)
+        #expect(raised.status == 0 && raised.stdout.count == body.count + 1)
+        let bad = try ServerBinary.run(["transcode", "--serializer", "json", "--max-response-body", "lots"], stdin: body)
+        #expect(bad.status == 64 && bad.stderrText.contains("expected a positive size like 512KiB or 64MiB, found 'lots'"))
+    }
+
     @Test func badOptionsAreUsageErrorsOnStderr() throws {
         let result = try ServerBinary.run(["transcode", "--serializer", "json", "--option", "xml.force_array=/a"], stdin: [])
         #expect(result.status == 64)   // EX_USAGE, distinct from a serializer failure (1)

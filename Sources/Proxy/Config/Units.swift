@@ -1,7 +1,7 @@
 /// Durations (`250ms`, `10s`, `2m`, `1h`) and sizes (`512KiB`, `32MiB`, `1GiB`, `10MB`,
 /// or plain bytes) as the config writes them.
-enum Units {
-    static func seconds(_ text: String) -> Double? {
+public enum Units {
+    public static func seconds(_ text: String) -> Double? {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
@@ -12,7 +12,7 @@ enum Units {
         return nil
     }
 
-    static func bytes(_ text: String) -> Int? {
+    public static func bytes(_ text: String) -> Int? {
         let units: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
                                       ("KB", 1_000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {

@@ -78,9 +78,17 @@ PIN := $(shell command -v taskset >/dev/null 2>&1 && echo "taskset -c 1")
 
 # Linked against the shared Swift runtime: the Foundation references (property lists in
 # particular) fail when Foundation is linked statically; the daemon imports no Foundation.
-bench: deps
+# The JSON reference column: simdjson's minifier (Debian libsimdjson-dev, bench only).
+SIMDJSON_MINIFY = .build/simdjson-minify
+$(SIMDJSON_MINIFY): bench/simdjson/minify.cpp
+	@[ -f /usr/include/simdjson.h ] && command -v c++ >/dev/null || { \
+	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libsimdjson-dev g++; }
+	mkdir -p .build && c++ -O2 -std=c++17 $< -lsimdjson -o $@
+
+bench: deps $(SIMDJSON_MINIFY)
 	$(SWIFT) build -c release --product serializerd-bench
-	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results
+	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results --simdjson $(SIMDJSON_MINIFY)
 
 # Bounded work (DESIGN §5): every serializer on its costliest input shapes, time per
 # input byte and peak memory per input byte against the contract's targets.

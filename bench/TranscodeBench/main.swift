@@ -17,6 +17,8 @@ struct Options {
     var only: String?
     /// One payload of your own instead of the standard set (format from the extension).
     var file: String?
+    /// bench/simdjson/minify.cpp built: the JSON rows get simdjson's minifier as a column.
+    var simdjson: String?
 }
 
 func parseArguments() -> Options {
@@ -30,6 +32,7 @@ func parseArguments() -> Options {
         case "--min-seconds": options.minSeconds = Double(args.popFirst() ?? "") ?? options.minSeconds
         case "--only": options.only = args.popFirst()
         case "--file": options.file = args.popFirst()
+        case "--simdjson": options.simdjson = args.popFirst()
         default: break
         }
     }
@@ -181,6 +184,24 @@ func peakMemoryRatio(_ p: Payload, scratch: URL) -> Double? {
     return output.split(separator: " ").last.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
 
+/// simdjson's minifier on the same bytes (bench/simdjson/minify.cpp, its AVX2 kernel), in
+/// a child process timed the same way: MB/s, or nil when it did not run.
+func simdjsonRate(_ helper: String, _ p: Payload, scratch: URL, minSeconds: Double) -> Double? {
+    let file = scratch.appendingPathComponent("simdjson-" + p.name.replacingOccurrences(of: "/", with: "_"))
+    guard (try? Data(p.bytes).write(to: file)) != nil else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: helper)
+    process.arguments = [file.path]
+    process.environment = ["SIMDJSON_FORCE_IMPLEMENTATION": "haswell", "MIN_SECONDS": String(minSeconds)]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return nil }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return output.split(separator: " ").first.flatMap { Double($0) }
+}
+
 func run() throws {
     if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--memory-probe" {
         memoryProbe(format: CommandLine.arguments[2], path: CommandLine.arguments[3])
@@ -202,11 +223,11 @@ func run() throws {
     defer { try? FileManager.default.removeItem(at: scratch) }
 
     var rows: [String] = []
-    rows.append("| payload | bytes | serializerd MB/s (min–max) | Foundation MB/s (min–max) | ratio | output bytes | peak working memory / input |")
-    rows.append("|---|---|---|---|---|---|---|")
+    rows.append("| payload | bytes | serializerd MB/s (min–max) | Foundation MB/s (min–max) | ratio | simdjson minify MB/s (min–max) | ÷ simdjson | output bytes | peak working memory / input |")
+    rows.append("|---|---|---|---|---|---|---|---|---|")
     for payload in payloads {
         let data = Data(payload.bytes)
-        var oursRates: [Double] = [], theirsRates: [Double] = []
+        var oursRates: [Double] = [], theirsRates: [Double] = [], simdjsonRates: [Double] = []
         let outputBytes = ours(payload)
         guard outputBytes >= 0, foundation(payload, data) >= 0 else {
             print("\(payload.name): a transcoder failed on the benchmark payload")
@@ -217,12 +238,18 @@ func run() throws {
             // Interleaved, so host noise hits both sides alike.
             oursRates.append(megabytes / measure(minSeconds: options.minSeconds) { _ = ours(payload) })
             theirsRates.append(megabytes / measure(minSeconds: options.minSeconds) { _ = foundation(payload, data) })
+            if payload.format == "json", let helper = options.simdjson,
+               let rate = simdjsonRate(helper, payload, scratch: scratch, minSeconds: options.minSeconds) {
+                simdjsonRates.append(rate)
+            }
         }
         let memory = peakMemoryRatio(payload, scratch: scratch).map { String(format: "%.2f× (%.2f× with the input)", $0, $0 + 1) } ?? "n/a"
         let o = median(oursRates), f = median(theirsRates)
-        let row = String(format: "| %@ | %d | **%.0f** (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.0f× | %d | %@ |",
+        let simdjson = simdjsonRates.isEmpty ? "—" : String(format: "%.0f (%.0f–%.0f)", median(simdjsonRates), simdjsonRates.min()!, simdjsonRates.max()!)
+        let versusSimdjson = simdjsonRates.isEmpty ? "—" : String(format: "%.2f×", o / median(simdjsonRates))
+        let row = String(format: "| %@ | %d | **%.0f** (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.0f× | %@ | %@ | %d | %@ |",
                          payload.name, payload.bytes.count, o, oursRates.min()!, oursRates.max()!,
-                         f, theirsRates.min()!, theirsRates.max()!, o / f, outputBytes, memory)
+                         f, theirsRates.min()!, theirsRates.max()!, o / f, simdjson, versusSimdjson, outputBytes, memory)
         rows.append(row)
         print(row)
     }

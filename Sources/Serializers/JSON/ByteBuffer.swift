@@ -122,10 +122,11 @@ struct ByteBuffer: ~Copyable {
 
     /// Appends `"…"` for valid UTF-8 bytes, escaped by the one JSON escape policy.
     mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
-        let length = JSONEscaping.quotedLength(bytes)
+        // Short strings (most keys and values) in one pass into room for the worst case;
+        // long ones measured first, so the room reserved is what they take.
+        let length = bytes.count <= 256 ? 6 * bytes.count + 2 : JSONEscaping.quotedLength(bytes)
         reserve(length)
-        JSONEscaping.writeQuoted(bytes, to: base + count)
-        count += length
+        count += JSONEscaping.writeQuoted(bytes, to: base + count)
     }
 
     /// Copies `range` of this buffer to its end (the source may move while growing).

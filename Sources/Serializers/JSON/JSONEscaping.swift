@@ -29,35 +29,70 @@ public enum JSONEscaping {
     @inline(__always)
     static func needsEscape(_ c: UInt8) -> Bool { c < 0x20 || c == 0x22 || c == 0x5C }
 
+    /// Whether any byte of `x` needs an escape: exact for "any" (the borrows of the
+    /// subtractions only ever add lanes above one that already qualifies).
+    @inline(__always)
+    static func anyNeedsEscape<Word: FixedWidthInteger & UnsignedInteger>(_ x: Word) -> Bool {
+        let ones = Word.max / 0xFF, highs = ones &* 0x80
+        let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+        let found = ((x &- ones &* 0x20) & ~x) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+        return found & highs != 0
+    }
+
+    @inline(__always)
+    static func load<Word: FixedWidthInteger>(_ p: UnsafePointer<UInt8>, _ k: Int, as: Word.Type) -> Word {
+        UnsafeRawPointer(p + k).loadUnaligned(as: Word.self)
+    }
+
+    /// The index of the first byte at or after `k` that needs an escape, or `n`. Text
+    /// rarely holds one: eight bytes are checked at a time (a short tail by overlapping
+    /// the last word or two 4-byte halves), and only a word holding one is read bytewise.
+    @inline(__always)
+    static func firstEscape(_ p: UnsafePointer<UInt8>, from start: Int, count n: Int) -> Int {
+        var k = start
+        while k + 8 <= n && !anyNeedsEscape(load(p, k, as: UInt64.self)) { k += 8 }
+        if k + 8 > n {
+            if n - start >= 8 {
+                if !anyNeedsEscape(load(p, n - 8, as: UInt64.self)) { return n }
+            } else if n - k >= 4 {
+                if !anyNeedsEscape(load(p, k, as: UInt32.self)) && !anyNeedsEscape(load(p, n - 4, as: UInt32.self)) { return n }
+            }
+        }
+        while k < n && !needsEscape(p[k]) { k += 1 }
+        return k
+    }
+
     /// Length of `"…"` for these bytes once escaped.
     static func quotedLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var length = bytes.count + 2
-        for c in bytes where needsEscape(c) {
-            switch c {
+        guard let p = bytes.baseAddress else { return length }
+        var k = firstEscape(p, from: 0, count: bytes.count)
+        while k < bytes.count {
+            switch p[k] {
             case 0x22, 0x5C, 0x08, 0x09, 0x0A, 0x0C, 0x0D: length += 1
             default: length += 5
             }
+            k = firstEscape(p, from: k + 1, count: bytes.count)
         }
         return length
     }
 
-    /// Writes `"…"` at `out`, which has room for `quotedLength(bytes)`; returns that length.
+    /// Writes `"…"` at `out`, which has room for `quotedLength(bytes)` (at most 6 bytes
+    /// per byte, plus 2); returns that length. Runs without escapes are copied whole.
     @discardableResult
     static func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
         out[0] = UInt8(ascii: "\"")
         var w = 1
-        var runStart = 0
-        for k in 0..<bytes.count where needsEscape(bytes[k]) {
-            if k > runStart {
-                copyBytes(bytes.baseAddress! + runStart, k - runStart, to: out + w)
-                w += k - runStart
+        if let p = bytes.baseAddress {
+            var k = 0
+            while k < bytes.count {
+                let e = firstEscape(p, from: k, count: bytes.count)
+                copyBytes(p + k, e - k, to: out + w)
+                w += e - k
+                guard e < bytes.count else { break }
+                writeScalar(UInt32(p[e]), into: out, at: &w)
+                k = e + 1
             }
-            writeScalar(UInt32(bytes[k]), into: out, at: &w)
-            runStart = k + 1
-        }
-        if runStart < bytes.count {
-            copyBytes(bytes.baseAddress! + runStart, bytes.count - runStart, to: out + w)
-            w += bytes.count - runStart
         }
         out[w] = UInt8(ascii: "\"")
         return w + 1

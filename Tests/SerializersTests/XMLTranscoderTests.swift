@@ -44,6 +44,15 @@ import Testing
                 == #"{"r":{"b":[null,null,null],"a":["1","2"]}}"#)
     }
 
+    /// A name used inside a sibling must not hide a repeat: `c`'s child `a` once overwrote
+    /// `r`'s mark for `a`, and `r` came out with two "a" keys (found by fuzz/xml).
+    @Test func aNameInsideASiblingDoesNotHideARepeat() throws {
+        #expect(try xml("<r><a>1</a><c><a>2</a></c><a>3</a></r>") == #"{"r":{"a":["1","3"],"c":{"a":"2"}}}"#)
+        #expect(try xml("<r><a>1</a><c><d><a>2</a><b/></d></c><b/><a>3</a></r>")
+                == #"{"r":{"a":["1","3"],"c":{"d":{"a":"2","b":null}},"b":null}}"#)
+        #expect(try xml("<r><a>1</a><c><a>2</a><a>4</a></c><a>3</a></r>") == #"{"r":{"a":["1","3"],"c":{"a":["2","4"]}}}"#)
+    }
+
     @Test func forceArrayPathsAlwaysGiveArrays() throws {
         let text = try XMLTranscoder.transcode(try Fixture.bytes("xml/single-item.xml"),
                                                options: XMLOptions(forceArray: ["/rss/channel/item"])).text

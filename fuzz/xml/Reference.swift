@@ -47,6 +47,9 @@ struct ReferenceXMLJSONCore: ~Copyable {
         var lastName = -1
         var runOpen = false     // the last child group is an array still open
         var needsRegroup = false
+        /// Names among this element's children so far: plainly per element, so a name a
+        /// descendant uses cannot hide a repeat here (the product's one-table version once did).
+        var seen: Set<Int> = []
     }
     struct Child {
         var name: Int
@@ -64,7 +67,6 @@ struct ReferenceXMLJSONCore: ~Copyable {
     var children: [Child] = []
     var path: [UInt8] = []
     var names = ReferenceNameTable()
-    var seenIn: [Int] = []
     var serials = 0
 
     init(options: XMLOptions, capacity: Int, maxDepth: Int) {
@@ -149,9 +151,7 @@ struct ReferenceXMLJSONCore: ~Copyable {
             out.append(UInt8(ascii: ","))
         } else {
             if frames[p].runOpen { out.append(UInt8(ascii: "]")) }
-            if seenIn.count < names.count { seenIn.append(contentsOf: repeatElement(-1, count: names.count - seenIn.count)) }
-            if seenIn[name] == frames[p].serial { frames[p].needsRegroup = true }
-            seenIn[name] = frames[p].serial
+            if !frames[p].seen.insert(name).inserted { frames[p].needsRegroup = true }
             if frames[p].members > 0 { out.append(UInt8(ascii: ",")) }
             out.append(names.quoted(name))
             out.append(UInt8(ascii: ":"))

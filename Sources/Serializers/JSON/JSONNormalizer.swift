@@ -21,13 +21,18 @@ public enum JSONNormalizer {
     }
 
     static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) throws(JSONError) -> [UInt8] {
+        try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self)
+    }
+
+    /// `scan` chooses the inner loops; tests run `ByteScan` against the same cases.
+    static func normalizeUTF8<S: JSONByteScan>(_ input: [UInt8], from start: Int, options: JSONReadOptions, scan: S.Type) throws(JSONError) -> [UInt8] {
         let capacity = max(input.count - start, 1)
         var failure: JSONError?
         let out = input.withUnsafeBufferPointer { inBuf in
             [UInt8](unsafeUninitializedCapacity: capacity) { outBuf, count in
                 let core = NormalizerCore(input: inBuf, start: start, output: outBuf.baseAddress!, options: options)
                 do throws(JSONError) {
-                    count = try core.run()
+                    count = try core.run(S.self)
                 } catch {
                     failure = error
                     count = 0
@@ -78,14 +83,6 @@ struct NormalizerCore: ~Copyable {
         return fail("unexpected \(shown), expected \(expected)", at: i)
     }
 
-    @inline(__always) static func skipWhitespace(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) {
-        while i < n {
-            let c = p[i]
-            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
-            i += 1
-        }
-    }
-
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
     /// Where the machine is: at a value's first byte, at an object member's key, at an
@@ -93,7 +90,7 @@ struct NormalizerCore: ~Copyable {
     enum State { case value, member, element, string, after }
 
     /// Normalizes the whole input; returns the output length.
-    func run() throws(JSONError) -> Int {
+    func run<S: JSONByteScan>(_: S.Type) throws(JSONError) -> Int {
         let p = self.p, n = self.n, o = self.o, stack = self.stack
         let dropNulls = options.removeNullValues
         var i = start, w = 0, depth = 0
@@ -101,7 +98,7 @@ struct NormalizerCore: ~Copyable {
         /// Inside `.string`: whether it is a key, and where the member began (so a member
         /// whose value is a dropped null can be taken back).
         var inKey = false, memberMark = 0
-        Self.skipWhitespace(p, n, &i)
+        S.skipWhitespace(p, n, &i)
         if !options.allowFragments, i < n, p[i] != UInt8(ascii: "{"), p[i] != UInt8(ascii: "[") {
             throw fail("top-level value is not an object or array, and fragments are not allowed", at: i)
         }
@@ -122,7 +119,7 @@ struct NormalizerCore: ~Copyable {
                     stack[depth] = array ? NormalizerCore.isArray : 0
                     depth += 1
                     o[w] = c; w += 1; i += 1
-                    Self.skipWhitespace(p, n, &i)
+                    S.skipWhitespace(p, n, &i)
                     let close = c + 2   // "{" + 2 = "}", "[" + 2 = "]"
                     if i < n && p[i] == close {
                         i += 1; o[w] = close; w += 1; depth -= 1
@@ -134,20 +131,19 @@ struct NormalizerCore: ~Copyable {
                     let begin = i
                     if c == UInt8(ascii: "-") { i += 1 }
                     guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit", at: i) }
-                    if p[i] == UInt8(ascii: "0") { i += 1 } else { while i < n && Self.isDigit(p[i]) { i += 1 } }
+                    if p[i] == UInt8(ascii: "0") { i += 1 } else { S.skipDigits(p, n, &i) }
                     if i < n && p[i] == UInt8(ascii: ".") {
                         i += 1
                         guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit after the decimal point", at: i) }
-                        while i < n && Self.isDigit(p[i]) { i += 1 }
+                        S.skipDigits(p, n, &i)
                     }
                     if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
                         i += 1
                         if i < n && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) { i += 1 }
                         guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit in the exponent", at: i) }
-                        while i < n && Self.isDigit(p[i]) { i += 1 }
+                        S.skipDigits(p, n, &i)
                     }
-                    (o + w).update(from: p + begin, count: i - begin)
-                    w += i - begin
+                    copySpan(from: begin, count: i - begin, &w)
                     state = .after
                 case UInt8(ascii: "t"):
                     try copyLiteral("true", &i, &w)
@@ -187,36 +183,18 @@ struct NormalizerCore: ~Copyable {
                 o[w] = UInt8(ascii: "\""); w += 1
                 i += 1
                 copy: while true {
-                    // Eight bytes at a time: each word is stored whole, then both cursors
-                    // advance to its first quote, backslash, control or non-ASCII byte.
-                    // Storing past that byte is safe: the output never outruns the input
-                    // (w ≤ i), so o + w + 8 stays within its capacity whenever i + 8 ≤ n.
-                    while i + 8 <= n {
-                        let x = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                        let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
-                        let quote = x ^ (ones &* 0x22), slash = x ^ (ones &* 0x5C)
-                        var special = (x & high)
-                        special |= (x &- ones &* 0x20) & ~x & high
-                        special |= (quote &- ones) & ~quote & high
-                        special |= (slash &- ones) & ~slash & high
-                        UnsafeMutableRawPointer(o + w).storeBytes(of: x, as: UInt64.self)
-                        if special != 0 {
-                            // The lowest flagged byte is exact (borrows only propagate upwards).
-                            let k = special.trailingZeroBitCount >> 3
-                            i += k
-                            w += k
-                            break
-                        }
-                        i += 8
-                        w += 8
-                    }
-                    while i < n {
-                        let c = p[i]
-                        if c < 0x20 || c == 0x22 || c == 0x5C || c >= 0x80 { break }
-                        o[w] = c; w += 1
-                        i += 1
-                    }
+                    S.copyPlain(p, n, &i, o, &w)
                     guard i < n else { throw fail("unterminated string", at: open) }
+                    // Non-ASCII text comes in runs (a word, a sentence): validate the whole
+                    // run here before going back to the vector loop.
+                    while p[i] >= 0x80 {
+                        guard let len = UTF8Validation.sequenceLength(p, i, n) else {
+                            throw fail("invalid UTF-8 in string", at: i)
+                        }
+                        copySpan(from: i, count: len, &w)
+                        i += len
+                        guard i < n else { throw fail("unterminated string", at: open) }
+                    }
                     let c = p[i]
                     if c == UInt8(ascii: "\"") {
                         i += 1
@@ -226,21 +204,14 @@ struct NormalizerCore: ~Copyable {
                         try copyEscape(&i, &w)
                     } else if c < 0x20 {
                         throw fail("unescaped control character in string", at: i)
-                    } else {
-                        guard let len = UTF8Validation.sequenceLength(p, i, n) else {
-                            throw fail("invalid UTF-8 in string", at: i)
-                        }
-                        (o + w).update(from: p + i, count: len)
-                        w += len
-                        i += len
                     }
                 }
                 guard inKey else { state = .after; continue machine }
-                Self.skipWhitespace(p, n, &i)
+                S.skipWhitespace(p, n, &i)
                 guard i < n, p[i] == UInt8(ascii: ":") else { throw unexpected("':'", at: i) }
                 i += 1
                 o[w] = UInt8(ascii: ":"); w += 1
-                Self.skipWhitespace(p, n, &i)
+                S.skipWhitespace(p, n, &i)
                 if dropNulls && i < n && p[i] == UInt8(ascii: "n") {
                     try copyLiteral("null", &i, &w)
                     w = memberMark
@@ -254,12 +225,12 @@ struct NormalizerCore: ~Copyable {
                 // Close containers or move to the next member/element.
                 guard depth > 0 else { break machine }
                 let isArray = stack[depth - 1] & NormalizerCore.isArray != 0
-                Self.skipWhitespace(p, n, &i)
+                S.skipWhitespace(p, n, &i)
                 guard i < n else { throw unexpected(isArray ? "',' or ']'" : "',' or '}'", at: i) }
                 let c = p[i]
                 if c == UInt8(ascii: ",") {
                     i += 1
-                    Self.skipWhitespace(p, n, &i)
+                    S.skipWhitespace(p, n, &i)
                     state = isArray ? .element : .member
                 } else if c == (isArray ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
                     i += 1; o[w] = c; w += 1; depth -= 1
@@ -268,9 +239,22 @@ struct NormalizerCore: ~Copyable {
                 }
             }
         }
-        Self.skipWhitespace(p, n, &i)
+        S.skipWhitespace(p, n, &i)
         if i < n { throw unexpected("end of input after the top-level value", at: i) }
         return w
+    }
+
+    /// Copies `count` input bytes from `from` to the output at `w`. Short spans (numbers,
+    /// UTF-8 sequences) take one 16-byte store when 16 input bytes remain: the store may
+    /// run past the span, never past the output (`w ≤ from - start`).
+    @inline(__always)
+    func copySpan(from: Int, count: Int, _ w: inout Int) {
+        if count <= 16 && from + 16 <= n {
+            UnsafeMutableRawPointer(o + w).storeBytes(of: UnsafeRawPointer(p + from).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        } else {
+            (o + w).update(from: p + from, count: count)
+        }
+        w += count
     }
 
     @inline(__always)

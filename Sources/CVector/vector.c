@@ -1,0 +1,1 @@
+// The module is header-only (static inline operations in include/vector.h).

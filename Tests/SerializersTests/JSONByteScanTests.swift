@@ -1,0 +1,91 @@
+@testable import Serializers
+import Testing
+
+/// The normalizer's vector inner loops against its portable bytewise ones: on every
+/// document, every prefix of it (so each cut falls at each place in a 16-byte step and in
+/// the bytewise tail), and every document with one byte replaced by a byte that ends a
+/// run (quote, backslash, control, non-ASCII, a broken UTF-8 lead), the two give the same
+/// output or the same error at the same offset.
+@Suite struct JSONByteScanTests {
+    static let runEnders: [UInt8] = [0x22, 0x5C, 0x00, 0x1F, 0x09, 0x0A, 0x20, 0x7F, 0x80, 0xC3, 0xE2, 0xF0, 0xFF, 0x2C, 0x2E, 0x65, 0x30, 0x39]
+
+    func outcome<S: JSONByteScan>(_ input: [UInt8], _ options: JSONReadOptions, _ scan: S.Type) -> String {
+        do throws(JSONError) {
+            return "ok " + String(decoding: try JSONNormalizer.normalizeUTF8(input, from: 0, options: options, scan: scan), as: UTF8.self)
+        } catch {
+            return "error " + error.description
+        }
+    }
+
+    func expectAgreement(_ input: [UInt8], _ options: JSONReadOptions = .init(allowFragments: true)) {
+        let vector = outcome(input, options, VectorScan.self)
+        let bytewise = outcome(input, options, ByteScan.self)
+        #expect(vector == bytewise, "\(String(decoding: input, as: UTF8.self))")
+    }
+
+    static let documents: [String] = [
+        "{\"name\": \"lorem ipsum dolor sit amet, consectetur\",   \"n\": [12345678901234567890, -0.000001e+23, 7],\n        \"text\": \"名前:前田あゆみ 第一印象:なんか怖っ！😋✨ and ascii after\"}",
+        "[\n                                        \"a\\u00e9\\n\\\"\\\\\\/b\", 1.5, true, false, null,\n\t\t\t\t\t\t\t\t\t\t{ \"k\" :\r\n  \"v\" } ]",
+        "[-65.613616999999977,43.420273000000009,-65.619720000000029,43.418052999999986,-65.625,43.421379000000059]",
+        "\"" + String(repeating: "0123456789abcdef", count: 5) + "é" + String(repeating: "x", count: 15) + "\"",
+        "[" + String(repeating: " ", count: 70) + "1" + String(repeating: "\n", count: 33) + "]",
+        "{\"d\": " + String(repeating: "9", count: 40) + "." + String(repeating: "0", count: 33) + "E-" + String(repeating: "1", count: 17) + "}",
+    ]
+
+    @Test func everyPrefixAgrees() {
+        for document in Self.documents {
+            let bytes = Array(document.utf8)
+            for cut in 0...bytes.count { expectAgreement(Array(bytes[..<cut])) }
+        }
+    }
+
+    @Test func everyReplacedByteAgrees() {
+        for document in Self.documents {
+            let bytes = Array(document.utf8)
+            for at in bytes.indices {
+                for ender in Self.runEnders where ender != bytes[at] {
+                    var changed = bytes
+                    changed[at] = ender
+                    expectAgreement(changed)
+                }
+            }
+        }
+    }
+
+    @Test func randomDocumentsAgreeWithAndWithoutNulls() {
+        var rng = SplitMix(state: 0x5CA7)
+        let generator = JSONNormalizerDifferentialTests()
+        for _ in 0..<300 {
+            let bytes = Array(generator.value(&rng, depth: 0).utf8)
+            expectAgreement(bytes)
+            expectAgreement(bytes, JSONReadOptions(removeNullValues: true, allowFragments: true))
+        }
+    }
+
+    /// The vector loops are in use: a long run of each kind is passed over in 16-byte steps
+    /// and stops exactly at the byte that ends it, wherever in the step that byte falls.
+    @Test func vectorRunsStopAtTheirEnd() {
+        for length in 0..<40 {
+            let spaces = [UInt8](repeating: 0x20, count: length) + Array("x".utf8) + [UInt8](repeating: 0x20, count: 20)
+            var i = 0
+            spaces.withUnsafeBufferPointer { VectorScan.skipWhitespace($0.baseAddress!, $0.count, &i) }
+            #expect(i == length)
+
+            let digits = [UInt8](repeating: 0x37, count: length) + Array("e".utf8) + [UInt8](repeating: 0x31, count: 20)
+            i = 0
+            digits.withUnsafeBufferPointer { VectorScan.skipDigits($0.baseAddress!, $0.count, &i) }
+            #expect(i == length)
+
+            for stop: UInt8 in [0x22, 0x5C, 0x1F, 0x80, 0xFF] {
+                let text = [UInt8](repeating: 0x61, count: length) + [stop] + [UInt8](repeating: 0x61, count: 20)
+                var out = [UInt8](repeating: 0, count: text.count)
+                var w = 0
+                i = 0
+                text.withUnsafeBufferPointer { t in
+                    out.withUnsafeMutableBufferPointer { VectorScan.copyPlain(t.baseAddress!, t.count, &i, $0.baseAddress!, &w) }
+                }
+                #expect(i == length && w == length && out[..<length].allSatisfy { $0 == 0x61 })
+            }
+        }
+    }
+}

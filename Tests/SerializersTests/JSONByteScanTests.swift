@@ -88,4 +88,21 @@ import Testing
             }
         }
     }
+
+    /// A number's digit runs found from one mask of its first 32 bytes end where the
+    /// bytewise scan ends them: runs inside the mask, at its edge, and past it.
+    @Test func digitRunsEndWhereBytewiseRunsEnd() {
+        var rng = SplitMix(state: 0xD161)
+        for _ in 0..<5000 {
+            let bytes = (0..<1 + rng.below(72)).map { _ in rng.below(6) == 0 ? UInt8(ascii: ".") : UInt8(0x30 + rng.below(10)) }
+            let begin = rng.below(bytes.count)
+            let from = begin + rng.below(bytes.count - begin + 1)
+            var vector = from, bytewise = from
+            bytes.withUnsafeBufferPointer { b in
+                VectorScan.digitRuns(b.baseAddress!, b.count, at: begin).skip(b.baseAddress!, b.count, &vector, VectorScan.self)
+                ByteScan.skipDigits(b.baseAddress!, b.count, &bytewise)
+            }
+            #expect(vector == bytewise, "\(bytes) from \(begin), skipping at \(from)")
+        }
+    }
 }

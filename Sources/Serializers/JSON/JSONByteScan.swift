@@ -16,6 +16,29 @@ protocol JSONByteScan {
     static func copyPlain(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _ o: UnsafeMutablePointer<UInt8>, _ w: inout Int)
     /// Moves `i` past ASCII digits.
     static func skipDigits(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int)
+    /// The digits near a number's start, classified once for all of its digit runs.
+    static func digitRuns(_ p: UnsafePointer<UInt8>, _ n: Int, at begin: Int) -> DigitRuns
+}
+
+/// Which of the `span` bytes from `begin` are digits (bit k for byte `begin + k`), so a
+/// number's integer, fraction and exponent runs are found by shifts of one mask instead
+/// of a classification each, whose loads wait on the run before. Past `span` (0 for the
+/// bytewise scan), runs are found by `skipDigits`.
+struct DigitRuns {
+    let begin: Int
+    let span: Int
+    let mask: UInt64
+
+    @inline(__always)
+    func skip<S: JSONByteScan>(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int, _: S.Type) {
+        let offset = i &- begin
+        if offset < span {
+            // Bits at and above `span` are clear in the mask, so the run stops there.
+            i += (~mask >> UInt64(offset)).trailingZeroBitCount
+            if i - begin < span { return }
+        }
+        S.skipDigits(p, n, &i)
+    }
 }
 
 enum ByteScan: JSONByteScan {
@@ -42,6 +65,11 @@ enum ByteScan: JSONByteScan {
     @inline(__always)
     static func skipDigits(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) {
         while i < n && p[i] &- 0x30 < 10 { i += 1 }
+    }
+
+    @inline(__always)
+    static func digitRuns(_ p: UnsafePointer<UInt8>, _ n: Int, at begin: Int) -> DigitRuns {
+        DigitRuns(begin: begin, span: 0, mask: 0)
     }
 }
 
@@ -92,13 +120,24 @@ enum VectorScan: JSONByteScan {
         ByteScan.copyPlain(p, n, &i, o, &w)
     }
 
+    /// Bit k set when byte k of the 16 at `p` is a digit.
+    @inline(__always) static func digits(_ p: UnsafePointer<UInt8>) -> UInt32 {
+        // An unsigned range check with a signed compare: c - 0xB0 maps '0'…'9' to
+        // -128…-119 and every other byte above them.
+        let d = load(p) &- lanes(0x30 &+ 0x80)
+        return serializerd_movemask(serializerd_lt(d, lanes(0x80 &+ 10)))
+    }
+
+    @inline(__always)
+    static func digitRuns(_ p: UnsafePointer<UInt8>, _ n: Int, at begin: Int) -> DigitRuns {
+        guard begin + 32 <= n else { return DigitRuns(begin: begin, span: 0, mask: 0) }
+        return DigitRuns(begin: begin, span: 32, mask: UInt64(digits(p + begin) | digits(p + begin + 16) << 16))
+    }
+
     @inline(__always)
     static func skipDigits(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) {
         while i + 16 <= n {
-            // An unsigned range check with a signed compare: c - 0xB0 maps '0'…'9' to
-            // -128…-119 and every other byte above them.
-            let d = load(p + i) &- lanes(0x30 &+ 0x80)
-            let other = ~serializerd_movemask(serializerd_lt(d, lanes(0x80 &+ 10))) & 0xFFFF
+            let other = ~digits(p + i) & 0xFFFF
             if other != 0 {
                 i += other.trailingZeroBitCount
                 return

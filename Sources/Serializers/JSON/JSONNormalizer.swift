@@ -129,19 +129,20 @@ struct NormalizerCore: ~Copyable {
                     }
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                     let begin = i
+                    let runs = S.digitRuns(p, n, at: begin)
                     if c == UInt8(ascii: "-") { i += 1 }
                     guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit", at: i) }
-                    if p[i] == UInt8(ascii: "0") { i += 1 } else { S.skipDigits(p, n, &i) }
+                    if p[i] == UInt8(ascii: "0") { i += 1 } else { runs.skip(p, n, &i, S.self) }
                     if i < n && p[i] == UInt8(ascii: ".") {
                         i += 1
                         guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit after the decimal point", at: i) }
-                        S.skipDigits(p, n, &i)
+                        runs.skip(p, n, &i, S.self)
                     }
                     if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
                         i += 1
                         if i < n && (p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-")) { i += 1 }
                         guard i < n, Self.isDigit(p[i]) else { throw unexpected("a digit in the exponent", at: i) }
-                        S.skipDigits(p, n, &i)
+                        runs.skip(p, n, &i, S.self)
                     }
                     copySpan(from: begin, count: i - begin, &w)
                     state = .after
@@ -245,12 +246,16 @@ struct NormalizerCore: ~Copyable {
     }
 
     /// Copies `count` input bytes from `from` to the output at `w`. Short spans (numbers,
-    /// UTF-8 sequences) take one 16-byte store when 16 input bytes remain: the store may
-    /// run past the span, never past the output (`w ≤ from - start`).
+    /// UTF-8 sequences) take one or two 16-byte stores when that many input bytes remain:
+    /// the stores may run past the span, never past the output (`w ≤ from - start`).
     @inline(__always)
     func copySpan(from: Int, count: Int, _ w: inout Int) {
+        typealias Chunk = SIMD16<UInt8>
         if count <= 16 && from + 16 <= n {
-            UnsafeMutableRawPointer(o + w).storeBytes(of: UnsafeRawPointer(p + from).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(o + w).storeBytes(of: UnsafeRawPointer(p + from).loadUnaligned(as: Chunk.self), as: Chunk.self)
+        } else if count <= 32 && from + 32 <= n {
+            UnsafeMutableRawPointer(o + w).storeBytes(of: UnsafeRawPointer(p + from).loadUnaligned(as: Chunk.self), as: Chunk.self)
+            UnsafeMutableRawPointer(o + w + 16).storeBytes(of: UnsafeRawPointer(p + from + 16).loadUnaligned(as: Chunk.self), as: Chunk.self)
         } else {
             (o + w).update(from: p + from, count: count)
         }

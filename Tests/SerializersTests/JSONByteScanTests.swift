@@ -105,4 +105,28 @@ import Testing
             #expect(vector == bytewise, "\(bytes) from \(begin), skipping at \(from)")
         }
     }
+
+    /// The word form of UTF-8 sequence validation (used for runs of non-ASCII text in
+    /// strings) agrees with the bytewise one on every lead and second byte, and on the
+    /// boundary values of the third and fourth.
+    @Test func wordSequenceLengthAgreesWithBytewise() {
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xE0, 0xFF]
+        var checked = 0
+        for b0 in UInt8(0x80)...0xFF {
+            for b1 in UInt8(0)...0xFF {
+                for b2 in edges {
+                    for b3 in edges {
+                        let bytes = [b0, b1, b2, b3]
+                        let word = UInt32(b0) | UInt32(b1) << 8 | UInt32(b2) << 16 | UInt32(b3) << 24
+                        let bytewise = bytes.withUnsafeBufferPointer { UTF8Validation.sequenceLength($0.baseAddress!, 0, 4) }
+                        if UTF8Validation.sequenceLength(word: word) != bytewise {
+                            Issue.record("\(bytes): word \(String(describing: UTF8Validation.sequenceLength(word: word))), bytewise \(String(describing: bytewise))")
+                        }
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 128 * 256 * 144)
+    }
 }

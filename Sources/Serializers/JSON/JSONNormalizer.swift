@@ -186,14 +186,19 @@ struct NormalizerCore: ~Copyable {
                 copy: while true {
                     S.copyPlain(p, n, &i, o, &w)
                     guard i < n else { throw fail("unterminated string", at: open) }
-                    // Non-ASCII text comes in runs (a word, a sentence): validate the whole
-                    // run here before going back to the vector loop.
-                    while p[i] >= 0x80 {
-                        guard let len = UTF8Validation.sequenceLength(p, i, n) else {
-                            throw fail("invalid UTF-8 in string", at: i)
-                        }
-                        copySpan(from: i, count: len, &w)
-                        i += len
+                    // Non-ASCII text comes in runs (a word, a sentence): the whole run is
+                    // validated, then copied at once.
+                    if p[i] >= 0x80 {
+                        var j = i
+                        repeat {
+                            let length = j + 4 <= n
+                                ? UTF8Validation.sequenceLength(word: UInt32(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt32.self)))
+                                : UTF8Validation.sequenceLength(p, j, n)
+                            guard let length else { throw fail("invalid UTF-8 in string", at: j) }
+                            j += length
+                        } while j < n && p[j] >= 0x80
+                        copySpan(from: i, count: j - i, &w)
+                        i = j
                         guard i < n else { throw fail("unterminated string", at: open) }
                     }
                     let c = p[i]
@@ -245,17 +250,18 @@ struct NormalizerCore: ~Copyable {
         return w
     }
 
-    /// Copies `count` input bytes from `from` to the output at `w`. Short spans (numbers,
-    /// UTF-8 sequences) take one or two 16-byte stores when that many input bytes remain:
-    /// the stores may run past the span, never past the output (`w ≤ from - start`).
+    /// Copies `count` input bytes from `from` to the output at `w`, in 16-byte stores when
+    /// the input has that many bytes past the span: the last store may run past the span,
+    /// never past the output (`w ≤ from - start`).
     @inline(__always)
     func copySpan(from: Int, count: Int, _ w: inout Int) {
         typealias Chunk = SIMD16<UInt8>
-        if count <= 16 && from + 16 <= n {
-            UnsafeMutableRawPointer(o + w).storeBytes(of: UnsafeRawPointer(p + from).loadUnaligned(as: Chunk.self), as: Chunk.self)
-        } else if count <= 32 && from + 32 <= n {
-            UnsafeMutableRawPointer(o + w).storeBytes(of: UnsafeRawPointer(p + from).loadUnaligned(as: Chunk.self), as: Chunk.self)
-            UnsafeMutableRawPointer(o + w + 16).storeBytes(of: UnsafeRawPointer(p + from + 16).loadUnaligned(as: Chunk.self), as: Chunk.self)
+        if from + (count + 15) & ~15 <= n {
+            var k = 0
+            repeat {
+                UnsafeMutableRawPointer(o + w + k).storeBytes(of: UnsafeRawPointer(p + from + k).loadUnaligned(as: Chunk.self), as: Chunk.self)
+                k += 16
+            } while k < count
         } else {
             (o + w).update(from: p + from, count: count)
         }

@@ -29,6 +29,23 @@ enum UTF8Validation {
         return nil
     }
 
+    /// `sequenceLength` on the four bytes from a non-ASCII lead byte, loaded as one
+    /// little-endian word (lead byte lowest): masks instead of a load and test per byte.
+    @inline(__always)
+    static func sequenceLength(word x: UInt32) -> Int? {
+        let b0 = x & 0xFF, b1 = x >> 8 & 0xFF
+        if x & 0x00C0_C0F0 == 0x0080_80E0 {
+            if b0 == 0xE0 && b1 < 0xA0 || b0 == 0xED && b1 >= 0xA0 { return nil }   // overlong, surrogate
+            return 3
+        }
+        if x & 0xC0E0 == 0x80C0 { return b0 >= 0xC2 ? 2 : nil }                    // C0, C1: overlong
+        if x & 0xC0C0_C0F8 == 0x8080_80F0 {
+            if b0 == 0xF0 && b1 < 0x90 || b0 == 0xF4 && b1 >= 0x90 || b0 > 0xF4 { return nil }
+            return 4
+        }
+        return nil
+    }
+
     /// Offset of the first invalid byte, or nil when all of `bytes` is valid UTF-8.
     static func firstInvalidOffset(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let p = bytes.baseAddress else { return nil }

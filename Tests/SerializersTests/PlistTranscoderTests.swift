@@ -50,6 +50,29 @@ import Testing
         #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(body) }
     }
 
+    /// One array of integers, one object each: every size the format has, unsigned below
+    /// 8 bytes, two's complement at 8, and the low half of 16.
+    @Test func binaryIntegersOfEverySize() throws {
+        let integers: [[UInt8]] = [
+            [0x10, 0x00], [0x10, 0xFF], [0x11, 0xFF, 0xFF], [0x12, 0xFF, 0xFF, 0xFF, 0xFF],
+            [0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0x13, 0x80, 0, 0, 0, 0, 0, 0, 0],
+            [0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0x13, 0, 0, 0, 0, 0, 0, 0x30, 0x39],
+            [0x14] + [UInt8](repeating: 0xFF, count: 15) + [0xFB], [0x14] + [UInt8](repeating: 0, count: 15) + [0x2A],
+        ]
+        var body = Array("bplist00".utf8) + [0xA0 | UInt8(integers.count)] + (1...integers.count).map { UInt8($0) }
+        var offsets = [UInt8(8)]
+        for integer in integers {
+            offsets.append(UInt8(body.count))
+            body += integer
+        }
+        let table = body.count
+        body += offsets
+        body += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(offsets.count)] + [0, 0, 0, 0, 0, 0, 0, 0]
+        body += [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+        #expect(try PlistTranscoder.transcode(body).text
+            == "[0,255,65535,4294967295,-1,-9223372036854775808,9223372036854775807,12345,-5,42]")
+    }
+
     @Test(arguments: [
         "<plist><dict><key>a</key></dict></plist>", "<plist><dict><string>x</string></dict></plist>",
         "<plist><integer>12x</integer></plist>", "<plist><date>yesterday</date></plist>", "<plist><foo/></plist>",

@@ -29,6 +29,18 @@ enum UTF8Validation {
         return nil
     }
 
+    /// Whether every byte is below 0x80, eight at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = bytes.baseAddress else { return true }
+        var i = 0, high: UInt64 = 0
+        while i + 8 <= bytes.count {
+            high |= UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count { high |= UInt64(p[i]); i += 1 }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
     /// `sequenceLength` on the four bytes from a non-ASCII lead byte, loaded as one
     /// little-endian word (lead byte lowest): masks instead of a load and test per byte.
     @inline(__always)

@@ -14,7 +14,9 @@ struct BinaryPlistReader {
     let maxDepth: Int
     let budget: OutputBudget
     var out: [UInt8] = []
-    var active: Set<Int> = []
+    /// Objects being written (on the path from the top object): one met again is a cycle.
+    /// A byte per object instead of a set: no hashing on every object.
+    var onPath: [Bool]
     /// Containers already written, by object number: where their JSON is in `out` and how
     /// deep they nest, so a shared one is copied rather than walked again (a DAG then
     /// costs its output's memcpy, not a walk per node). Flat arrays, 10 bytes an object.
@@ -52,6 +54,7 @@ struct BinaryPlistReader {
         }
         objectCount = Int(count)
         offsetTable = Int(table)
+        onPath = [Bool](repeating: false, count: objectCount)
         writtenStart = [Int32](repeating: -1, count: objectCount)
         writtenEnd = [Int32](repeating: 0, count: objectCount)
         writtenHeight = [UInt16](repeating: 0, count: objectCount)
@@ -127,11 +130,12 @@ struct BinaryPlistReader {
             }
             return height
         }
-        guard active.insert(object).inserted else { throw TranscodeError("object \(object) contains itself") }
-        defer { active.remove(object) }
+        let at = try offset(of: object)
+        guard !onPath[object] else { throw TranscodeError("object \(object) contains itself") }
+        onPath[object] = true
+        defer { onPath[object] = false }
         let outStart = out.count
         var height = 0
-        let at = try offset(of: object)
         let marker = b[at]
         switch marker >> 4 {
         case 0x0:
@@ -145,13 +149,10 @@ struct BinaryPlistReader {
             let size = 1 << Int(marker & 0x0F)
             let range = try span(at + 1, size)
             guard size <= 16 else { throw TranscodeError("integer of \(size) bytes at byte \(at)") }
-            if size == 16 {
-                // 128-bit integers: libplist and CF store values that fit 64 bits here.
-                out.append(contentsOf: String(Int64(bitPattern: BinaryPlistReader.uint(b.bytes, range.lowerBound + 8, 8))).utf8)
-            } else {
-                let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound, size)
-                out.append(contentsOf: (size == 8 ? String(Int64(bitPattern: raw)) : String(raw)).utf8)
-            }
+            // 128-bit integers: libplist and CF store values that fit 64 bits in the low half.
+            let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound + (size == 16 ? 8 : 0), min(size, 8))
+            // Sizes below 8 bytes are unsigned; 8 and 16 are two's complement.
+            appendDecimal(raw, negative: size >= 8 && Int64(bitPattern: raw) < 0)
         case 0x2:
             let size = 1 << Int(marker & 0x0F)
             let range = try span(at + 1, size)
@@ -176,9 +177,12 @@ struct BinaryPlistReader {
         case 0x5:
             let (n, start) = try count(at)
             let range = try span(start, n)
-            guard b.bytes[range].allSatisfy({ $0 < 0x80 }) else { throw TranscodeError("ASCII string at byte \(at) holds non-ASCII bytes") }
-            reserveOutput(n + 2)
-            JSONEscaping.appendQuoted(Array(b.bytes[range]), to: &out)
+            try b.bytes.withUnsafeBufferPointer { (all) throws(TranscodeError) in
+                let text = UnsafeBufferPointer(rebasing: all[range])
+                guard UTF8Validation.isASCII(text) else { throw TranscodeError("ASCII string at byte \(at) holds non-ASCII bytes") }
+                reserveOutput(n + 2)
+                JSONEscaping.appendQuoted(text, to: &out)
+            }
         case 0x6:
             let (n, start) = try count(at)
             let range = try span(start, n * 2)
@@ -227,6 +231,23 @@ struct BinaryPlistReader {
         // above all, are quicker to escape again than to copy.)
         if (0x4...0x6).contains(marker >> 4), out.count - outStart >= 64 { remember(object, from: outStart, height: 0) }
         return height
+    }
+
+    /// A 64-bit integer's decimal digits (`raw` read as two's complement when `negative`),
+    /// written without making a String.
+    mutating func appendDecimal(_ raw: UInt64, negative: Bool) {
+        var magnitude = negative ? 0 &- raw : raw
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: 20 digits and a sign
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var k = buffer.count
+            repeat {
+                k -= 1
+                buffer[k] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if negative { k -= 1; buffer[k] = UInt8(ascii: "-") }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[k...]))
+        }
     }
 
     /// Keeps a written object's place (output offsets fit Int32: it is capped at 32 MiB).

@@ -84,8 +84,13 @@ enum VectorScan: JSONByteScan {
 
     @inline(__always)
     static func skipWhitespace(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) {
-        // Whitespace bytes are all ≤ 0x20; most tokens follow their separator directly.
+        // Whitespace bytes are all ≤ 0x20; most tokens follow their separator directly,
+        // and most of the rest one space after it (`"key": value`).
         guard i < n, p[i] <= 0x20 else { return }
+        if i + 1 < n, p[i + 1] > 0x20, p[i] == 0x20 {
+            i += 1
+            return
+        }
         while i + 16 <= n {
             let v = load(p + i)
             let ws = serializerd_eq(v, lanes(0x20)) | serializerd_eq(v, lanes(0x0A))

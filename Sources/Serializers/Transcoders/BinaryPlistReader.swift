@@ -13,13 +13,13 @@ struct BinaryPlistReader {
     let offsetTable: Int
     let maxDepth: Int
     let budget: OutputBudget
+    static let onPath: Int32 = -2
     var out: [UInt8] = []
-    /// Objects being written (on the path from the top object): one met again is a cycle.
-    /// A byte per object instead of a set: no hashing on every object.
-    var onPath: [Bool]
     /// Containers already written, by object number: where their JSON is in `out` and how
     /// deep they nest, so a shared one is copied rather than walked again (a DAG then
     /// costs its output's memcpy, not a walk per node). Flat arrays, 10 bytes an object.
+    /// A start of -1: not written; `onPath`: being written (met again, it is a cycle),
+    /// which spares a set of the open objects and a hash per object.
     var writtenStart: [Int32]
     var writtenEnd: [Int32] = []
     var writtenHeight: [UInt16] = []
@@ -27,6 +27,9 @@ struct BinaryPlistReader {
     static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil) throws(TranscodeError) -> [UInt8] {
         var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth, budget: budget ?? OutputBudget(input: bytes.count))
         let top = reader.trailerInt(16)
+        // JSON is about as long as the binary plist it comes from: one buffer from the
+        // start instead of doubling (each step holds the old copy and the new one).
+        reader.out.reserveCapacity(min(bytes.count, reader.budget.limit))
         _ = try reader.write(object: top, depth: 0)
         try reader.budget.charge(reader.out.count, "the JSON")
         return reader.out
@@ -54,7 +57,6 @@ struct BinaryPlistReader {
         }
         objectCount = Int(count)
         offsetTable = Int(table)
-        onPath = [Bool](repeating: false, count: objectCount)
         writtenStart = [Int32](repeating: -1, count: objectCount)
         writtenEnd = [Int32](repeating: 0, count: objectCount)
         writtenHeight = [UInt16](repeating: 0, count: objectCount)
@@ -131,9 +133,8 @@ struct BinaryPlistReader {
             return height
         }
         let at = try offset(of: object)
-        guard !onPath[object] else { throw TranscodeError("object \(object) contains itself") }
-        onPath[object] = true
-        defer { onPath[object] = false }
+        guard writtenStart[object] != Self.onPath else { throw TranscodeError("object \(object) contains itself") }
+        writtenStart[object] = Self.onPath
         let outStart = out.count
         var height = 0
         let marker = b[at]
@@ -230,6 +231,8 @@ struct BinaryPlistReader {
         // already written, not an escape pass per reference. (Short ones, dictionary keys
         // above all, are quicker to escape again than to copy.)
         if (0x4...0x6).contains(marker >> 4), out.count - outStart >= 64 { remember(object, from: outStart, height: 0) }
+        // Not reset on a throw: a failure ends the whole transcode.
+        if writtenStart[object] == Self.onPath { writtenStart[object] = -1 }
         return height
     }
 

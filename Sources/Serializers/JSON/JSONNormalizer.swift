@@ -98,6 +98,9 @@ struct NormalizerCore: ~Copyable {
         /// Inside `.string`: whether it is a key, and where the member began (so a member
         /// whose value is a dropped null can be taken back).
         var inKey = false, memberMark = 0
+        /// The innermost open container's flags; `stack[d]` keeps those of the container
+        /// around level `d` while it is open.
+        var top: UInt8 = 0
         S.skipWhitespace(p, n, &i)
         if !options.allowFragments, i < n, p[i] != UInt8(ascii: "{"), p[i] != UInt8(ascii: "[") {
             throw fail("top-level value is not an object or array, and fragments are not allowed", at: i)
@@ -116,15 +119,16 @@ struct NormalizerCore: ~Copyable {
                         throw fail("nesting deeper than the limit of \(options.maxDepth) (limits.max_json_depth)", at: i)
                     }
                     let array = c == UInt8(ascii: "[")
-                    stack[depth] = array ? NormalizerCore.isArray : 0
-                    depth += 1
                     o[w] = c; w += 1; i += 1
                     S.skipWhitespace(p, n, &i)
                     let close = c + 2   // "{" + 2 = "}", "[" + 2 = "]"
                     if i < n && p[i] == close {
-                        i += 1; o[w] = close; w += 1; depth -= 1
+                        i += 1; o[w] = close; w += 1
                         state = .after
                     } else {
+                        stack[depth] = top
+                        top = array ? NormalizerCore.isArray : 0
+                        depth += 1
                         state = array ? .element : .member
                     }
                 case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -162,7 +166,7 @@ struct NormalizerCore: ~Copyable {
             case .member:
                 guard i < n, p[i] == UInt8(ascii: "\"") else { throw unexpected("a string key", at: i) }
                 memberMark = w
-                if stack[depth - 1] & NormalizerCore.hasMember != 0 { o[w] = UInt8(ascii: ","); w += 1 }
+                if top & NormalizerCore.hasMember != 0 { o[w] = UInt8(ascii: ","); w += 1 }
                 inKey = true
                 state = .string
 
@@ -173,8 +177,8 @@ struct NormalizerCore: ~Copyable {
                     w = mark
                     state = .after
                 } else {
-                    if stack[depth - 1] & NormalizerCore.hasMember != 0 { o[w] = UInt8(ascii: ","); w += 1 }
-                    stack[depth - 1] |= NormalizerCore.hasMember
+                    if top & NormalizerCore.hasMember != 0 { o[w] = UInt8(ascii: ","); w += 1 }
+                    top |= NormalizerCore.hasMember
                     state = .value
                 }
 
@@ -223,14 +227,14 @@ struct NormalizerCore: ~Copyable {
                     w = memberMark
                     state = .after
                 } else {
-                    stack[depth - 1] |= NormalizerCore.hasMember
+                    top |= NormalizerCore.hasMember
                     state = .value
                 }
 
             case .after:
                 // Close containers or move to the next member/element.
                 guard depth > 0 else { break machine }
-                let isArray = stack[depth - 1] & NormalizerCore.isArray != 0
+                let isArray = top & NormalizerCore.isArray != 0
                 S.skipWhitespace(p, n, &i)
                 guard i < n else { throw unexpected(isArray ? "',' or ']'" : "',' or '}'", at: i) }
                 let c = p[i]
@@ -240,6 +244,7 @@ struct NormalizerCore: ~Copyable {
                     state = isArray ? .element : .member
                 } else if c == (isArray ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
                     i += 1; o[w] = c; w += 1; depth -= 1
+                    top = stack[depth]
                 } else {
                     throw unexpected(isArray ? "',' or ']'" : "',' or '}'", at: i)
                 }

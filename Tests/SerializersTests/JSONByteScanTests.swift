@@ -129,4 +129,23 @@ import Testing
         }
         #expect(checked == 128 * 256 * 144)
     }
+
+    /// Strings of mixed 1–4 byte characters, some with one byte replaced by any value:
+    /// wherever the vector loop stops in them, the two accept and refuse exactly the same
+    /// strings, at the same offset.
+    @Test func nonASCIITextAgreesWithOneByteBroken() {
+        let characters = ["a", " ", "é", "ß", "€", "名", "前", "😀", "✨", "\\n", "\\u00e9", "\u{7FF}", "\u{800}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}", "\u{D7FF}", "\u{E000}"]
+        var rng = SplitMix(state: 0x0717)
+        var broken = 0
+        for _ in 0..<4000 {
+            var bytes = Array(("\"" + (0..<rng.below(24)).map { _ in characters[rng.below(characters.count)] }.joined() + "\"").utf8)
+            if bytes.count > 2 && rng.below(3) > 0 {
+                bytes[1 + rng.below(bytes.count - 2)] = UInt8(truncatingIfNeeded: rng.next())
+                broken += 1
+            }
+            expectAgreement(bytes + Array("   ".utf8))
+            expectAgreement(Array("[".utf8) + bytes + Array(String(repeating: " ", count: 20).utf8) + Array("]".utf8))
+        }
+        #expect(broken > 2000)
+    }
 }

@@ -149,6 +149,13 @@ struct NormalizerCore: ~Copyable {
                         runs.skip(p, n, &i, S.self)
                     }
                     copySpan(from: begin, count: i - begin, &w)
+                    // Numbers come in arrays of numbers (coordinates, series): straight on
+                    // to the next one, past the states a separator goes through.
+                    if top & NormalizerCore.isArray != 0, i + 1 < n, p[i] == UInt8(ascii: ","),
+                       p[i + 1] == UInt8(ascii: "-") || Self.isDigit(p[i + 1]) {
+                        o[w] = UInt8(ascii: ","); w += 1; i += 1
+                        continue machine
+                    }
                     state = .after
                 case UInt8(ascii: "t"):
                     try copyLiteral("true", &i, &w)

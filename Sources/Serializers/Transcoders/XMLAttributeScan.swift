@@ -1,3 +1,5 @@
+import CVector
+
 /// A linear pre-scan that refuses start tags with more attributes than libxml2 can check
 /// in linear time: libxml2 2.9 compares each attribute with every earlier one of the same
 /// element (O(n²) per tag: one element with 10^6 attributes kept a worker busy for
@@ -54,25 +56,24 @@ enum XMLAttributeScan {
     }
 
     /// Whether two consecutive `<` (or the last one and the end) lie more than `length`
-    /// bytes apart: eight bytes per step, about 1 instruction per byte against 15 for the
-    /// exact scan.
+    /// bytes apart: sixteen bytes per step (a compare and a mask), against about 15
+    /// instructions per byte for the exact scan.
     static func hasGap(_ bytes: [UInt8], longerThan length: Int) -> Bool {
-        precondition(length >= 8, "two `<` in one eight-byte step are closer than that")
+        precondition(length >= 16, "two `<` in one sixteen-byte step are closer than that")
         return bytes.withUnsafeBytes { raw -> Bool in
             let n = raw.count
             var last = -1   // no `<` yet: a gap before the first one holds no element
             var i = 0
-            let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-            while i + 8 <= n {
-                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
-                // A high bit set exactly where a byte of x is zero (no carries between bytes).
-                let zero = ~(((x & low) &+ low) | x | low)
-                if zero != 0 {
-                    let first = i + zero.trailingZeroBitCount >> 3
+            let open = SIMD16<Int8>(repeating: 0x3C)
+            while i + 16 <= n {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self)
+                let m = serializerd_movemask(serializerd_eq(v, open))
+                if m != 0 {
+                    let first = i + m.trailingZeroBitCount
                     if last >= 0 && first - last > length { return true }
-                    last = i + 7 - zero.leadingZeroBitCount >> 3
+                    last = i + 31 - m.leadingZeroBitCount
                 }
-                i += 8
+                i += 16
             }
             while i < n {
                 if raw[i] == 0x3C {

@@ -1,4 +1,5 @@
 import Serializers
+import Telemetry
 
 /// Every way a proxied request can fail (DESIGN §3's table). The client status is
 /// chosen here and nowhere else.
@@ -26,6 +27,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case overloaded
     /// The request already passed through this serializerd (its own `Via` entry).
     case loopDetected
+    /// `/-/failures/<request-id>` for a request whose evidence is not kept.
+    case noSuchFailure(String)
 
     /// The status sent to the client. Whenever the serializer's error chain holds an
     /// unacceptable 4xx/5xx upstream status, the client gets that status.
@@ -34,7 +37,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .response(let error, _): return error.unacceptableErrorStatus ?? 502
         case .upstreamUnavailable, .upstreamBodyTooLarge: return 502
         case .upstreamTimeout: return 504
-        case .noRoute: return 404
+        case .noRoute, .noSuchFailure: return 404
         case .methodNotAllowed: return 405
         case .invalidPath, .badRequest, .invalidQuery: return 400
         case .headersTooLarge: return 431
@@ -65,6 +68,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .malformedRequest: return "bad-request"
         case .overloaded: return "overloaded"
         case .loopDetected: return "loop-detected"
+        case .noSuchFailure: return "no-such-failure"
         }
     }
 
@@ -80,7 +84,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamUnavailable(let curlCode, _, _): return curlCode
         case .upstreamTimeout: return 28
         case .upstreamBodyTooLarge: return 63
-        case .noRoute: return 404
+        case .noRoute, .noSuchFailure: return 404
         case .methodNotAllowed: return 405
         case .invalidPath: return 400
         case .headersTooLarge: return 431
@@ -112,6 +116,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .malformedRequest: return "The request is not valid HTTP/1.1."
         case .overloaded: return "The server holds too many response bytes right now; retry shortly."
         case .loopDetected: return "The request has already passed through this serializerd."
+        case .noSuchFailure: return "No failure with this request id is kept."
         }
     }
 
@@ -131,6 +136,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .overloaded: return "response bytes held in memory reached limits.max_buffered_bytes"
         case .unavailable: return "in-flight requests are finishing (timeouts.shutdown_grace); new ones are refused"
         case .loopDetected: return "the request carries this daemon's own Via entry: a route's upstream points back at serializerd"
+        case .noSuchFailure(let id): return "no evidence for request id '\(id)' among the last \(FailureStore.capacity) failures (GET /-/failures lists them; admin.keep_failures turns keeping them on)"
         }
     }
 

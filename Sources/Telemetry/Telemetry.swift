@@ -1,16 +1,19 @@
 import Logging
 
-/// The process's telemetry: where log lines go, the metrics shards, the event hub.
+/// The process's telemetry: where log lines go, the metrics shards, the event hub, the
+/// failure evidence.
 /// Shared by all threads; each worker takes a `WorkerTelemetry` of its own.
 public final class Telemetry: Sendable {
     public let output: LogOutput
     public let metrics: MetricsRegistry
     public let hub: EventHub
+    public let failures: FailureStore
 
     public init(output: LogOutput, version: String, startTime: Double) {
         self.output = output
         metrics = MetricsRegistry(version: version, startTime: startTime)
         hub = EventHub(metrics: metrics)
+        failures = FailureStore(metrics: metrics)
     }
 
     /// The logger for lifecycle events (ready, reload, shutdown, config errors).

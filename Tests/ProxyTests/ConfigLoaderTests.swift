@@ -41,7 +41,8 @@ import Testing
         #expect(api.upstream.description == "http://127.0.0.1:9/v1/")
         #expect(api.response.serializer == .json && api.requestSerializerName == "passthrough")
         #expect(api.methods == nil && api.timeout == 30 && api.output == OutputSettings())
-        #expect(config.adminAllow.count == 2 && config.workers == nil)
+        #expect(config.adminAllow.count == 2 && config.workers == nil && config.keepFailures)
+        #expect(try load("admin: { keep_failures: false }\n" + route).keepFailures == false)
     }
 
     @Test func routeValuesOverrideDefaultsKeyByKey() throws {
@@ -60,6 +61,7 @@ import Testing
         ("timeouts: { upstream: soon }\n", "test.yaml:1:23: error: timeouts.upstream: expected a positive duration"),
         ("workers: 0\n", "test.yaml:1:10: error: workers: expected an integer from 1 to 256"),
         ("admin: { allow: [10.0.0.0/33] }\n", "test.yaml:1:18: error: admin.allow[0]: expected an address or network"),
+        ("admin: { keep_failures: sometimes }\n", "test.yaml:1:25: error: admin.keep_failures: expected true or false"),
         ("log: { level: loud }\n", "test.yaml:1:15: error: log.level: expected one of"),
         ("listen: [1, 2\n", "test.yaml:2:7: error: YAML syntax: did not find expected ',' or ']'"),
     ])

@@ -46,8 +46,9 @@ public enum ConfigLoader {
         }
         if let node = top["limits"], let limits = node.attempt({ () throws(ConfigError) in try limits(node) }) { config.limits = limits }
         if let node = top["timeouts"], let timeouts = node.attempt({ () throws(ConfigError) in try timeouts(node) }) { config.timeouts = timeouts }
-        if let node = top["admin"], let allow = node.attempt({ () throws(ConfigError) in try admin(node) }) {
-            if let allow { config.adminAllow = allow }
+        if let node = top["admin"], let admin = node.attempt({ () throws(ConfigError) in try admin(node) }) {
+            if let allow = admin.allow { config.adminAllow = allow }
+            if let keep = admin.keepFailures { config.keepFailures = keep }
         }
         if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
         if let defaults = top["defaults"] { checkDefaults(defaults, config: config) }
@@ -70,17 +71,18 @@ public enum ConfigLoader {
         return address
     }
 
-    /// `admin.allow`, when given.
-    static func admin(_ node: ConfigNode) throws(ConfigError) -> [CIDR]? {
-        let admin = try node.mapping(allowed: ["allow"])
-        guard let allow = admin["allow"] else { return nil }
+    /// `admin.allow` and `admin.keep_failures`, each when given.
+    static func admin(_ node: ConfigNode) throws(ConfigError) -> (allow: [CIDR]?, keepFailures: Bool?) {
+        let admin = try node.mapping(allowed: ["allow", "keep_failures"])
+        let keepFailures = try admin["keep_failures"].map { (n) throws(ConfigError) in try n.bool() }
+        guard let allow = admin["allow"] else { return (nil, keepFailures) }
         var networks: [CIDR] = []
         for item in try allow.sequence() {
             let text = try item.string()
             guard let cidr = CIDR(text) else { throw item.error("expected an address or network like 127.0.0.0/8, found '\(text)'") }
             networks.append(cidr)
         }
-        return networks
+        return (networks, keepFailures)
     }
 
     static func syntaxError(_ error: YamlError, file: String) -> ConfigError {

@@ -11,6 +11,9 @@ public struct ServerConfig: Sendable {
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var adminAllow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]
+    /// `admin.keep_failures`: keep failed requests' upstream responses for /-/failures
+    /// (bodies can hold secrets, so it can be turned off).
+    public var keepFailures = true
     public var log = LogSettings()
     public var routes: [Route] = []
     /// The file it came from, for messages.

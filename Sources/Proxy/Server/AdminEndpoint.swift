@@ -5,8 +5,10 @@ import Telemetry
 
 /// serializerd's own endpoints: `/metrics` and everything under `/-/`. They answer only
 /// clients in `admin.allow`, checked against the socket peer.
-enum AdminEndpoint {
+enum AdminEndpoint: Equatable {
     case health, metrics, routes, events, recent
+    /// `/-/failures`, `/-/failures/<request-id>` and `…/body`; the id percent-decoded.
+    case failures, failure(String), failureBody(String)
     case unknown
 
     init?(path: String) {
@@ -17,7 +19,17 @@ enum AdminEndpoint {
         case "/-/routes": self = .routes
         case "/-/events": self = .events
         case "/-/recent": self = .recent
-        default: self = .unknown
+        case "/-/failures": self = .failures
+        default:
+            let rest = path.utf8.dropFirst("/-/failures/".utf8.count)
+            guard path.hasPrefix("/-/failures/"), !rest.isEmpty else { self = .unknown; return }
+            let parts = rest.split(separator: UInt8(ascii: "/"), maxSplits: 1, omittingEmptySubsequences: false)
+            let id = String(decoding: UpstreamBase.percentDecoded(Array(parts[0])), as: UTF8.self)
+            switch parts.count == 1 ? nil : String(decoding: parts[1], as: UTF8.self) {
+            case nil: self = id.isEmpty ? .unknown : .failure(id)
+            case "body": self = id.isEmpty ? .unknown : .failureBody(id)
+            default: self = .unknown
+            }
         }
     }
 }
@@ -82,6 +94,8 @@ extension Worker {
             }
         case .events:
             openStream(request, writer: writer)
+        case .failures, .failure, .failureBody:
+            serveFailures(endpoint, writer: writer)
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }

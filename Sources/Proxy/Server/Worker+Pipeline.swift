@@ -133,13 +133,15 @@ extension Worker {
             let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
             let evidence = UpstreamEvidence(url: url, status: reply.status, contentType: reply.contentType, body: reply.body, parsed: outcome.value)
             let failure = ProxyFailure.response(error, upstream: evidence)
+            let hint = route.response.hint(for: error)
+            keepEvidence(reply, failure: failure, route: route, writer: writer, hint: hint)
             if route.output.onFailure == .passthrough {
                 writer.passthrough(reply, failure: failure, serializer: outcome.serializer)
             } else {
                 // The upstream's own 429/503 goes out as such: its Retry-After with it.
                 let retry = failure.clientStatus == reply.status ? reply.headers.fields(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
                 writer.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer,
-                               hint: route.response.hint(for: error))
+                               hint: hint)
             }
         }
     }

@@ -118,6 +118,31 @@ extension ResponseSettings {
         }
     }
 
+    /// These settings as `transcode --option` values: every one that differs from the
+    /// default, so `apply(option:)` over them gives these settings back (the output cap
+    /// aside: it is `--max-response-body`).
+    public var optionArguments: [String] {
+        var options: [String] = []
+        if let serializers { options.append("serializers=" + serializers.map(\.rawValue).joined(separator: ",")) }
+        if acceptableStatusCodes != .successful {
+            options.append("acceptable_status_codes=" + (acceptableStatusCodes?.description ?? "null"))
+        }
+        switch acceptableContentTypes {
+        case .serializerDefault: break
+        case .any: options.append("acceptable_content_types=null")
+        case .only(let ranges): options.append("acceptable_content_types=" + ranges.map(\.description).joined(separator: ","))
+        }
+        if let removeNullValues { options.append("remove_null_values=\(removeNullValues)") }
+        if let allowFragments { options.append("allow_fragments=\(allowFragments)") }
+        if maxJSONDepth != JSONReadOptions.defaultMaxDepth { options.append("max_json_depth=\(maxJSONDepth)") }
+        if let xml {
+            if !xml.forceArray.isEmpty { options.append("xml.force_array=" + xml.forceArray.joined(separator: ",")) }
+            if xml.namespaces != .keep { options.append("xml.namespaces=" + xml.namespaces.rawValue) }
+        }
+        if let image, image.includeData { options.append("image.include_data=true") }
+        return options
+    }
+
     public static func mediaRanges(_ items: [String]) throws(SettingsError) -> [MediaRange] {
         var ranges: [MediaRange] = []
         for item in items {

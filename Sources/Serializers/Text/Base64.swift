@@ -1,10 +1,10 @@
-/// RFC 4648 base64 with padding, for `data` values and image bytes.
-enum Base64 {
+/// RFC 4648 base64 with padding, for `data` values, image bytes and failure evidence.
+public enum Base64 {
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     static func encodedLength(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
-    static func encode(_ bytes: [UInt8]) -> [UInt8] {
+    public static func encode(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(encodedLength(bytes.count))
         var i = 0

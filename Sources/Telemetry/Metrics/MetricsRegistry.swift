@@ -16,6 +16,9 @@ public final class MetricsRegistry: Sendable {
     /// Written by any worker, so a real read-modify-write.
     let eventEvictions = Atomic<UInt64>(0)
     let eventSubscribers = Atomic<Int>(0)
+    /// Set under the failure store's lock.
+    let failureEvidence = Atomic<Int>(0)
+    let failureEvidenceBytes = Atomic<Int>(0)
     let acceptPausesConnections = Atomic<UInt64>(0)
     let acceptPausesDescriptors = Atomic<UInt64>(0)
     /// The server's connection and buffer budget, read at scrape time.
@@ -112,6 +115,10 @@ public final class MetricsRegistry: Sendable {
         out.sample("serializerd_event_drops_total", [], eventDrops.value)
         out.family("serializerd_event_evictions_total", "counter", "/-/events subscribers disconnected for falling too far behind.")
         out.sample("serializerd_event_evictions_total", [], eventEvictions.load(ordering: .relaxed))
+        out.family("serializerd_failure_evidence", "gauge", "Failed requests whose upstream response is kept for /-/failures.")
+        out.sample("serializerd_failure_evidence", [], UInt64(max(0, failureEvidence.load(ordering: .relaxed))))
+        out.family("serializerd_failure_evidence_bytes", "gauge", "Bytes the kept failure evidence holds (bodies up to 256 KiB, 100 at most).")
+        out.sample("serializerd_failure_evidence_bytes", [], UInt64(max(0, failureEvidenceBytes.load(ordering: .relaxed))))
         if let budget = budget.withLock({ $0 }) {
             out.family("serializerd_open_connections", "gauge", "Client connections open now (limits.max_connections).")
             out.sample("serializerd_open_connections", [], UInt64(max(0, budget.openConnections)))

@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures install install-files uninstall clean
 
 all: build
 
@@ -146,6 +146,11 @@ uninstall:
 bench-telemetry: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/telemetry.sh
+
+# What keeping failure evidence costs the success path: keep_failures true vs false.
+bench-failures: bench-deps
+	$(SWIFT) build $(RELEASE) --product serializerd
+	bench/failures.sh
 
 clean:
 	rm -rf .build

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What keeping failure evidence costs the success path: two serializerd instances in
+# front of the same nginx origin on loopback, the same config but admin.keep_failures
+# (on: true, the default; off: false). Both serve 100 KB JSON successes; runs alternate
+# off/on and repeat. Reported: req/s and CPU µs per request (utime+stime from /proc around
+# each run) with medians and the on/off ratios. Both daemons are pinned to core 1, wrk to
+# core 0; every load run is bounded by wrk's -d.
+#
+#   bench/failures.sh              # REPS=5 DUR=5s CONNS=32
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+REPS=${REPS:-5}
+DUR=${DUR:-5s}
+CONNS=${CONNS:-32}
+WORK=${WORK:-/tmp/serializerd-bench-failures}
+ORIGIN=18101 ON=18104 OFF=18105
+
+bench_start "$WORK" "nginx-light wrk util-linux python3 curl" nginx wrk taskset python3 curl
+bench_payloads "$WORK/www"
+{ nginx_preamble "$WORK"; cat <<CONF
+  server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
+}
+CONF
+} > "$WORK/nginx.conf"
+bench_config "$ON" "$ORIGIN" > "$WORK/on.yaml"
+{ bench_config "$OFF" "$ORIGIN"; echo "admin: { keep_failures: false }"; } > "$WORK/off.yaml"
+
+taskset -c 1 nginx -c "$WORK/nginx.conf"
+taskset -c 1 "$BIN" serve --config "$WORK/on.yaml" > "$WORK/logs/on.log" 2>&1 &
+ON_PID=$!
+taskset -c 1 "$BIN" serve --config "$WORK/off.yaml" > "$WORK/logs/off.log" 2>&1 &
+OFF_PID=$!
+cleanup() {
+  kill "$ON_PID" "$OFF_PID" 2>/dev/null || true
+  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+for port in $ON $OFF; do
+  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/bench/medium.json" >/dev/null 2>&1 && break; sleep 0.1; done
+done
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+run() {  # label port pid → "label req/s requests cpu-ticks"
+  local before after out
+  before=$(ticks "$3")
+  out=$(taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$2/bench/medium.json" 2>/dev/null)
+  after=$(ticks "$3")
+  echo "$1 $(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '/requests in/ {print $1}') $((after - before)) $(echo "$out" | awk '/Non-2xx/ {print "ERR"}')"
+}
+
+RESULTS="$WORK/results.txt"
+: > "$RESULTS"
+for _ in $(seq "$REPS"); do
+  run off "$OFF" "$OFF_PID" >> "$RESULTS"
+  run on "$ON" "$ON_PID" >> "$RESULTS"
+done
+curl -s "http://127.0.0.1:$ON/-/failures" > "$WORK/failures.json"
+
+python3 - "$RESULTS" "$(getconf CLK_TCK)" "$WORK/failures.json" <<'PY'
+import json, statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+tck = float(sys.argv[2])
+def side(name):
+    rs = [r for r in rows if r[0] == name]
+    rps = [float(r[1]) for r in rs]
+    cpu = [int(r[3]) / tck * 1e6 / int(r[2]) for r in rs]
+    return rps, cpu
+off_rps, off_cpu = side("off")
+on_rps, on_cpu = side("on")
+print("| keep_failures | req/s median (min–max) | CPU µs per request median (min–max) |")
+print("|---|---|---|")
+for label, rps, cpu in [("false", off_rps, off_cpu), ("true (default)", on_rps, on_cpu)]:
+    print(f"| {label} | {statistics.median(rps):,.0f} ({min(rps):,.0f}–{max(rps):,.0f}) | {statistics.median(cpu):.1f} ({min(cpu):.1f}–{max(cpu):.1f}) |")
+print(f"\non/off: req/s {statistics.median(on_rps) / statistics.median(off_rps):.3f}, CPU per request "
+      f"{statistics.median(on_cpu) / statistics.median(off_cpu):.3f} (medians); non-2xx runs: {sum('ERR' in r for r in rows)}; "
+      f"failures kept by 'on': {len(json.load(open(sys.argv[3]))['failures'])}")
+PY

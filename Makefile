@@ -41,6 +41,8 @@ test-deps: deps
 	command -v promtool >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	command -v strip >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 || missing="$$missing binutils"; \
+	command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium chromium-driver"; \
+	/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || missing="$$missing python3-selenium"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \

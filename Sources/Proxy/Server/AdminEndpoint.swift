@@ -9,6 +9,8 @@ enum AdminEndpoint: Equatable {
     case health, metrics, routes, events, recent
     /// `/-/failures`, `/-/failures/<request-id>` and `…/body`; the id percent-decoded.
     case failures, failure(String), failureBody(String)
+    /// The inspector page and its two assets.
+    case ui, uiScript, uiStyle
     case unknown
 
     init?(path: String) {
@@ -20,6 +22,9 @@ enum AdminEndpoint: Equatable {
         case "/-/events": self = .events
         case "/-/recent": self = .recent
         case "/-/failures": self = .failures
+        case "/-/ui", "/-/ui/": self = .ui
+        case "/-/ui/app.js": self = .uiScript
+        case "/-/ui/app.css": self = .uiStyle
         default:
             let rest = path.utf8.dropFirst("/-/failures/".utf8.count)
             guard path.hasPrefix("/-/failures/"), !rest.isEmpty else { self = .unknown; return }
@@ -96,6 +101,9 @@ extension Worker {
             openStream(request, writer: writer)
         case .failures, .failure, .failureBody:
             serveFailures(endpoint, writer: writer)
+        case .ui: writer.sendAsset(InspectorAssets.html, type: "text/html; charset=utf-8")
+        case .uiScript: writer.sendAsset(InspectorAssets.javascript, type: "text/javascript; charset=utf-8")
+        case .uiStyle: writer.sendAsset(InspectorAssets.css, type: "text/css; charset=utf-8")
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }
@@ -127,6 +135,14 @@ extension Worker {
 extension ResponseWriter {
     func sendJSON(_ body: [UInt8]) {
         send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body, outcome: .ok)
+    }
+
+    /// One of the inspector's files, under its strict Content-Security-Policy.
+    func sendAsset(_ text: String, type: String) {
+        send(status: 200, headers: [("Content-Type", type), ("Content-Security-Policy", InspectorAssets.contentSecurityPolicy),
+                                    ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+                                    ("Cache-Control", "no-cache")],
+             body: Array(text.utf8), outcome: .ok)
     }
 }
 

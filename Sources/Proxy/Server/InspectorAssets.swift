@@ -1,0 +1,279 @@
+/// The live inspector's page (`/-/ui`), compiled into the binary: no CDN, no build step,
+/// nothing fetched but serializerd's own admin endpoints. The script writes every value
+/// with `textContent` (bodies and headers are hostile input), and the page's
+/// Content-Security-Policy allows only its own script and style.
+enum InspectorAssets {
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    static let html = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>serializerd inspector</title>
+        <link rel="icon" href="data:,">
+        <link rel="stylesheet" href="/-/ui/app.css">
+        <script src="/-/ui/app.js" defer></script>
+        </head>
+        <body>
+        <header>
+          <h1>serializerd</h1>
+          <span id="state" class="state">connecting…</span>
+          <label>route <select id="f-route"><option value="">all</option></select></label>
+          <label>outcome <select id="f-outcome"><option value="">all</option><option value="ok">ok</option><option value="failed">failed</option></select></label>
+          <label>status <select id="f-status"><option value="">all</option><option>2xx</option><option>3xx</option><option>4xx</option><option>5xx</option></select></label>
+          <input id="f-text" type="search" placeholder="filter (press /)" aria-label="free-text filter">
+          <button id="pause" type="button" title="pause or resume the live list (p)">pause</button>
+          <button id="clear" type="button" title="clear the list">clear</button>
+          <a id="har" href="/-/recent?format=har" download="serializerd.har">HAR</a>
+        </header>
+        <main>
+          <table id="flows" aria-label="flows">
+            <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>duration</th><th>bytes in → out</th></tr></thead>
+            <tbody id="rows"></tbody>
+          </table>
+          <p id="empty" class="empty">No flows yet: requests through serializerd appear here as they complete.</p>
+          <aside id="details" hidden>
+            <div class="bar"><h2 id="d-title"></h2><button id="d-close" type="button" title="close (Esc)">×</button></div>
+            <dl id="d-facts"></dl>
+            <section id="d-failure" hidden>
+              <h3>Problem document</h3>
+              <pre id="d-problem"></pre>
+              <h3>Upstream response</h3>
+              <dl id="d-upstream"></dl>
+              <h3>Reproduce offline</h3>
+              <p><a id="d-body" download>save body</a> then run, beside it:</p>
+              <pre id="d-command"></pre>
+              <button id="d-copy" type="button">copy the reproduce command</button>
+              <p id="d-note" class="note"></p>
+            </section>
+          </aside>
+        </main>
+        <footer><span id="count">0 flows</span> · <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> details · <kbd>/</kbd> filter · <kbd>p</kbd> pause · <kbd>Esc</kbd> close</footer>
+        </body>
+        </html>
+        """
+
+    static let css = """
+        :root { --bg: #fff; --fg: #1d1f21; --muted: #6b7280; --line: #e5e7eb; --row: #f9fafb; --sel: #dbeafe;
+          --ok: #15803d; --client: #b45309; --server: #b91c1c; --up: #2563eb; --ser: #9333ea; color-scheme: light dark; }
+        @media (prefers-color-scheme: dark) {
+          :root { --bg: #111318; --fg: #e5e7eb; --muted: #9ca3af; --line: #2a2e37; --row: #161a21; --sel: #1e3a5f;
+            --ok: #4ade80; --client: #fbbf24; --server: #f87171; --up: #60a5fa; --ser: #c084fc; }
+        }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 13px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--fg); }
+        header { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; padding: 8px 12px; border-bottom: 1px solid var(--line);
+          position: sticky; top: 0; background: var(--bg); z-index: 1; }
+        h1 { font-size: 15px; margin: 0 8px 0 0; }
+        .state { color: var(--muted); min-width: 7em; }
+        .state.live { color: var(--ok); }
+        select, input, button { font: inherit; color: inherit; background: var(--row); border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
+        input[type=search] { min-width: 16em; }
+        button { cursor: pointer; }
+        a { color: var(--up); }
+        main { display: flex; align-items: flex-start; }
+        table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+        th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+        th { color: var(--muted); font-weight: 500; position: sticky; top: 41px; background: var(--bg); }
+        td.path { max-width: 40vw; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, monospace; }
+        tbody tr { cursor: pointer; }
+        tbody tr:nth-child(even) { background: var(--row); }
+        tbody tr.selected { background: var(--sel); }
+        .o-ok { color: var(--ok); } .o-4xx { color: var(--client); } .o-5xx { color: var(--server); }
+        .dur { display: inline-flex; width: 90px; height: 8px; margin-right: 6px; vertical-align: middle; background: var(--line); border-radius: 2px; overflow: hidden; }
+        .dur .up { background: var(--up); } .dur .ser { background: var(--ser); }
+        .empty { color: var(--muted); padding: 24px; }
+        aside { width: 44%; min-width: 320px; border-left: 1px solid var(--line); padding: 8px 12px; position: sticky; top: 41px;
+          max-height: calc(100vh - 80px); overflow: auto; }
+        aside .bar { display: flex; justify-content: space-between; align-items: center; }
+        h2 { font-size: 14px; margin: 4px 0; word-break: break-all; } h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
+        dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; }
+        dt { color: var(--muted); } dd { margin: 0; word-break: break-all; font-family: ui-monospace, monospace; }
+        pre { background: var(--row); border: 1px solid var(--line); padding: 8px; overflow: auto; white-space: pre-wrap; word-break: break-all; margin: 0; }
+        .note { color: var(--muted); }
+        footer { color: var(--muted); padding: 6px 12px; border-top: 1px solid var(--line); position: sticky; bottom: 0; background: var(--bg); }
+        kbd { border: 1px solid var(--line); border-radius: 3px; padding: 0 4px; }
+        """
+
+    static let javascript = #"""
+        "use strict";
+        // serializerd's live inspector. Every value goes into the page with textContent.
+        const LIMIT = 2000;
+        const $ = (id) => document.getElementById(id);
+        const flows = [];          // newest last, at most LIMIT
+        let paused = false, pending = [], selected = null;
+        const routes = new Set();
+
+        function el(tag, text, cls) {
+          const e = document.createElement(tag);
+          if (text !== undefined && text !== null) e.textContent = String(text);
+          if (cls) e.className = cls;
+          return e;
+        }
+        function statusClass(s) { return s >= 500 ? "5xx" : s >= 400 ? "4xx" : s >= 300 ? "3xx" : "2xx"; }
+        function outcomeClass(f) { return f.outcome === "ok" ? "o-ok" : f.status >= 500 ? "o-5xx" : "o-4xx"; }
+        function time(ts) { const t = String(ts || ""); const i = t.indexOf("T"); return i < 0 ? t : t.slice(i + 1, i + 13); }
+        function bytes(n) { return n >= 1048576 ? (n / 1048576).toFixed(1) + " MB" : n >= 1024 ? (n / 1024).toFixed(1) + " KB" : (n || 0) + " B"; }
+        function ms(v) { return v === undefined || v === null ? "—" : Number(v).toFixed(v < 10 ? 2 : 1) + " ms"; }
+
+        function matches(f) {
+          const route = $("f-route").value, outcome = $("f-outcome").value, status = $("f-status").value;
+          const text = $("f-text").value.trim().toLowerCase();
+          if (route && f.route !== route) return false;
+          if (outcome === "ok" && f.outcome !== "ok") return false;
+          if (outcome === "failed" && f.outcome === "ok") return false;
+          if (status && statusClass(f.status) !== status) return false;
+          if (text) {
+            const hay = [f.method, f.route, f.path, f.status, f.outcome, f.request_id, f.upstream_url, f.error, f.serializer].join(" ").toLowerCase();
+            if (!hay.includes(text)) return false;
+          }
+          return true;
+        }
+
+        function row(f) {
+          const tr = el("tr");
+          tr.dataset.id = f.request_id;
+          tr.append(el("td", time(f.ts)), el("td", f.method), el("td", f.route), el("td", f.path, "path"),
+                    el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)));
+          const d = el("td"), bar = el("span", null, "dur"), total = Math.max(f.duration_ms || 0, 0.001);
+          const up = el("span", null, "up"), ser = el("span", null, "ser");
+          up.style.width = Math.min(100, 100 * (f.upstream_ms || 0) / total) + "%";
+          ser.style.width = Math.min(100, 100 * (f.serialize_ms || 0) / total) + "%";
+          bar.title = "upstream " + ms(f.upstream_ms) + ", serialize " + ms(f.serialize_ms);
+          bar.append(up, ser);
+          d.append(bar, el("span", ms(f.duration_ms)));
+          tr.append(d, el("td", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)));
+          tr.addEventListener("click", () => select(f.request_id));
+          if (f.request_id === selected) tr.classList.add("selected");
+          return tr;
+        }
+
+        function render() {
+          const body = $("rows"), shown = flows.filter(matches);
+          const frag = document.createDocumentFragment();
+          for (let i = shown.length - 1; i >= 0; i--) frag.append(row(shown[i]));
+          body.replaceChildren(frag);
+          $("empty").hidden = flows.length > 0;
+          $("count").textContent = shown.length + " of " + flows.length + " flows" + (pending.length ? " · " + pending.length + " waiting (paused)" : "");
+        }
+
+        function addRoute(name) {
+          if (!name || routes.has(name)) return;
+          routes.add(name);
+          $("f-route").append(el("option", name));
+        }
+
+        function add(list) {
+          for (const f of list) { flows.push(f); addRoute(f.route); }
+          if (flows.length > LIMIT) flows.splice(0, flows.length - LIMIT);
+        }
+
+        let renderQueued = false;
+        function receive(f) {
+          if (paused) {
+            pending.push(f);
+            if (pending.length > LIMIT) pending.shift();
+          } else {
+            add([f]);
+          }
+          if (!renderQueued) { renderQueued = true; requestAnimationFrame(() => { renderQueued = false; render(); }); }
+        }
+
+        function fact(dl, name, value) { dl.append(el("dt", name), el("dd", value === undefined || value === null || value === "" ? "—" : value)); }
+
+        async function select(id) {
+          selected = id;
+          for (const tr of $("rows").children) tr.classList.toggle("selected", tr.dataset.id === id);
+          const f = flows.find((x) => x.request_id === id);
+          if (!f) return;
+          $("details").hidden = false;
+          $("d-title").textContent = f.method + " " + f.path;
+          const dl = $("d-facts");
+          dl.replaceChildren();
+          fact(dl, "request id", f.request_id); fact(dl, "route", f.route); fact(dl, "status", f.status);
+          fact(dl, "outcome", f.outcome); fact(dl, "upstream", f.upstream_url); fact(dl, "upstream status", f.upstream_status);
+          fact(dl, "content type", f.content_type); fact(dl, "serializer", f.serializer);
+          fact(dl, "duration", ms(f.duration_ms)); fact(dl, "upstream time", ms(f.upstream_ms)); fact(dl, "serialize time", ms(f.serialize_ms));
+          fact(dl, "bytes", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)); fact(dl, "error", f.error);
+          $("d-failure").hidden = true;
+          if (f.outcome === "ok") return;
+          const response = await fetch("/-/failures/" + encodeURIComponent(id));
+          if (selected !== id) return;
+          if (!response.ok) {
+            $("d-failure").hidden = false;
+            $("d-problem").textContent = f.error || f.outcome;
+            $("d-upstream").replaceChildren();
+            $("d-command").textContent = "";
+            $("d-body").removeAttribute("href");
+            $("d-note").textContent = "No upstream response is kept for this flow (it did not reach a serializer, or admin.keep_failures is false).";
+            return;
+          }
+          const e = await response.json();
+          $("d-failure").hidden = false;
+          $("d-problem").textContent = JSON.stringify(e.problem, null, 2);
+          const up = $("d-upstream");
+          up.replaceChildren();
+          fact(up, "status", e.upstream.status); fact(up, "content type", e.upstream.content_type);
+          fact(up, "body", e.upstream.body_bytes + " bytes" + (e.upstream.body_truncated ? " (first 256 KiB kept)" : ""));
+          for (const [name, value] of e.upstream.headers) fact(up, name, value);
+          $("d-command").textContent = e.reproduce.command;
+          $("d-body").href = e.reproduce.body_path;
+          $("d-body").setAttribute("download", e.reproduce.body_file);
+          $("d-note").textContent = "";
+        }
+
+        function move(step) {
+          const rows = Array.from($("rows").children);
+          if (!rows.length) return;
+          let i = rows.findIndex((tr) => tr.dataset.id === selected);
+          i = i < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, i + step));
+          select(rows[i].dataset.id);
+          rows[i].scrollIntoView({ block: "nearest" });
+        }
+
+        function setPaused(value) {
+          paused = value;
+          $("pause").textContent = paused ? "resume" : "pause";
+          if (!paused && pending.length) { add(pending); pending = []; }
+          render();
+        }
+
+        function connect() {
+          const source = new EventSource("/-/events");
+          source.addEventListener("open", () => { $("state").textContent = "live"; $("state").className = "state live"; });
+          source.addEventListener("error", () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; });
+          source.addEventListener("request_completed", (m) => { try { receive(JSON.parse(m.data)); } catch (_) {} });
+        }
+
+        async function start() {
+          for (const id of ["f-route", "f-outcome", "f-status"]) $(id).addEventListener("change", render);
+          $("f-text").addEventListener("input", render);
+          $("pause").addEventListener("click", () => setPaused(!paused));
+          $("clear").addEventListener("click", () => { flows.length = 0; pending = []; render(); });
+          $("d-close").addEventListener("click", () => { $("details").hidden = true; });
+          $("d-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("d-command").textContent));
+          document.addEventListener("keydown", (k) => {
+            if (k.target.tagName === "INPUT" || k.target.tagName === "SELECT") {
+              if (k.key === "Escape") k.target.blur();
+              return;
+            }
+            if (k.key === "j" || k.key === "ArrowDown") { move(1); k.preventDefault(); }
+            else if (k.key === "k" || k.key === "ArrowUp") { move(-1); k.preventDefault(); }
+            else if (k.key === "Enter" && selected) select(selected);
+            else if (k.key === "/") { $("f-text").focus(); k.preventDefault(); }
+            else if (k.key === "p") setPaused(!paused);
+            else if (k.key === "Escape") $("details").hidden = true;
+          });
+          try {
+            const recent = await (await fetch("/-/recent")).json();
+            add(recent.events || []);
+          } catch (_) {}
+          render();
+          connect();
+        }
+        start();
+        """#
+}

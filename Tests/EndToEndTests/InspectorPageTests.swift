@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `/-/ui` (DESIGN §6): the page and its assets under a strict Content-Security-Policy,
+/// and the page itself driven in headless Chromium (Tests/Fixtures/inspector_browser.py:
+/// Debian's chromium, chromium-driver and python3-selenium, installed by `make test-deps`).
+@Suite struct InspectorPageTests {
+    @Test func thePageAndItsAssetsCarryAStrictPolicy() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api"))
+        defer { proxy.finish() }
+        for (path, type) in [("/-/ui", "text/html"), ("/-/ui/app.js", "text/javascript"), ("/-/ui/app.css", "text/css")] {
+            let response = try proxy.get(path)
+            #expect(response.status == 200 && response.header("Content-Type")?.hasPrefix(type) == true, "\(path)")
+            let policy = response.header("Content-Security-Policy") ?? ""
+            #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && !policy.contains("unsafe"), "\(path)")
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+            // Nothing fetched from anywhere but the daemon itself.
+            #expect(!response.text.contains("http://") && !response.text.contains("https://"), "\(path)")
+        }
+        #expect(try proxy.get("/-/ui", method: "POST").status == 405)
+    }
+
+    @Test func aBrowserSeesFlowsLiveFiltersThemAndReproducesAFailure() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api"))
+        defer { proxy.finish() }
+        #expect(try proxy.get("/api/json", headers: [("X-Request-Id", "before-load")]).status == 200)
+        let run = try ServerBinary.run([Fixture.path("inspector_browser.py"), String(proxy.port)], timeout: 120,
+                                       executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(run.status == 0, "\(run.stderrText)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any], "\(run.stdoutText)")
+
+        #expect(seen["initial_rows"] as? Int == 1 && seen["state"] as? String == "live")
+        // Every live request appeared; DESIGN's target is within 250 ms.
+        let latencies = seen["live_ms"] as? [Double] ?? []
+        #expect(latencies.count == 5 && latencies.allSatisfy { $0 < 250 }, "\(latencies)")
+        // Markup in a client's request id stays text: no element made from it, no script run.
+        #expect(seen["hostile_shown"] as? String == "<img/src=x/onerror=document.title='owned'>")
+        #expect(seen["images_in_page"] as? Int == 0 && seen["title"] as? String == "serializerd inspector")
+        // Filters: outcome shows only failures, free text narrows to one flow, clearing restores all.
+        #expect(seen["failed_rows"] as? [String] == ["serialization_failed"])
+        #expect(seen["text_rows"] as? [String] == ["live-3"])
+        #expect(seen["rows_after_clearing"] as? Int == seen["all_rows"] as? Int && (seen["all_rows"] as? Int ?? 0) == 8)
+        #expect(seen["details_hidden_after_escape"] as? Bool == true && seen["selected_after_j"] as? Int == 1)
+        #expect((seen["console_errors"] as? [String])?.isEmpty == true, "\(seen["console_errors"] ?? "")")
+
+        // The failure's details: its problem document, and a command that, run on the body
+        // the page links to, gives the same problem type.
+        let problem = try #require(seen["problem"] as? [String: Any])
+        #expect(problem["type"] as? String == "urn:serializerd:serialization-failed")
+        let href = try #require(seen["body_href"] as? String)
+        let bodyPath = String(href.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" })
+        let body = try proxy.get(bodyPath)
+        #expect(body.status == 200 && body.text == #"{"a":[1,,]}"#)
+        let command = try #require(seen["command"] as? String)
+        let argv = command.split(separator: " ").map(String.init)
+        #expect(argv.first == "serializerd" && argv.last == seen["body_download"] as? String)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let saved = directory.appendingPathComponent(argv.last!).path
+        try Data(body.body).write(to: URL(fileURLWithPath: saved))
+        let offline = try ServerBinary.run(Array(argv.dropFirst().dropLast()) + [saved])
+        let offlineProblem = try JSONSerialization.jsonObject(with: Data(offline.stdout)) as? [String: Any]
+        #expect(offline.status == 1 && offlineProblem?["type"] as? String == problem["type"] as? String)
+    }
+}

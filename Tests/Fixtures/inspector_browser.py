@@ -1,0 +1,102 @@
+"""Drives serializerd's /-/ui page in headless Chromium (Debian's chromium and
+chromium-driver, python3-selenium) and prints what it saw as one JSON object.
+
+    inspector_browser.py PORT
+
+Loopback only. The page is loaded with the flows the caller made beforehand; then this
+script makes requests of its own (a success, a failure, a hostile path) and times how long
+each takes to appear, uses the filters, and opens a failure's details. Every wait is
+bounded."""
+import json, sys, time, urllib.request
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+port = int(sys.argv[1])
+base = f"http://127.0.0.1:{port}"
+
+
+def get(path, request_id):
+    req = urllib.request.Request(base + path, headers={"X-Request-Id": request_id})
+    try:
+        urllib.request.urlopen(req, timeout=5).read()
+    except urllib.error.HTTPError as e:
+        e.read()
+
+
+def wait(condition, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.005)
+    return None
+
+
+options = Options()
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+out = {}
+try:
+    driver.get(base + "/-/ui")
+    # Read in one script: the page re-renders its rows as events arrive.
+    rows = lambda: driver.execute_script(
+        "return Array.from(document.querySelectorAll('#rows tr')).map(r => ({id: r.dataset.id,"
+        " cells: Array.from(r.cells).map(c => c.textContent), imgs: r.querySelectorAll('img').length}))")
+    ids = lambda: [r["id"] for r in rows()]
+    out["initial_rows"] = len(wait(rows) or [])
+    out["state"] = wait(lambda: driver.find_element(By.ID, "state").text == "live" and "live") or driver.find_element(By.ID, "state").text
+
+    # Live: each request appears; the time from its reply to its row.
+    latencies = []
+    for k in range(5):
+        get("/api/json", f"live-{k}")
+        sent = time.time()
+        if wait(lambda: f"live-{k}" in ids(), 5):
+            latencies.append((time.time() - sent) * 1000)
+    out["live_ms"] = latencies
+    get("/api/json?body=%7B%22a%22%3A%5B1%2C%2C%5D%7D", "browser-failure")
+    # A request id is any printable ASCII a client sends: markup in it stays text.
+    hostile = "<img/src=x/onerror=document.title='owned'>"
+    get("/api/json", hostile)
+    wait(lambda: hostile in ids() and "browser-failure" in ids(), 5)
+    driver.execute_script("document.querySelector('#rows tr[data-id]').parentNode; "
+                          "Array.from(document.querySelectorAll('#rows tr')).find(r => r.dataset.id === arguments[0]).click()", hostile)
+    out["hostile_shown"] = wait(lambda: driver.execute_script(
+        "const d = document.getElementById('d-facts'); return d.querySelector('dd') && d.querySelector('dd').textContent"), 5)
+    out["images_in_page"] = driver.execute_script("return document.querySelectorAll('img').length")
+    out["title"] = driver.title
+
+    # Filters narrow the list.
+    out["all_rows"] = len(rows())
+    Select(driver.find_element(By.ID, "f-outcome")).select_by_value("failed")
+    out["failed_rows"] = [r["cells"][5] for r in rows()]
+    Select(driver.find_element(By.ID, "f-outcome")).select_by_value("")
+    box = driver.find_element(By.ID, "f-text")
+    box.send_keys("live-3")
+    out["text_rows"] = ids()
+    driver.execute_script("const b = document.getElementById('f-text'); b.value = ''; b.dispatchEvent(new Event('input'))")
+    out["rows_after_clearing"] = len(rows())
+
+    # A failure's details: the problem document and the reproduce command.
+    wait(lambda: "browser-failure" in ids())
+    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='browser-failure']").click()
+    command = wait(lambda: driver.find_element(By.ID, "d-command").text)
+    out["command"] = command
+    out["problem"] = json.loads(driver.find_element(By.ID, "d-problem").text)
+    out["body_href"] = driver.find_element(By.ID, "d-body").get_attribute("href")
+    out["body_download"] = driver.find_element(By.ID, "d-body").get_attribute("download")
+
+    # Keyboard: Escape closes the details, j moves the selection.
+    driver.find_element(By.TAG_NAME, "body").send_keys("\ue00c")
+    out["details_hidden_after_escape"] = driver.find_element(By.ID, "details").get_attribute("hidden") is not None
+    driver.find_element(By.TAG_NAME, "body").send_keys("j")
+    out["selected_after_j"] = len(driver.find_elements(By.CSS_SELECTOR, "#rows tr.selected"))
+    out["console_errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+finally:
+    driver.quit()
+print(json.dumps(out))

@@ -31,7 +31,7 @@ enum InspectorAssets {
         </header>
         <main>
           <table id="flows" aria-label="flows">
-            <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>duration</th><th>bytes in → out</th></tr></thead>
+            <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>duration <span class="key"><i class="up"></i>upstream <i class="ser"></i>serialize</span></th><th>bytes in → out</th></tr></thead>
             <tbody id="rows"></tbody>
           </table>
           <p id="empty" class="empty">No flows yet: requests through serializerd appear here as they complete.</p>
@@ -39,15 +39,15 @@ enum InspectorAssets {
             <div class="bar"><h2 id="d-title"></h2><button id="d-close" type="button" title="close (Esc)">×</button></div>
             <dl id="d-facts"></dl>
             <section id="d-failure" hidden>
-              <h3>Problem document</h3>
-              <pre id="d-problem"></pre>
-              <h3>Upstream response</h3>
-              <dl id="d-upstream"></dl>
               <h3>Reproduce offline</h3>
               <p><a id="d-body" download>save body</a> then run, beside it:</p>
               <pre id="d-command"></pre>
               <button id="d-copy" type="button">copy the reproduce command</button>
               <p id="d-note" class="note"></p>
+              <h3>Problem document</h3>
+              <pre id="d-problem"></pre>
+              <h3>Upstream response</h3>
+              <dl id="d-upstream"></dl>
             </section>
           </aside>
         </main>
@@ -85,6 +85,9 @@ enum InspectorAssets {
         .o-ok { color: var(--ok); } .o-4xx { color: var(--client); } .o-5xx { color: var(--server); }
         .dur { display: inline-flex; width: 90px; height: 8px; margin-right: 6px; vertical-align: middle; background: var(--line); border-radius: 2px; overflow: hidden; }
         .dur .up { background: var(--up); } .dur .ser { background: var(--ser); }
+        .key { font-weight: 400; font-size: 11px; margin-left: 6px; }
+        .key i { display: inline-block; width: 8px; height: 8px; margin: 0 3px 0 6px; border-radius: 2px; }
+        .key .up { background: var(--up); } .key .ser { background: var(--ser); }
         .empty { color: var(--muted); padding: 24px; }
         aside { width: 44%; min-width: 320px; border-left: 1px solid var(--line); padding: 8px 12px; position: sticky; top: 41px;
           max-height: calc(100vh - 80px); overflow: auto; }

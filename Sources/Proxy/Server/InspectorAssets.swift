@@ -139,6 +139,7 @@ enum InspectorAssets {
         function row(f) {
           const tr = el("tr");
           tr.dataset.id = f.request_id;
+          tr.flow = f;
           tr.append(el("td", time(f.ts)), el("td", f.method), el("td", f.route), el("td", f.path, "path"),
                     el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)));
           const d = el("td"), bar = el("span", null, "dur"), total = Math.max(f.duration_ms || 0, 0.001);
@@ -160,7 +161,12 @@ enum InspectorAssets {
           for (let i = shown.length - 1; i >= 0; i--) frag.append(row(shown[i]));
           body.replaceChildren(frag);
           $("empty").hidden = flows.length > 0;
-          $("count").textContent = shown.length + " of " + flows.length + " flows" + (pending.length ? " · " + pending.length + " waiting (paused)" : "");
+          count();
+        }
+
+        function count() {
+          const shown = $("rows").children.length;
+          $("count").textContent = shown + " of " + flows.length + " flows" + (pending.length ? " · " + pending.length + " waiting (paused)" : "");
         }
 
         function addRoute(name) {
@@ -174,15 +180,33 @@ enum InspectorAssets {
           if (flows.length > LIMIT) flows.splice(0, flows.length - LIMIT);
         }
 
-        let renderQueued = false;
+        // Live events are drawn once per frame, and only the new rows: at thousands of
+        // completions a second the page adds rows instead of redrawing the list.
+        let fresh = [], frameQueued = false;
         function receive(f) {
           if (paused) {
             pending.push(f);
             if (pending.length > LIMIT) pending.shift();
           } else {
-            add([f]);
+            fresh.push(f);
           }
-          if (!renderQueued) { renderQueued = true; requestAnimationFrame(() => { renderQueued = false; render(); }); }
+          if (!frameQueued) { frameQueued = true; requestAnimationFrame(drawFresh); }
+        }
+
+        function drawFresh() {
+          frameQueued = false;
+          const batch = fresh.length > LIMIT ? fresh.slice(fresh.length - LIMIT) : fresh;
+          fresh = [];
+          add(batch);
+          const body = $("rows");
+          const frag = document.createDocumentFragment();
+          for (let i = batch.length - 1; i >= 0; i--) if (matches(batch[i])) frag.append(row(batch[i]));
+          body.prepend(frag);
+          // Rows of flows that left the bounded list go from the bottom.
+          const kept = new Set(flows);
+          while (body.lastChild && !kept.has(body.lastChild.flow)) body.lastChild.remove();
+          $("empty").hidden = flows.length > 0;
+          count();
         }
 
         function fact(dl, name, value) { dl.append(el("dt", name), el("dd", value === undefined || value === null || value === "" ? "—" : value)); }
@@ -242,6 +266,7 @@ enum InspectorAssets {
           $("pause").textContent = paused ? "resume" : "pause";
           if (!paused && pending.length) { add(pending); pending = []; }
           render();
+          if (paused) count();
         }
 
         function connect() {
@@ -255,7 +280,7 @@ enum InspectorAssets {
           for (const id of ["f-route", "f-outcome", "f-status"]) $(id).addEventListener("change", render);
           $("f-text").addEventListener("input", render);
           $("pause").addEventListener("click", () => setPaused(!paused));
-          $("clear").addEventListener("click", () => { flows.length = 0; pending = []; render(); });
+          $("clear").addEventListener("click", () => { flows.length = 0; pending = []; fresh = []; render(); });
           $("d-close").addEventListener("click", () => { $("details").hidden = true; });
           $("d-copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("d-command").textContent));
           document.addEventListener("keydown", (k) => {

@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-inspector install install-files uninstall clean
 
 all: build
 
@@ -148,6 +148,11 @@ uninstall:
 bench-telemetry: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/telemetry.sh
+
+# What one open /-/ui page (headless Chromium) costs the daemon's req/s.
+bench-inspector: bench-deps
+	$(SWIFT) build $(RELEASE) --product serializerd
+	bench/inspector.sh
 
 # What keeping failure evidence costs the success path: keep_failures true vs false.
 bench-failures: bench-deps

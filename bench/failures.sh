@@ -41,20 +41,11 @@ for port in $ON $OFF; do
   for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/bench/medium.json" >/dev/null 2>&1 && break; sleep 0.1; done
 done
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-run() {  # label port pid → "label req/s requests cpu-ticks"
-  local before after out
-  before=$(ticks "$3")
-  out=$(taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$2/bench/medium.json" 2>/dev/null)
-  after=$(ticks "$3")
-  echo "$1 $(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '/requests in/ {print $1}') $((after - before)) $(echo "$out" | awk '/Non-2xx/ {print "ERR"}')"
-}
-
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"
 for _ in $(seq "$REPS"); do
-  run off "$OFF" "$OFF_PID" >> "$RESULTS"
-  run on "$ON" "$ON_PID" >> "$RESULTS"
+  echo "off $(bench_measured_run "$OFF_PID" "http://127.0.0.1:$OFF/bench/medium.json")" >> "$RESULTS"
+  echo "on $(bench_measured_run "$ON_PID" "http://127.0.0.1:$ON/bench/medium.json")" >> "$RESULTS"
 done
 curl -s "http://127.0.0.1:$ON/-/failures" > "$WORK/failures.json"
 

@@ -70,19 +70,11 @@ PAGE_PID=$!
 for _ in $(seq 100); do grep -q open "$WORK/page.txt" 2>/dev/null && break; sleep 0.2; done
 sleep 1
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-run() {  # port pid → "req/s requests daemon-cpu-ticks"
-  local before after out
-  before=$(ticks "$2")
-  out=$(taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$1/bench/small.json" 2>/dev/null)
-  after=$(ticks "$2")
-  echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '/requests in/ {print $1}') $((after - before))"
-}
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"
-for rep in $(seq "$REPS"); do
-  echo "off $rep $(run "$OFF" "$OFF_PID")" >> "$RESULTS"
-  echo "on $rep $(run "$ON" "$ON_PID")" >> "$RESULTS"
+for _ in $(seq "$REPS"); do
+  echo "off $(bench_measured_run "$OFF_PID" "http://127.0.0.1:$OFF/bench/small.json")" >> "$RESULTS"
+  echo "on $(bench_measured_run "$ON_PID" "http://127.0.0.1:$ON/bench/small.json")" >> "$RESULTS"
 done
 echo done >> "$WORK/page.txt"
 wait "$PAGE_PID" || true
@@ -94,7 +86,7 @@ rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 tck = float(sys.argv[2])
 def side(name):
     rs = [r for r in rows if r[0] == name]
-    return [float(r[2]) for r in rs], [int(r[4]) / tck * 1e6 / int(r[3]) for r in rs]
+    return [float(r[1]) for r in rs], [int(r[3]) / tck * 1e6 / int(r[2]) for r in rs]
 off, off_cpu = side("off")
 on, on_cpu = side("on")
 print("| daemon | req/s median (min–max) | daemon CPU µs per request median (min–max) |")

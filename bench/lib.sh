@@ -77,3 +77,14 @@ routes:
     upstream: http://127.0.0.1:$2/
 CONF
 }
+
+# One wrk run (core 0, -t1) against URL $2 while process $1 is measured: prints
+# "req/s requests cpu-ticks" (the process's utime+stime over the run; CPU per request is
+# ticks / CLK_TCK / requests).
+bench_measured_run() {
+  local before after out
+  before=$(awk '{print $14 + $15}' "/proc/$1/stat")
+  out=$(taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "$2" 2>/dev/null)
+  after=$(awk '{print $14 + $15}' "/proc/$1/stat")
+  echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '/requests in/ {print $1}') $((after - before))$(echo "$out" | awk '/Non-2xx/ {print " ERR"}')"
+}

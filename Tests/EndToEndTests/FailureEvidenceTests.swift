@@ -47,15 +47,8 @@ import Testing
         #expect(raw.header("Content-Type") == "application/octet-stream" && raw.header("X-Content-Type-Options") == "nosniff")
 
         // The command, run on the saved body, ends in the same problem type.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evidence-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let saved = directory.appendingPathComponent(argv.last!).path
-        try Data(raw.body).write(to: URL(fileURLWithPath: saved))
-        let offline = try ServerBinary.run(Array(argv.dropFirst().dropLast()) + [saved])
-        #expect(offline.status == 1)
-        let offlineProblem = try JSONSerialization.jsonObject(with: Data(offline.stdout)) as? [String: Any]
-        #expect(offlineProblem?["type"] as? String == type, "\(offline.stdoutText)")
+        let offline = try reproduceOffline(argv, body: raw.body)
+        #expect(offline.status == 1 && offline.problem?["type"] as? String == type)
 
         let metrics = Metrics(try proxy.get("/metrics").text)
         #expect(metrics["serializerd_failure_evidence"] == 1)
@@ -93,4 +86,17 @@ import Testing
         #expect(try proxy.get("/-/failures/secret").status == 404)
         #expect(Metrics(try proxy.get("/metrics").text)["serializerd_failure_evidence"] == 0)
     }
+}
+
+/// Runs a failure's reproduce command (`serializerd transcode …`, its last argument the
+/// body's file name) on `body` saved under that name; returns the exit status and the
+/// problem document it printed.
+func reproduceOffline(_ argv: [String], body: [UInt8]) throws -> (status: Int32, problem: [String: Any]?) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reproduce-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let saved = directory.appendingPathComponent(argv.last ?? "body").path
+    try Data(body).write(to: URL(fileURLWithPath: saved))
+    let result = try ServerBinary.run(Array(argv.dropFirst().dropLast()) + [saved])
+    return (result.status, try? JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
 }

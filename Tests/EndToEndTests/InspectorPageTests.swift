@@ -55,13 +55,7 @@ import Testing
         let command = try #require(seen["command"] as? String)
         let argv = command.split(separator: " ").map(String.init)
         #expect(argv.first == "serializerd" && argv.last == seen["body_download"] as? String)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let saved = directory.appendingPathComponent(argv.last!).path
-        try Data(body.body).write(to: URL(fileURLWithPath: saved))
-        let offline = try ServerBinary.run(Array(argv.dropFirst().dropLast()) + [saved])
-        let offlineProblem = try JSONSerialization.jsonObject(with: Data(offline.stdout)) as? [String: Any]
-        #expect(offline.status == 1 && offlineProblem?["type"] as? String == problem["type"] as? String)
+        let offline = try reproduceOffline(argv, body: body.body)
+        #expect(offline.status == 1 && offline.problem?["type"] as? String == problem["type"] as? String)
     }
 }

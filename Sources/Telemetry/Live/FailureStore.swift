@@ -19,12 +19,14 @@ public struct FailureEvidence: Sendable {
     /// The whole body's size.
     public let bodyBytes: Int
     public let problem: [UInt8]
+    /// The problem's `type`, kept beside it so a listing need not parse every document.
+    public let problemType: String
     /// `transcode`'s arguments (after `serializerd transcode`), the body's file name last.
     public let transcodeArguments: [String]
 
     public init(requestID: String, startedAt: Double, route: String, method: String, path: String, upstreamURL: String,
                 status: Int, headers: [(String, String)], contentType: String?, body: [UInt8], problem: [UInt8],
-                transcodeArguments: [String]) {
+                problemType: String, transcodeArguments: [String]) {
         self.requestID = requestID
         self.startedAt = startedAt
         self.route = route
@@ -37,6 +39,7 @@ public struct FailureEvidence: Sendable {
         self.body = body.count > FailureStore.bodyLimit ? Array(body.prefix(FailureStore.bodyLimit)) : body
         self.bodyBytes = body.count
         self.problem = problem
+        self.problemType = problemType
         self.transcodeArguments = transcodeArguments
     }
 
@@ -88,6 +91,14 @@ public final class FailureStore: Sendable {
 
     /// The newest evidence for a request id (a client may send the same X-Request-Id twice).
     public func find(_ requestID: String) -> FailureEvidence? {
-        all().last { $0.requestID == requestID }
+        ring.withLock { r in
+            // Newest first: from the slot before `start` backwards around the ring.
+            let n = r.items.count
+            for k in 0..<n {
+                let evidence = r.items[(r.start - 1 - k + 2 * n) % n]
+                if evidence.requestID == requestID { return evidence }
+            }
+            return nil
+        }
     }
 }

@@ -19,27 +19,10 @@ ORIGIN=18101 ON=18104 OFF=18105
 
 bench_start "$WORK" "nginx-light wrk util-linux python3 curl" nginx wrk taskset python3 curl
 bench_payloads "$WORK/www"
-{ nginx_preamble "$WORK"; cat <<CONF
-  server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
-}
-CONF
-} > "$WORK/nginx.conf"
 bench_config "$ON" "$ORIGIN" > "$WORK/on.yaml"
 { bench_config "$OFF" "$ORIGIN"; echo "admin: { keep_failures: false }"; } > "$WORK/off.yaml"
-
-taskset -c 1 nginx -c "$WORK/nginx.conf"
-taskset -c 1 "$BIN" serve --config "$WORK/on.yaml" > "$WORK/logs/on.log" 2>&1 &
-ON_PID=$!
-taskset -c 1 "$BIN" serve --config "$WORK/off.yaml" > "$WORK/logs/off.log" 2>&1 &
-OFF_PID=$!
-cleanup() {
-  kill "$ON_PID" "$OFF_PID" 2>/dev/null || true
-  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
-for port in $ON $OFF; do
-  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/bench/medium.json" >/dev/null 2>&1 && break; sleep 0.1; done
-done
+trap bench_stop_pair EXIT
+bench_start_pair /bench/medium.json
 
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"

@@ -20,28 +20,11 @@ SECONDS_OPEN=$(( (REPS * 2 * ${DUR%s}) + 30 ))
 
 bench_start "$WORK" "nginx-light wrk util-linux curl chromium chromium-driver python3-selenium" nginx wrk taskset curl chromedriver
 bench_payloads "$WORK/www"
-{ nginx_preamble "$WORK"; cat <<CONF
-  server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
-}
-CONF
-} > "$WORK/nginx.conf"
 bench_config "$ON" "$ORIGIN" > "$WORK/on.yaml"
 bench_config "$OFF" "$ORIGIN" > "$WORK/off.yaml"
-
-taskset -c 1 nginx -c "$WORK/nginx.conf"
-taskset -c 1 "$BIN" serve --config "$WORK/on.yaml" > "$WORK/logs/on.log" 2>&1 &
-ON_PID=$!
-taskset -c 1 "$BIN" serve --config "$WORK/off.yaml" > "$WORK/logs/off.log" 2>&1 &
-OFF_PID=$!
 PAGE_PID=""
-cleanup() {
-  kill "$ON_PID" "$OFF_PID" ${PAGE_PID:+"$PAGE_PID"} 2>/dev/null || true
-  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
-for port in $ON $OFF; do
-  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/bench/small.json" >/dev/null 2>&1 && break; sleep 0.1; done
-done
+trap 'bench_stop_pair ${PAGE_PID:+"$PAGE_PID"}' EXIT
+bench_start_pair /bench/small.json
 
 # The page stays open for the whole run, then reports what it showed.
 taskset -c 0 /usr/bin/python3 - "$ON" "$SECONDS_OPEN" "$WORK/page.txt" <<'PY' &

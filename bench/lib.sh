@@ -88,3 +88,24 @@ bench_measured_run() {
   after=$(awk '{print $14 + $15}' "/proc/$1/stat")
   echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '/requests in/ {print $1}') $((after - before))$(echo "$out" | awk '/Non-2xx/ {print " ERR"}')"
 }
+
+# An A/B pair in front of one nginx origin: nginx serving $WORK/www on port $ORIGIN, and
+# serializerd on $WORK/on.yaml and $WORK/off.yaml (ports $ON and $OFF), all pinned to
+# core 1; waits until both answer GET $1. Sets ON_PID and OFF_PID; `bench_stop_pair`
+# (extra PIDs as arguments) stops what it started.
+bench_start_pair() {
+  { nginx_preamble "$WORK"; printf '  server { listen 127.0.0.1:%s; root %s/www; }\n}\n' "$ORIGIN" "$WORK"; } > "$WORK/nginx.conf"
+  taskset -c 1 nginx -c "$WORK/nginx.conf"
+  taskset -c 1 "$BIN" serve --config "$WORK/on.yaml" > "$WORK/logs/on.log" 2>&1 &
+  ON_PID=$!
+  taskset -c 1 "$BIN" serve --config "$WORK/off.yaml" > "$WORK/logs/off.log" 2>&1 &
+  OFF_PID=$!
+  for port in $ON $OFF; do
+    for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port$1" >/dev/null 2>&1 && break; sleep 0.1; done
+  done
+}
+
+bench_stop_pair() {
+  kill "$ON_PID" "$OFF_PID" "$@" 2>/dev/null || true
+  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+}

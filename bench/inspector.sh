@@ -2,9 +2,10 @@
 # What one open inspector page costs the daemon: two serializerd instances in front of
 # the same nginx origin on loopback, the same config; "on" has /-/ui open in headless
 # Chromium (a real page: its /-/events stream, drawing every flow), "off" has nothing
-# attached. Runs alternate off/on (1 KB JSON, wrk -t1 -c32), medians and the on/off
-# ratio are reported, with the rows the page showed. Daemons pinned to core 1; wrk and
-# the browser to core 0. Every load run is bounded by wrk's -d, the page by a timeout.
+# attached. Each round loads both at once (1 KB JSON, one wrk -t1 -c32 each) and measures
+# both daemons over the same interval; the per-round on/off ratios are reported (median
+# and range), with the rows the page showed. Daemons pinned to core 1; wrk and the
+# browser to core 0. Every load run is bounded by wrk's -d, the page by a timeout.
 #
 #   bench/inspector.sh             # REPS=5 DUR=5s CONNS=32
 set -euo pipefail
@@ -16,7 +17,7 @@ DUR=${DUR:-5s}
 CONNS=${CONNS:-32}
 WORK=${WORK:-/tmp/serializerd-bench-inspector}
 ORIGIN=18111 ON=18114 OFF=18115
-SECONDS_OPEN=$(( (REPS * 2 * ${DUR%s}) + 30 ))
+SECONDS_OPEN=$(( (REPS * ${DUR%s}) + 30 ))
 
 bench_start "$WORK" "nginx-light wrk util-linux curl chromium chromium-driver python3-selenium" nginx wrk taskset curl chromedriver
 bench_payloads "$WORK/www"
@@ -56,8 +57,7 @@ sleep 1
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"
 for _ in $(seq "$REPS"); do
-  echo "off $(bench_measured_run "$OFF_PID" "http://127.0.0.1:$OFF/bench/small.json")" >> "$RESULTS"
-  echo "on $(bench_measured_run "$ON_PID" "http://127.0.0.1:$ON/bench/small.json")" >> "$RESULTS"
+  bench_concurrent_run "http://127.0.0.1:$ON/bench/small.json" "http://127.0.0.1:$OFF/bench/small.json" >> "$RESULTS"
 done
 echo done >> "$WORK/page.txt"
 wait "$PAGE_PID" || true
@@ -66,18 +66,22 @@ PAGE_PID=""
 python3 - "$RESULTS" "$(getconf CLK_TCK)" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+if any("ERR" in r for r in rows):
+    sys.exit("a run answered non-2xx: " + str(rows))
 tck = float(sys.argv[2])
-def side(name):
-    rs = [r for r in rows if r[0] == name]
-    return [float(r[1]) for r in rs], [int(r[3]) / tck * 1e6 / int(r[2]) for r in rs]
-off, off_cpu = side("off")
-on, on_cpu = side("on")
-print("| daemon | req/s median (min–max) | daemon CPU µs per request median (min–max) |")
+def med(xs): return f"{statistics.median(xs):,.1f} ({min(xs):,.1f}–{max(xs):,.1f})"
+on_rps, off_rps = [float(r[0]) for r in rows], [float(r[3]) for r in rows]
+on_cpu = [int(r[2]) / tck * 1e6 / int(r[1]) for r in rows]
+off_cpu = [int(r[5]) / tck * 1e6 / int(r[4]) for r in rows]
+print("| daemon (both loaded at once) | req/s median (min–max) | daemon CPU µs per request median (min–max) |")
 print("|---|---|---|")
-print(f"| no page | {statistics.median(off):,.0f} ({min(off):,.0f}–{max(off):,.0f}) | {statistics.median(off_cpu):.1f} ({min(off_cpu):.1f}–{max(off_cpu):.1f}) |")
-print(f"| /-/ui open in Chromium | {statistics.median(on):,.0f} ({min(on):,.0f}–{max(on):,.0f}) | {statistics.median(on_cpu):.1f} ({min(on_cpu):.1f}–{max(on_cpu):.1f}) |")
-print(f"\non/off: req/s **{statistics.median(on) / statistics.median(off):.3f}**, daemon CPU per request "
-      f"**{statistics.median(on_cpu) / statistics.median(off_cpu):.3f}** (medians). The browser shares core 0 with wrk "
-      "on this 2-core machine, so req/s also counts the page's own drawing; the daemon's CPU per request is its cost alone.")
+print(f"| no page | {med(off_rps)} | {med(off_cpu)} |")
+print(f"| /-/ui open in Chromium | {med(on_rps)} | {med(on_cpu)} |")
+cpu_ratio = [a / b for a, b in zip(on_cpu, off_cpu)]
+rps_ratio = [a / b for a, b in zip(on_rps, off_rps)]
+print(f"\non/off per round, median (min–max): daemon CPU per request **{statistics.median(cpu_ratio):.3f}** "
+      f"({min(cpu_ratio):.3f}–{max(cpu_ratio):.3f}), req/s **{statistics.median(rps_ratio):.3f}** "
+      f"({min(rps_ratio):.3f}–{max(rps_ratio):.3f}), {len(rows)} rounds. The two daemons share core 1, so "
+      "req/s follows CPU per request; the browser shares core 0 with both wrk.")
 PY
 grep page: "$WORK/page.txt" || true

@@ -1,6 +1,6 @@
 # Shared by the HTTP benchmarks (sourced, not run).
 
-BIN=.build/release/serializerd
+BIN=${BIN:-.build/release/serializerd}
 
 # The start of every HTTP benchmark: bench_start WORK "apt packages" tool...
 # Each named tool must exist, the release binary is built when missing, WORK starts empty.
@@ -87,6 +87,25 @@ bench_measured_run() {
   out=$(taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "$2" 2>/dev/null)
   after=$(awk '{print $14 + $15}' "/proc/$1/stat")
   echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '/requests in/ {print $1}') $((after - before))$(echo "$out" | awk '/Non-2xx/ {print " ERR"}')"
+}
+
+# Both sides of an A/B pair loaded at once (two wrk, core 0), each daemon measured over
+# the same interval: "on-req/s on-requests on-ticks off-req/s off-requests off-ticks".
+# Both daemons share core 1, so whatever else the host does in that interval falls on
+# both; on this shared machine that steadies the on/off ratio far more than alternating.
+bench_concurrent_run() {
+  local on_before off_before on_after off_after on_out off_out
+  on_before=$(awk '{print $14 + $15}' "/proc/$ON_PID/stat")
+  off_before=$(awk '{print $14 + $15}' "/proc/$OFF_PID/stat")
+  taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "$1" > "$WORK/wrk-on.txt" 2>/dev/null &
+  local on_wrk=$!
+  taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "$2" > "$WORK/wrk-off.txt" 2>/dev/null
+  wait "$on_wrk"
+  on_after=$(awk '{print $14 + $15}' "/proc/$ON_PID/stat")
+  off_after=$(awk '{print $14 + $15}' "/proc/$OFF_PID/stat")
+  echo "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-on.txt") $(awk '/requests in/ {print $1}' "$WORK/wrk-on.txt") $((on_after - on_before))" \
+       "$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk-off.txt") $(awk '/requests in/ {print $1}' "$WORK/wrk-off.txt") $((off_after - off_before))" \
+       "$(cat "$WORK/wrk-on.txt" "$WORK/wrk-off.txt" | awk '/Non-2xx/ {print "ERR"}')"
 }
 
 # An A/B pair in front of one nginx origin: nginx serving $WORK/www on port $ORIGIN, and

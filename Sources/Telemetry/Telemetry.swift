@@ -31,6 +31,8 @@ public final class WorkerTelemetry: CompletionSink {
     let hub: EventHub
     private var batch: [CompletionEvent] = []
     private var clock = LogClock()
+    /// Where the live stream's frames are rendered before they are copied at their size.
+    private var frameScratch: [UInt8] = []
     private var flushScheduled = false
     /// Set by the worker: arranges one `flush()` shortly (a few milliseconds).
     public var scheduleFlush: (() -> Void)?
@@ -44,7 +46,9 @@ public final class WorkerTelemetry: CompletionSink {
     public func record(_ event: CompletionEvent) {
         // The live view shows proxied flows, not the viewer's own admin requests.
         let live = event.route != RouteLabel.admin
-        if (live && hub.hasSubscribers) || (log.output.format == .json && log.output.admits(event.level)) {
+        // JSON log lines are the same bytes the live stream sends: rendered once here
+        // when the log takes them, or at flush for the stream alone.
+        if log.output.format == .json && log.output.admits(event.level) {
             event.rendered = event.renderJSON(clock: &clock)
         }
         log.record(event)
@@ -63,7 +67,10 @@ public final class WorkerTelemetry: CompletionSink {
         flushScheduled = false
         log.flush()
         guard !batch.isEmpty else { return }
-        let toWake = hub.publish(batch)
+        let frames = hub.hasSubscribers ? EventFrames(batch, clock: &clock, scratch: &frameScratch) : nil
+        // A burst's worth of scratch is not kept.
+        if frameScratch.count > 1 << 20 { frameScratch = [] }
+        let toWake = hub.publish(batch, frames: frames)
         batch.removeAll(keepingCapacity: true)
         for subscriber in toWake {
             if subscriber.owner === owner, let deliverLocally {

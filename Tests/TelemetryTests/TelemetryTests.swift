@@ -160,8 +160,8 @@ final class CapturedOutput {
 @Suite struct EventHubTests {
     @Test func theRingKeepsTheLastTwoHundredInOrder() {
         let hub = EventHub(metrics: MetricsRegistry(version: "x", startTime: 0))
-        hub.publish((0..<150).map { event(id: "a\($0)") })
-        hub.publish((150..<260).map { event(id: "a\($0)") })
+        hub.publish((0..<150).map { event(id: "a\($0)") }, frames: nil)
+        hub.publish((150..<260).map { event(id: "a\($0)") }, frames: nil)
         let recent = hub.recent()
         #expect(recent.count == EventHub.recentCapacity)
         #expect(recent.first?.requestID == "a60" && recent.last?.requestID == "a259")
@@ -172,14 +172,21 @@ final class CapturedOutput {
         let hub = EventHub(metrics: registry)
         let subscriber = hub.subscribe(owner: OwnerToken()) {}
         #expect(hub.hasSubscribers)
+        let first = (0..<600).map { event(id: "b\($0)") }, second = (600..<1_500).map { event(id: "b\($0)") }
         // A wake-up is due only when the queue goes from empty to non-empty.
-        #expect(hub.publish((0..<600).map { event(id: "b\($0)") }).map(ObjectIdentifier.init) == [ObjectIdentifier(subscriber)])
-        #expect(hub.publish((600..<1_500).map { event(id: "b\($0)") }).isEmpty)
-        let (first, dropped) = subscriber.take(limit: 100)
-        #expect(first.count == 100 && first.first?.requestID == "b0")
+        #expect(hub.publish(first, frames: EventFrames(first)).map(ObjectIdentifier.init) == [ObjectIdentifier(subscriber)])
+        #expect(hub.publish(second, frames: EventFrames(second)).isEmpty)
+        let hundred = EventFrames(Array(first[..<100])).bytes
+        let (bytes, events, dropped) = subscriber.take(maxBytes: hundred.count)
+        #expect(events == 100 && bytes == hundred)
         #expect(dropped == 500)
-        let (rest, droppedAfter) = subscriber.take(limit: 10_000)
-        #expect(rest.count == EventHub.subscriberQueueLimit - 100 && droppedAfter == 0)
+        // One frame even when none fits: a stream never stalls on a large one.
+        let (one, oneCount, _) = subscriber.take(maxBytes: 0)
+        #expect(oneCount == 1 && one == EventFrames([first[100]]).bytes)
+        let (rest, restCount, droppedAfter) = subscriber.take(maxBytes: .max)
+        #expect(restCount == EventHub.subscriberQueueLimit - 101 && droppedAfter == 0)
+        #expect(rest == EventFrames(Array(first[101...]) + Array(second[..<400])).bytes)
+        #expect(subscriber.take(maxBytes: .max).events == 0)
         let text = String(decoding: registry.render(), as: UTF8.self)
         #expect(text.contains("\nserializerd_event_drops_total 500\n"))
         #expect(text.contains("\nserializerd_event_subscribers 1\n"))
@@ -187,6 +194,32 @@ final class CapturedOutput {
         hub.unsubscribe(subscriber)   // twice is harmless
         #expect(!hub.hasSubscribers)
         #expect(String(decoding: registry.render(), as: UTF8.self).contains("\nserializerd_event_subscribers 0\n"))
+    }
+
+    /// Takes of any size, across and within a worker's batches, add up to the frames in
+    /// order: each frame is `event`, `id` and the event's JSON as the log has it.
+    @Test func takesCutOnlyBetweenFrames() throws {
+        let hub = EventHub(metrics: MetricsRegistry(version: "x", startTime: 0))
+        let subscriber = hub.subscribe(owner: OwnerToken()) {}
+        let batches = [(0..<7), (7..<8), (8..<30)].map { $0.map { event(id: "c\($0)", error: $0 % 3 == 0 ? "bad \"x\"\n" : nil) } }
+        for batch in batches { hub.publish(batch, frames: EventFrames(batch)) }
+        var joined: [UInt8] = [], total = 0
+        for size in [1, 700, 333, 2_000, 90, 5_000, 10_000, .max] {
+            let (bytes, events, _) = subscriber.take(maxBytes: size)
+            joined += bytes
+            total += events
+        }
+        #expect(total == 30)
+        let text = String(decoding: joined, as: UTF8.self)
+        let frames = text.components(separatedBy: "\n\n").dropLast()
+        #expect(frames.count == 30)
+        for (i, frame) in frames.enumerated() {
+            let lines = frame.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 3 && lines[0] == "event: request_completed" && lines[1] == "id: c\(i)")
+            let data = try #require(lines.last?.dropFirst("data: ".count))
+            #expect(Array(data.utf8) == event(id: "c\(i)", error: i % 3 == 0 ? "bad \"x\"\n" : nil).json)
+        }
+        hub.unsubscribe(subscriber)
     }
 }
 

@@ -91,7 +91,7 @@ public enum JSONEscaping {
     /// Writes `"…"` at `out`, which has room for `quotedLength(bytes)` (at most 6 bytes
     /// per byte, plus 2); returns that length. Runs without escapes are copied whole.
     @discardableResult
-    static func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func writeQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
         out[0] = UInt8(ascii: "\"")
         var w = 1
         if let p = bytes.baseAddress {

@@ -24,10 +24,11 @@ public final class EventHub: Sendable {
     /// the stream otherwise — the recent ring still gets them).
     public var hasSubscribers: Bool { metrics.eventSubscribers.load(ordering: .relaxed) > 0 }
 
-    /// A worker's batch: into the recent ring and every subscriber's queue. Returns the
-    /// subscribers whose queue was empty: they need a wake-up.
+    /// A worker's batch: into the recent ring and, as `frames` (rendered when someone
+    /// listened at flush time), every subscriber's queue. Returns the subscribers whose
+    /// queue was empty: they need a wake-up.
     @discardableResult
-    public func publish(_ batch: [CompletionEvent]) -> [Subscriber] {
+    public func publish(_ batch: [CompletionEvent], frames: EventFrames?) -> [Subscriber] {
         guard !batch.isEmpty else { return [] }
         return state.withLock { s in
             for event in batch {
@@ -38,7 +39,8 @@ public final class EventHub: Sendable {
                     s.recentStart = (s.recentStart + 1) % Self.recentCapacity
                 }
             }
-            return s.subscribers.values.filter { $0.enqueue(batch, metrics: metrics) }
+            guard let frames, !frames.isEmpty else { return [] }
+            return s.subscribers.values.filter { $0.enqueue(frames, metrics: metrics) }
         }
     }
 
@@ -71,10 +73,79 @@ public final class EventHub: Sendable {
     public func countEviction() { metrics.eventEvictions.add(1, ordering: .relaxed) }
 }
 
+/// Events as `/-/events` sends them: each one's Server-Sent Events frame, back to back.
+/// A worker renders its batch once, whoever listens, and every subscriber's queue shares
+/// the bytes.
+public struct EventFrames: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// Where each event's frame ends in `bytes`.
+    private(set) var ends: [Int] = []
+
+    public var count: Int { ends.count }
+    public var isEmpty: Bool { ends.isEmpty }
+
+    init() {}
+
+    public init(_ batch: [CompletionEvent]) {
+        var clock = LogClock()
+        var scratch: [UInt8] = []
+        self.init(batch, clock: &clock, scratch: &scratch)
+    }
+
+    /// `event: request_completed`, the request id as the SSE id, the event's JSON as data.
+    /// Written into `scratch` (the worker's, grown to the worst case), then kept at its
+    /// size: queues hold these bytes until a slow page reads them.
+    init(_ batch: [CompletionEvent], clock: inout LogClock, scratch: inout [UInt8]) {
+        let frameBound = Self.head.utf8CodeUnitCount + Self.data.utf8CodeUnitCount + 2
+        let bound = batch.reduce(0) { $0 + frameBound + $1.requestID.utf8.count + ($1.rendered?.count ?? $1.jsonBound) }
+        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
+        var ends: [Int] = []
+        ends.reserveCapacity(batch.count)
+        bytes = scratch.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            var w = RawJSONWriter(base)
+            for event in batch {
+                w.raw(Self.head)
+                var id = event.requestID
+                id.withUTF8 { w.copy($0) }
+                w.raw(Self.data)
+                if let rendered = event.rendered {
+                    rendered.withUnsafeBufferPointer { w.copy($0) }
+                } else {
+                    w.p += event.writeJSON(to: w.p, clock: &clock)
+                }
+                w.raw("\n\n")
+                ends.append(w.p - base)
+            }
+            return Array(UnsafeBufferPointer(start: base, count: w.p - base))
+        }
+        self.ends = ends
+    }
+
+    private static let head: StaticString = "event: request_completed\nid: "
+    private static let data: StaticString = "\ndata: "
+
+    /// The first `n` frames.
+    func prefix(_ n: Int) -> EventFrames {
+        guard n < count else { return self }
+        var part = EventFrames()
+        part.ends = Array(ends[..<n])
+        part.bytes = n == 0 ? [] : Array(bytes[..<ends[n - 1]])
+        return part
+    }
+
+    /// Where frame `i` starts.
+    func start(_ i: Int) -> Int { i == 0 ? 0 : ends[i - 1] }
+}
+
 /// One `/-/events` client's queue, filled by publishers and drained by its own worker.
 public final class Subscriber: Sendable {
     struct Queue {
-        var events: [CompletionEvent] = []
+        var pieces: [EventFrames] = []
+        /// Frames of `pieces[0]` already taken.
+        var taken = 0
+        /// Frames waiting, over all pieces.
+        var waiting = 0
         var dropped = 0
     }
 
@@ -88,29 +159,70 @@ public final class Subscriber: Sendable {
         self.wake = wake
     }
 
-    /// Appends what fits; true when the queue was empty (the owner needs a wake-up).
-    func enqueue(_ batch: [CompletionEvent], metrics: MetricsRegistry) -> Bool {
+    /// Appends what fits; true when the owner needs a wake-up: the queue was empty, or
+    /// it has just filled past half its limit (time to send without waiting).
+    func enqueue(_ frames: EventFrames, metrics: MetricsRegistry) -> Bool {
         queue.withLock { q in
-            let wasEmpty = q.events.isEmpty
-            let room = max(0, EventHub.subscriberQueueLimit - q.events.count)
-            q.events.append(contentsOf: batch.prefix(room))
-            let dropped = batch.count - min(room, batch.count)
+            let before = q.waiting
+            let room = max(0, EventHub.subscriberQueueLimit - q.waiting)
+            let admitted = min(room, frames.count)
+            if admitted > 0 {
+                q.pieces.append(frames.prefix(admitted))
+                q.waiting += admitted
+            }
+            let dropped = frames.count - admitted
             if dropped > 0 {
                 q.dropped += dropped
                 metrics.eventDrops.add(UInt64(dropped))
             }
-            return wasEmpty && room > 0
+            return admitted > 0 && (before == 0 || (before < Self.urgent && q.waiting >= Self.urgent))
         }
     }
 
-    /// Up to `limit` waiting events, oldest first, and how many were dropped since the
-    /// last take.
-    public func take(limit: Int) -> (events: [CompletionEvent], dropped: Int) {
+    /// Waiting events past which a delivery should not wait to gather more.
+    public static let urgent = EventHub.subscriberQueueLimit / 2
+
+    /// Events waiting.
+    public var waiting: Int { queue.withLock { $0.waiting } }
+
+    /// Whole frames, oldest first, up to `maxBytes` (at least one when any wait): their
+    /// bytes, how many, and how many were dropped since the last take.
+    public func take(maxBytes: Int) -> (bytes: [UInt8], events: Int, dropped: Int) {
         queue.withLock { q in
-            let events = Array(q.events.prefix(limit))
-            q.events.removeFirst(events.count)
+            // Which frames go first, then one copy into a buffer of their size.
+            var spans: [(piece: Int, from: Int, to: Int)] = []
+            var size = 0, events = 0, taken = q.taken
+            for (index, piece) in q.pieces.enumerated() {
+                let base = piece.start(taken)
+                var end = taken
+                while end < piece.count, events + (end - taken) == 0 || size + piece.ends[end] - base <= maxBytes {
+                    end += 1
+                }
+                if end > taken {
+                    spans.append((index, base, piece.ends[end - 1]))
+                    size += piece.ends[end - 1] - base
+                    events += end - taken
+                }
+                guard end == piece.count else {
+                    taken = end
+                    break
+                }
+                taken = 0
+            }
+            var out: [UInt8] = []
+            if spans.count == 1, spans[0].from == 0, spans[0].to == q.pieces[spans[0].piece].bytes.count {
+                out = q.pieces[spans[0].piece].bytes   // a whole batch: shared, not copied
+            } else {
+                out.reserveCapacity(size)
+                for span in spans { out.append(contentsOf: q.pieces[span.piece].bytes[span.from..<span.to]) }
+            }
+            // Pieces before the one still being read (or all of them) are done.
+            let done = spans.last.map { taken == 0 ? $0.piece + 1 : $0.piece } ?? 0
+            q.pieces.removeFirst(min(done, q.pieces.count))
+            q.taken = taken
+            q.waiting -= events
             defer { q.dropped = 0 }
-            return (events, q.dropped)
+            return (out, events, q.dropped)
         }
     }
 }

@@ -97,12 +97,11 @@ extension CompletionEvent {
 
     /// `clock` caches the date part across a worker's events.
     func renderJSON(clock: inout LogClock) -> [UInt8] {
-        var line = LogLine(format: .json, prefix: false, level: level, message: "request_completed",
-                           timestamp: clock.format(startedAt + duration))
-        line.bytes.reserveCapacity(512)
-        appendFields(to: &line)
-        line.bytes.append(UInt8(ascii: "}"))
-        return line.bytes
+        // Written in scratch space, kept at its size: the bound allows for escapes that
+        // rarely occur, and the event holds these bytes for as long as it lives.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: jsonBound) { buffer in
+            Array(UnsafeBufferPointer(rebasing: buffer[..<writeJSON(to: buffer.baseAddress!, clock: &clock)]))
+        }
     }
 
     func appendFields(to line: inout LogLine) {

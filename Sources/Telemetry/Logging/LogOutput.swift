@@ -151,7 +151,8 @@ struct LogLine {
             bytes.append(first ? UInt8(ascii: "\"") : UInt8(ascii: ","))
             if !first { bytes.append(UInt8(ascii: "\"")) }
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(UInt8(ascii: ":"))
         case .text, .console:
             bytes.append(0x20)
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
@@ -207,7 +208,7 @@ struct LogLine {
     mutating func int(_ name: StaticString, _ value: Int?) {
         key(name)
         guard let value else { return null() }
-        bytes.append(contentsOf: String(value).utf8)
+        NumberText.appendInteger(value, to: &bytes)
     }
 
     /// Milliseconds with microsecond precision.
@@ -240,6 +241,24 @@ struct LogClock {
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes.
     mutating func format(_ unixSeconds: Double) -> [UInt8] {
+        var out: [UInt8] = []
+        append(unixSeconds, to: &out)
+        return out
+    }
+
+    /// The same, appended.
+    mutating func append(_ unixSeconds: Double, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length) { buffer in
+            let n = write(unixSeconds, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        }
+    }
+
+    /// Bytes `write` writes.
+    static let length = 24
+
+    /// The same, written at `p` (room for `length` bytes); returns `length`.
+    mutating func write(_ unixSeconds: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
         let second = Int(unixSeconds.rounded(.down))
         let millis = min(999, max(0, Int((unixSeconds - Double(second)) * 1000)))
         if second != cachedSecond {
@@ -247,9 +266,12 @@ struct LogClock {
             let full = UTCTimestamp.format(unixSeconds: Double(second), fraction: .milliseconds)
             cachedPrefix = Array(full.utf8.dropLast(4))   // "…:SS." without "000Z"
         }
-        var out = cachedPrefix
-        out.append(contentsOf: [UInt8(ascii: "0") + UInt8(millis / 100), UInt8(ascii: "0") + UInt8(millis / 10 % 10),
-                                UInt8(ascii: "0") + UInt8(millis % 10), UInt8(ascii: "Z")])
-        return out
+        let n = cachedPrefix.count
+        cachedPrefix.withUnsafeBufferPointer { p.update(from: $0.baseAddress!, count: n) }
+        p[n] = UInt8(ascii: "0") + UInt8(millis / 100)
+        p[n + 1] = UInt8(ascii: "0") + UInt8(millis / 10 % 10)
+        p[n + 2] = UInt8(ascii: "0") + UInt8(millis % 10)
+        p[n + 3] = UInt8(ascii: "Z")
+        return n + 4
     }
 }

@@ -92,10 +92,10 @@ enum InspectorAssets {
         aside { width: 44%; min-width: 320px; border-left: 1px solid var(--line); padding: 8px 12px; position: sticky; top: 41px;
           max-height: calc(100vh - 80px); overflow: auto; }
         aside .bar { display: flex; justify-content: space-between; align-items: center; }
-        h2 { font-size: 14px; margin: 4px 0; word-break: break-all; } h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
+        h2 { font-size: 14px; margin: 4px 0; overflow-wrap: anywhere; } h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; }
-        dt { color: var(--muted); } dd { margin: 0; word-break: break-all; font-family: ui-monospace, monospace; }
-        pre { background: var(--row); border: 1px solid var(--line); padding: 8px; overflow: auto; white-space: pre-wrap; word-break: break-all; margin: 0; }
+        dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+        pre { background: var(--row); border: 1px solid var(--line); padding: 8px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
         .note { color: var(--muted); }
         footer { color: var(--muted); padding: 6px 12px; border-top: 1px solid var(--line); position: sticky; bottom: 0; background: var(--bg); }
         kbd { border: 1px solid var(--line); border-radius: 3px; padding: 0 4px; }

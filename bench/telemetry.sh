@@ -4,8 +4,9 @@
 #   on:  JSON request logs (to a file), one /-/events subscriber reading everything,
 #        metrics (always on)
 #   off: log.level error (no request lines), no subscriber, metrics (always on)
-# Both daemons are pinned to core 1, wrk to core 0; runs alternate off/on and repeat;
-# medians and the on/off ratio are reported. Then the /metrics scrape at 50 routes is
+# Both daemons are pinned to core 1, wrk to core 0; each round loads both at once and
+# measures both over the same interval (bench_concurrent_run); per-round on/off ratios
+# are reported. Then the /metrics scrape at 50 routes is
 # timed with every route's series populated. Every load run is bounded by wrk's -d.
 #
 #   bench/telemetry.sh              # REPS=5 DUR=5s CONNS=32
@@ -69,16 +70,10 @@ taskset -c 0 curl -sN "http://127.0.0.1:$ON/-/events" > "$WORK/events.txt" &
 SSE_PID=$!
 sleep 0.5
 
-run() {  # port → req/s
-  taskset -c 0 wrk -t1 -c"$CONNS" -d"$DUR" "http://127.0.0.1:$1/r7/small.json" 2>/dev/null \
-    | awk '/Requests\/sec/ {print $2} /Non-2xx/ {print "ERR", $NF}'
-}
-
 RESULTS="$WORK/results.txt"
 : > "$RESULTS"
-for rep in $(seq "$REPS"); do
-  echo "off $rep $(run "$OFF" | tr '\n' ' ')" >> "$RESULTS"
-  echo "on $rep $(run "$ON" | tr '\n' ' ')" >> "$RESULTS"
+for _ in $(seq "$REPS"); do
+  bench_concurrent_run "http://127.0.0.1:$ON/r7/small.json" "http://127.0.0.1:$OFF/r7/small.json" >> "$RESULTS"
 done
 
 # Populate every route's series (ok and an unacceptable 404), then time the scrape.
@@ -92,19 +87,23 @@ SCRAPE_LATENCY=$(taskset -c 0 wrk -t1 -c1 -d3s --latency "http://127.0.0.1:$ON/m
 curl -s "http://127.0.0.1:$ON/metrics" > "$WORK/metrics.txt"
 PROMTOOL=$(command -v promtool || true)
 
-python3 - "$RESULTS" "$SCRAPE_LATENCY" "$WORK/events.txt" "$WORK/logs/on.log" "$WORK/metrics.txt" "${PROMTOOL:-}" <<'EOF'
+python3 - "$RESULTS" "$SCRAPE_LATENCY" "$WORK/events.txt" "$WORK/logs/on.log" "$WORK/metrics.txt" "${PROMTOOL:-}" "$(getconf CLK_TCK)" <<'EOF'
 import statistics, subprocess, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 errors = [r for r in rows if "ERR" in r]
-off = [float(r[2]) for r in rows if r[0] == "off"]
-on = [float(r[2]) for r in rows if r[0] == "on"]
-pairs = [b / a for a, b in zip(off, on)]
-print("| telemetry | req/s median (min–max) |")
-print("|---|---|")
-print(f"| off (no request logs, no subscriber) | {statistics.median(off):,.0f} ({min(off):,.0f}–{max(off):,.0f}) |")
-print(f"| on (JSON logs, 1 SSE subscriber, metrics) | {statistics.median(on):,.0f} ({min(on):,.0f}–{max(on):,.0f}) |")
-print(f"\non/off ratio: **{statistics.median(on) / statistics.median(off):.3f}** (medians); per alternating pair: "
-      + ", ".join(f"{p:.3f}" for p in pairs) + f"; median of pairs {statistics.median(pairs):.3f}")
+tck = float(sys.argv[7])
+def med(xs): return f"{statistics.median(xs):,.1f} ({min(xs):,.1f}–{max(xs):,.1f})"
+on, off = [float(r[0]) for r in rows], [float(r[3]) for r in rows]
+on_cpu = [int(r[2]) / tck * 1e6 / int(r[1]) for r in rows]
+off_cpu = [int(r[5]) / tck * 1e6 / int(r[4]) for r in rows]
+print("| telemetry (both loaded at once) | req/s median (min–max) | CPU µs per request median (min–max) |")
+print("|---|---|---|")
+print(f"| off (no request logs, no subscriber) | {med(off)} | {med(off_cpu)} |")
+print(f"| on (JSON logs, 1 SSE subscriber, metrics) | {med(on)} | {med(on_cpu)} |")
+rps = [a / b for a, b in zip(on, off)]
+cpu = [a / b for a, b in zip(on_cpu, off_cpu)]
+print(f"\non/off per round, median (min–max): req/s **{statistics.median(rps):.3f}** ({min(rps):.3f}–{max(rps):.3f}), "
+      f"CPU per request **{statistics.median(cpu):.3f}** ({min(cpu):.3f}–{max(cpu):.3f}), {len(rows)} rounds")
 import os
 print(f"/metrics at 50 routes: {os.path.getsize(sys.argv[5]):,} bytes, {sum(1 for l in open(sys.argv[5]) if not l.startswith('#')):,} series lines; "
       f"scrape latency on one kept-alive connection (wrk): {sys.argv[2]}")

@@ -63,25 +63,6 @@ echo done >> "$WORK/page.txt"
 wait "$PAGE_PID" || true
 PAGE_PID=""
 
-python3 - "$RESULTS" "$(getconf CLK_TCK)" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-if any("ERR" in r for r in rows):
-    sys.exit("a run answered non-2xx: " + str(rows))
-tck = float(sys.argv[2])
-def med(xs): return f"{statistics.median(xs):,.1f} ({min(xs):,.1f}–{max(xs):,.1f})"
-on_rps, off_rps = [float(r[0]) for r in rows], [float(r[3]) for r in rows]
-on_cpu = [int(r[2]) / tck * 1e6 / int(r[1]) for r in rows]
-off_cpu = [int(r[5]) / tck * 1e6 / int(r[4]) for r in rows]
-print("| daemon (both loaded at once) | req/s median (min–max) | daemon CPU µs per request median (min–max) |")
-print("|---|---|---|")
-print(f"| no page | {med(off_rps)} | {med(off_cpu)} |")
-print(f"| /-/ui open in Chromium | {med(on_rps)} | {med(on_cpu)} |")
-cpu_ratio = [a / b for a, b in zip(on_cpu, off_cpu)]
-rps_ratio = [a / b for a, b in zip(on_rps, off_rps)]
-print(f"\non/off per round, median (min–max): daemon CPU per request **{statistics.median(cpu_ratio):.3f}** "
-      f"({min(cpu_ratio):.3f}–{max(cpu_ratio):.3f}), req/s **{statistics.median(rps_ratio):.3f}** "
-      f"({min(rps_ratio):.3f}–{max(rps_ratio):.3f}), {len(rows)} rounds. The two daemons share core 1, so "
-      "req/s follows CPU per request; the browser shares core 0 with both wrk.")
-PY
+python3 bench/pair_summary.py "$RESULTS" "no page" "/-/ui open in Chromium" \
+  "The two daemons share core 1, so req/s follows CPU per request; the browser shares core 0 with both wrk."
 grep page: "$WORK/page.txt" || true

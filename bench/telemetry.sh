@@ -87,30 +87,16 @@ SCRAPE_LATENCY=$(taskset -c 0 wrk -t1 -c1 -d3s --latency "http://127.0.0.1:$ON/m
 curl -s "http://127.0.0.1:$ON/metrics" > "$WORK/metrics.txt"
 PROMTOOL=$(command -v promtool || true)
 
-python3 - "$RESULTS" "$SCRAPE_LATENCY" "$WORK/events.txt" "$WORK/logs/on.log" "$WORK/metrics.txt" "${PROMTOOL:-}" "$(getconf CLK_TCK)" <<'EOF'
-import statistics, subprocess, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-errors = [r for r in rows if "ERR" in r]
-tck = float(sys.argv[7])
-def med(xs): return f"{statistics.median(xs):,.1f} ({min(xs):,.1f}–{max(xs):,.1f})"
-on, off = [float(r[0]) for r in rows], [float(r[3]) for r in rows]
-on_cpu = [int(r[2]) / tck * 1e6 / int(r[1]) for r in rows]
-off_cpu = [int(r[5]) / tck * 1e6 / int(r[4]) for r in rows]
-print("| telemetry (both loaded at once) | req/s median (min–max) | CPU µs per request median (min–max) |")
-print("|---|---|---|")
-print(f"| off (no request logs, no subscriber) | {med(off)} | {med(off_cpu)} |")
-print(f"| on (JSON logs, 1 SSE subscriber, metrics) | {med(on)} | {med(on_cpu)} |")
-rps = [a / b for a, b in zip(on, off)]
-cpu = [a / b for a, b in zip(on_cpu, off_cpu)]
-print(f"\non/off per round, median (min–max): req/s **{statistics.median(rps):.3f}** ({min(rps):.3f}–{max(rps):.3f}), "
-      f"CPU per request **{statistics.median(cpu):.3f}** ({min(cpu):.3f}–{max(cpu):.3f}), {len(rows)} rounds")
-import os
-print(f"/metrics at 50 routes: {os.path.getsize(sys.argv[5]):,} bytes, {sum(1 for l in open(sys.argv[5]) if not l.startswith('#')):,} series lines; "
-      f"scrape latency on one kept-alive connection (wrk): {sys.argv[2]}")
-events = sum(1 for l in open(sys.argv[3]) if l.startswith("event: request_completed"))
-lines = sum(1 for l in open(sys.argv[4]) if '"msg":"request_completed"' in l)
-print(f"request_completed lines logged by 'on': {lines:,}; events the subscriber received: {events:,}; non-2xx runs: {len(errors)}")
-if sys.argv[6]:
-    check = subprocess.run([sys.argv[6], "check", "metrics"], stdin=open(sys.argv[5]), capture_output=True, text=True)
+python3 bench/pair_summary.py "$RESULTS" "off (no request logs, no subscriber)" "on (JSON logs, 1 SSE subscriber, metrics)"
+python3 - "$SCRAPE_LATENCY" "$WORK/events.txt" "$WORK/logs/on.log" "$WORK/metrics.txt" "${PROMTOOL:-}" <<'EOF'
+import os, subprocess, sys
+latency, events_file, log_file, metrics_file, promtool = sys.argv[1:6]
+print(f"/metrics at 50 routes: {os.path.getsize(metrics_file):,} bytes, {sum(1 for l in open(metrics_file) if not l.startswith('#')):,} series lines; "
+      f"scrape latency on one kept-alive connection (wrk): {latency}")
+events = sum(1 for l in open(events_file) if l.startswith("event: request_completed"))
+lines = sum(1 for l in open(log_file) if '"msg":"request_completed"' in l)
+print(f"request_completed lines logged by 'on': {lines:,}; events the subscriber received: {events:,}")
+if promtool:
+    check = subprocess.run([promtool, "check", "metrics"], stdin=open(metrics_file), capture_output=True, text=True)
     print(f"promtool check metrics: {'clean' if check.returncode == 0 else check.stdout + check.stderr}")
 EOF

@@ -38,20 +38,6 @@ public enum NumberText {
         }
     }
 
-    /// A decimal integer, appended as bytes without a String in between.
-    public static func appendInteger(_ value: Int, to bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var rest = value.magnitude, w = 20
-            repeat {
-                w -= 1
-                buffer[w] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[w...]))
-        }
-    }
-
     /// The longest text `putMilliseconds` writes.
     public static let maxMillisecondsLength = 24
 

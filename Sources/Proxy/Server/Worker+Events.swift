@@ -129,9 +129,8 @@ extension Worker {
         // queue, which is where drops are counted.
         repeat {
             let (frames, _, dropped) = stream.subscriber.take(maxBytes: EventStreamLimits.backlogBytes - stream.request.bufferedBytes)
-            var text: [UInt8] = []
-            if dropped > 0 { text += Array("event: dropped\ndata: {\"dropped\":\(dropped)}\n\n".utf8) }
-            if text.isEmpty { text = frames } else { text += frames }
+            var text = frames
+            if dropped > 0 { text = Array("event: dropped\ndata: {\"dropped\":\(dropped)}\n\n".utf8) + frames }
             guard !text.isEmpty else { break }
             send(stream, text)
             sent = true

@@ -125,12 +125,12 @@ public struct EventFrames: Sendable {
     private static let head: StaticString = "event: request_completed\nid: "
     private static let data: StaticString = "\ndata: "
 
-    /// The first `n` frames.
+    /// The first `n` frames (n ≥ 1).
     func prefix(_ n: Int) -> EventFrames {
         guard n < count else { return self }
         var part = EventFrames()
         part.ends = Array(ends[..<n])
-        part.bytes = n == 0 ? [] : Array(bytes[..<ends[n - 1]])
+        part.bytes = Array(bytes[..<ends[n - 1]])
         return part
     }
 

@@ -208,7 +208,7 @@ struct LogLine {
     mutating func int(_ name: StaticString, _ value: Int?) {
         key(name)
         guard let value else { return null() }
-        NumberText.appendInteger(value, to: &bytes)
+        bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Milliseconds with microsecond precision.
@@ -241,23 +241,17 @@ struct LogClock {
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` as bytes.
     mutating func format(_ unixSeconds: Double) -> [UInt8] {
-        var out: [UInt8] = []
-        append(unixSeconds, to: &out)
-        return out
-    }
-
-    /// The same, appended.
-    mutating func append(_ unixSeconds: Double, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length) { buffer in
-            let n = write(unixSeconds, to: buffer.baseAddress!)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        [UInt8](unsafeUninitializedCapacity: Self.length) { buffer, count in
+            count = write(unixSeconds, to: buffer.baseAddress!)
         }
     }
 
-    /// Bytes `write` writes.
-    static let length = 24
+    /// The most bytes `write` writes: 24 for years 0–9999, more only for a clock gone
+    /// far out of range (a signed nine-digit year).
+    static let length = 32
 
-    /// The same, written at `p` (room for `length` bytes); returns `length`.
+    /// The same, written at `p` (room for `length` bytes); returns how many. The event
+    /// JSON writer puts it straight into its buffer.
     mutating func write(_ unixSeconds: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
         let second = Int(unixSeconds.rounded(.down))
         let millis = min(999, max(0, Int((unixSeconds - Double(second)) * 1000)))

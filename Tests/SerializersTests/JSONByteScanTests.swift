@@ -21,6 +21,12 @@ import Testing
         let vector = outcome(input, options, VectorScan.self)
         let bytewise = outcome(input, options, ByteScan.self)
         #expect(vector == bytewise, "\(String(decoding: input, as: UTF8.self))")
+        guard !options.removeNullValues else { return }
+        // The C fast path says only valid or not: valid with the same bytes, or invalid.
+        let fast = JSONNormalizer.fastNormalizeUTF8(input, from: 0, options: options).map { "ok " + String(decoding: $0, as: UTF8.self) }
+        if JSONNormalizer.fastPathAvailable {
+            #expect(fast == (bytewise.hasPrefix("ok ") ? bytewise : nil), "fast path: \(String(decoding: input.prefix(300), as: UTF8.self))")
+        }
     }
 
     static let documents: [String] = [

@@ -5,7 +5,8 @@
 //   (Only that direction: Foundation is laxer than RFC 8259 — `[1,]` — and stricter on
 //   numbers a Double cannot hold.)
 // - JSONValue.parse (serializerd's tree parser): same verdict, same value.
-// - The normalizer's portable inner loops (ByteScan): the same bytes, or the same error.
+// - The normalizer's portable inner loops (ByteScan): the same bytes, or the same error;
+//   and the C fast path (json_fast.h): the same bytes, or invalid too.
 // Also the normalizer's own promises: output no longer than the UTF-8 input, and stable
 // (normalizing normalized JSON changes nothing).
 import Foundation
@@ -64,6 +65,12 @@ func agreesWithByteScan(_ input: [UInt8], options: JSONReadOptions, _ ours: [UIn
         precondition(a.description == b.description, "the vector and bytewise scans failed differently: \(a) / \(b)")
     default:
         preconditionFailure("the vector and bytewise scans disagree on \(Array(input.prefix(64)))")
+    }
+    // The C fast path (json_fast.h) decides valid or not on its own: it must decide as the
+    // bytewise scan does, and write the same bytes.
+    if JSONNormalizer.fastPathAvailable && !options.removeNullValues {
+        let fast = JSONNormalizer.fastNormalizeUTF8(input, from: bom, options: options)
+        precondition(fast == (try? bytewise.get()), "the fast path and the bytewise scan disagree on \(Array(input.prefix(64)))")
     }
 }
 

@@ -1,3 +1,4 @@
+import CVector
 import HTTPCore
 
 /// Validates JSON and rewrites it as normalized JSON in one pass, without building a tree.
@@ -21,7 +22,33 @@ public enum JSONNormalizer {
     }
 
     static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) throws(JSONError) -> [UInt8] {
-        try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self)
+        // The fast path only says valid or not: invalid input is read again here, for the
+        // error and its offset. (Dropping nulls is left to this path too.)
+        if !options.removeNullValues, let out = fastNormalizeUTF8(input, from: start, options: options) {
+            return out
+        }
+        return try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self)
+    }
+
+    /// Whether this machine runs the fast path (`json_fast.h`: AVX2, BMI2, PCLMUL).
+    static let fastPathAvailable = serializerd_json_fast_available() != 0
+
+    /// The C fast path: the same output as `normalizeUTF8(_:from:options:scan:)` for valid
+    /// input, nil for invalid input or where the fast path does not run.
+    static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) -> [UInt8]? {
+        let n = input.count - start
+        guard fastPathAvailable, n > 0 else { return nil }
+        var valid = false
+        // It writes whole blocks past the output it keeps: 64 bytes of room beyond the input.
+        let out = input.withUnsafeBufferPointer { inBuf in
+            [UInt8](unsafeUninitializedCapacity: n + 64) { outBuf, count in
+                let length = serializerd_json_fast_normalize(inBuf.baseAddress.map { $0 + start }, n, outBuf.baseAddress!,
+                                                             options.allowFragments ? 1 : 0, options.maxDepth)
+                valid = length >= 0
+                count = valid ? length : 0
+            }
+        }
+        return valid ? out : nil
     }
 
     /// `scan` chooses the inner loops; tests run `ByteScan` against the same cases.

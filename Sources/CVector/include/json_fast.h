@@ -1,0 +1,637 @@
+#ifndef SERIALIZERD_JSON_FAST_H
+#define SERIALIZERD_JSON_FAST_H
+// The JSON normalizer's fast path, for x86-64 CPUs with AVX2, BMI1/2 and PCLMUL (checked at
+// run time by serializerd_json_fast_available). Swift cannot compile one function for AVX2
+// and pick it at run time, so this kernel is C with `target` attributes; everything else
+// about the normalizer (its contract, errors, the portable path) stays in Swift.
+//
+// Two stages over the input in chunks of SJ_CHUNK bytes, 64 bytes a block:
+// 1. Classify each block into bitmasks (quotes, backslashes, whitespace, structural bytes,
+//    controls), find the string interiors (escaped quotes resolved as simdjson does, the
+//    interior as a prefix XOR by carry-less multiply), validate UTF-8 (the Keiser-Lemire
+//    lookup), write the block without its whitespace outside strings, and list the
+//    positions, in that compact output, of every structural byte, opening quote and
+//    escaping backslash.
+// 2. Walk that list with the grammar: a string runs from its opening quote to the byte
+//    before the next listed position; a scalar is the gap between two listed positions.
+//    Escapes that are not already in the normalized form are rewritten in place (the
+//    normalized form is never longer), the output after them moved down once.
+// It only decides valid or not: on invalid input it returns -1 and the caller reruns the
+// Swift normalizer for the error and its offset. Valid input gives byte for byte the
+// Swift normalizer's output (tests and fuzz/json hold the two equal).
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <stdlib.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <cpuid.h>
+
+// Whether this CPU and OS run the fast path: AVX2 (with the OS saving YMM state), BMI1,
+// BMI2, PCLMUL and POPCNT, and PEXT in hardware (AMD before Zen 3, family 0x19, runs it in
+// microcode at hundreds of cycles).
+static inline int serializerd_json_fast_available(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+    int amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;   // "AuthenticAMD"
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    unsigned family = (a >> 8) & 0xF;
+    if (family == 0xF) family += (a >> 20) & 0xFF;
+    if (amd && family < 0x19) return 0;
+    if (!((c >> 27) & 1) || !((c >> 28) & 1) || !((c >> 1) & 1) || !((c >> 23) & 1)) return 0;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 6) != 6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return ((b >> 5) & 1) && ((b >> 3) & 1) && ((b >> 8) & 1);
+}
+
+#define SJ_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt")))
+#define SJ_CHUNK 4096
+
+// For each byte mask m, the pshufb indices that gather the bytes whose bit is set.
+static const uint64_t sj_gather[256] = {
+    0x8080808080808080ULL, 0x8080808080808000ULL, 0x8080808080808001ULL, 0x8080808080800100ULL,
+    0x8080808080808002ULL, 0x8080808080800200ULL, 0x8080808080800201ULL, 0x8080808080020100ULL,
+    0x8080808080808003ULL, 0x8080808080800300ULL, 0x8080808080800301ULL, 0x8080808080030100ULL,
+    0x8080808080800302ULL, 0x8080808080030200ULL, 0x8080808080030201ULL, 0x8080808003020100ULL,
+    0x8080808080808004ULL, 0x8080808080800400ULL, 0x8080808080800401ULL, 0x8080808080040100ULL,
+    0x8080808080800402ULL, 0x8080808080040200ULL, 0x8080808080040201ULL, 0x8080808004020100ULL,
+    0x8080808080800403ULL, 0x8080808080040300ULL, 0x8080808080040301ULL, 0x8080808004030100ULL,
+    0x8080808080040302ULL, 0x8080808004030200ULL, 0x8080808004030201ULL, 0x8080800403020100ULL,
+    0x8080808080808005ULL, 0x8080808080800500ULL, 0x8080808080800501ULL, 0x8080808080050100ULL,
+    0x8080808080800502ULL, 0x8080808080050200ULL, 0x8080808080050201ULL, 0x8080808005020100ULL,
+    0x8080808080800503ULL, 0x8080808080050300ULL, 0x8080808080050301ULL, 0x8080808005030100ULL,
+    0x8080808080050302ULL, 0x8080808005030200ULL, 0x8080808005030201ULL, 0x8080800503020100ULL,
+    0x8080808080800504ULL, 0x8080808080050400ULL, 0x8080808080050401ULL, 0x8080808005040100ULL,
+    0x8080808080050402ULL, 0x8080808005040200ULL, 0x8080808005040201ULL, 0x8080800504020100ULL,
+    0x8080808080050403ULL, 0x8080808005040300ULL, 0x8080808005040301ULL, 0x8080800504030100ULL,
+    0x8080808005040302ULL, 0x8080800504030200ULL, 0x8080800504030201ULL, 0x8080050403020100ULL,
+    0x8080808080808006ULL, 0x8080808080800600ULL, 0x8080808080800601ULL, 0x8080808080060100ULL,
+    0x8080808080800602ULL, 0x8080808080060200ULL, 0x8080808080060201ULL, 0x8080808006020100ULL,
+    0x8080808080800603ULL, 0x8080808080060300ULL, 0x8080808080060301ULL, 0x8080808006030100ULL,
+    0x8080808080060302ULL, 0x8080808006030200ULL, 0x8080808006030201ULL, 0x8080800603020100ULL,
+    0x8080808080800604ULL, 0x8080808080060400ULL, 0x8080808080060401ULL, 0x8080808006040100ULL,
+    0x8080808080060402ULL, 0x8080808006040200ULL, 0x8080808006040201ULL, 0x8080800604020100ULL,
+    0x8080808080060403ULL, 0x8080808006040300ULL, 0x8080808006040301ULL, 0x8080800604030100ULL,
+    0x8080808006040302ULL, 0x8080800604030200ULL, 0x8080800604030201ULL, 0x8080060403020100ULL,
+    0x8080808080800605ULL, 0x8080808080060500ULL, 0x8080808080060501ULL, 0x8080808006050100ULL,
+    0x8080808080060502ULL, 0x8080808006050200ULL, 0x8080808006050201ULL, 0x8080800605020100ULL,
+    0x8080808080060503ULL, 0x8080808006050300ULL, 0x8080808006050301ULL, 0x8080800605030100ULL,
+    0x8080808006050302ULL, 0x8080800605030200ULL, 0x8080800605030201ULL, 0x8080060503020100ULL,
+    0x8080808080060504ULL, 0x8080808006050400ULL, 0x8080808006050401ULL, 0x8080800605040100ULL,
+    0x8080808006050402ULL, 0x8080800605040200ULL, 0x8080800605040201ULL, 0x8080060504020100ULL,
+    0x8080808006050403ULL, 0x8080800605040300ULL, 0x8080800605040301ULL, 0x8080060504030100ULL,
+    0x8080800605040302ULL, 0x8080060504030200ULL, 0x8080060504030201ULL, 0x8006050403020100ULL,
+    0x8080808080808007ULL, 0x8080808080800700ULL, 0x8080808080800701ULL, 0x8080808080070100ULL,
+    0x8080808080800702ULL, 0x8080808080070200ULL, 0x8080808080070201ULL, 0x8080808007020100ULL,
+    0x8080808080800703ULL, 0x8080808080070300ULL, 0x8080808080070301ULL, 0x8080808007030100ULL,
+    0x8080808080070302ULL, 0x8080808007030200ULL, 0x8080808007030201ULL, 0x8080800703020100ULL,
+    0x8080808080800704ULL, 0x8080808080070400ULL, 0x8080808080070401ULL, 0x8080808007040100ULL,
+    0x8080808080070402ULL, 0x8080808007040200ULL, 0x8080808007040201ULL, 0x8080800704020100ULL,
+    0x8080808080070403ULL, 0x8080808007040300ULL, 0x8080808007040301ULL, 0x8080800704030100ULL,
+    0x8080808007040302ULL, 0x8080800704030200ULL, 0x8080800704030201ULL, 0x8080070403020100ULL,
+    0x8080808080800705ULL, 0x8080808080070500ULL, 0x8080808080070501ULL, 0x8080808007050100ULL,
+    0x8080808080070502ULL, 0x8080808007050200ULL, 0x8080808007050201ULL, 0x8080800705020100ULL,
+    0x8080808080070503ULL, 0x8080808007050300ULL, 0x8080808007050301ULL, 0x8080800705030100ULL,
+    0x8080808007050302ULL, 0x8080800705030200ULL, 0x8080800705030201ULL, 0x8080070503020100ULL,
+    0x8080808080070504ULL, 0x8080808007050400ULL, 0x8080808007050401ULL, 0x8080800705040100ULL,
+    0x8080808007050402ULL, 0x8080800705040200ULL, 0x8080800705040201ULL, 0x8080070504020100ULL,
+    0x8080808007050403ULL, 0x8080800705040300ULL, 0x8080800705040301ULL, 0x8080070504030100ULL,
+    0x8080800705040302ULL, 0x8080070504030200ULL, 0x8080070504030201ULL, 0x8007050403020100ULL,
+    0x8080808080800706ULL, 0x8080808080070600ULL, 0x8080808080070601ULL, 0x8080808007060100ULL,
+    0x8080808080070602ULL, 0x8080808007060200ULL, 0x8080808007060201ULL, 0x8080800706020100ULL,
+    0x8080808080070603ULL, 0x8080808007060300ULL, 0x8080808007060301ULL, 0x8080800706030100ULL,
+    0x8080808007060302ULL, 0x8080800706030200ULL, 0x8080800706030201ULL, 0x8080070603020100ULL,
+    0x8080808080070604ULL, 0x8080808007060400ULL, 0x8080808007060401ULL, 0x8080800706040100ULL,
+    0x8080808007060402ULL, 0x8080800706040200ULL, 0x8080800706040201ULL, 0x8080070604020100ULL,
+    0x8080808007060403ULL, 0x8080800706040300ULL, 0x8080800706040301ULL, 0x8080070604030100ULL,
+    0x8080800706040302ULL, 0x8080070604030200ULL, 0x8080070604030201ULL, 0x8007060403020100ULL,
+    0x8080808080070605ULL, 0x8080808007060500ULL, 0x8080808007060501ULL, 0x8080800706050100ULL,
+    0x8080808007060502ULL, 0x8080800706050200ULL, 0x8080800706050201ULL, 0x8080070605020100ULL,
+    0x8080808007060503ULL, 0x8080800706050300ULL, 0x8080800706050301ULL, 0x8080070605030100ULL,
+    0x8080800706050302ULL, 0x8080070605030200ULL, 0x8080070605030201ULL, 0x8007060503020100ULL,
+    0x8080808007060504ULL, 0x8080800706050400ULL, 0x8080800706050401ULL, 0x8080070605040100ULL,
+    0x8080800706050402ULL, 0x8080070605040200ULL, 0x8080070605040201ULL, 0x8007060504020100ULL,
+    0x8080800706050403ULL, 0x8080070605040300ULL, 0x8080070605040301ULL, 0x8007060504030100ULL,
+    0x8080070605040302ULL, 0x8007060504030200ULL, 0x8007060504030201ULL, 0x0706050403020100ULL,
+};
+
+typedef struct {
+    // Stage 1's carries from one block to the next, kept apart from sj_state so that they
+    // stay in registers (stores through the output's byte pointers may alias any struct).
+    uint64_t prev_escaped;      // the next block's first byte is escaped
+    uint64_t prev_in_string;    // all ones when the block ended inside a string
+    uint64_t prev_scalar;       // the block's last byte was part of a scalar
+    uint64_t ws_carry;          // a whitespace run after a scalar reached the block's end
+    uint64_t error;             // any bit: invalid
+    __m256i prev_half;          // the last 32 input bytes, for UTF-8 sequences across blocks
+    __m256i prev_incomplete;    // the last bytes began a sequence the next block must finish
+    __m256i utf8_error;
+    size_t w;                   // output bytes written
+} sj_scan;
+
+typedef struct {
+    // The compact output and what stage 2 has made of it.
+    uint8_t *out;
+    size_t w;                   // bytes stage 1 has written
+    size_t cursor;              // end of the last token stage 2 consumed
+    size_t string_start;        // the quote of the string being read
+    int resume;                 // where stage 2 goes on (0: the document's start)
+    int allow_fragments;
+    size_t depth, max_depth;
+    uint8_t *stack;             // per open container: 1 = array
+    size_t rw, rr;              // rewrites: output is final below rw; bytes from rr move down
+} sj_state;
+
+SJ_TARGET static inline __m256i sj_lookup(__m256i table, __m256i idx) { return _mm256_shuffle_epi8(table, idx); }
+SJ_TARGET static inline __m256i sj_high_nibble(__m256i v) {
+    return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0F));
+}
+#define SJ_PREV(input, prev, N) _mm256_alignr_epi8((input), _mm256_permute2x128_si256((prev), (input), 0x21), 16 - (N))
+
+// The Keiser-Lemire check of one 32-byte half against the half before it.
+SJ_TARGET static inline __m256i sj_utf8_check(__m256i input, __m256i prev_input) {
+    enum { TOO_SHORT = 1, TOO_LONG = 2, OVERLONG_3 = 4, TOO_LARGE = 8, SURROGATE = 16, OVERLONG_2 = 32,
+           TOO_LARGE_1000 = 64, OVERLONG_4 = 64, TWO_CONTS = -128, CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS };
+    __m256i prev1 = SJ_PREV(input, prev_input, 1);
+    const __m256i t1 = _mm256_setr_epi8(
+        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE, TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE, TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4);
+#define SJ_L (CARRY | TOO_LARGE | TOO_LARGE_1000)
+    const __m256i t2 = _mm256_setr_epi8(
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY,
+        CARRY | TOO_LARGE, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L | SURROGATE, SJ_L, SJ_L,
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY,
+        CARRY | TOO_LARGE, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L | SURROGATE, SJ_L, SJ_L);
+#undef SJ_L
+#define SJ_C8 (TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4)
+#define SJ_C9 (TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE)
+#define SJ_CA (TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE)
+    const __m256i t3 = _mm256_setr_epi8(
+        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        SJ_C8, SJ_C9, SJ_CA, SJ_CA, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        SJ_C8, SJ_C9, SJ_CA, SJ_CA, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT);
+#undef SJ_C8
+#undef SJ_C9
+#undef SJ_CA
+    __m256i sc = _mm256_and_si256(_mm256_and_si256(sj_lookup(t1, sj_high_nibble(prev1)),
+                                                   sj_lookup(t2, _mm256_and_si256(prev1, _mm256_set1_epi8(0x0F)))),
+                                  sj_lookup(t3, sj_high_nibble(input)));
+    __m256i prev2 = SJ_PREV(input, prev_input, 2), prev3 = SJ_PREV(input, prev_input, 3);
+    __m256i third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80)));
+    __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)));
+    __m256i must23 = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
+    return _mm256_xor_si256(must23, sc);
+}
+
+// Lanes of the half's last three bytes that begin a sequence longer than what follows.
+SJ_TARGET static inline __m256i sj_utf8_incomplete(__m256i input) {
+    const __m256i max = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, (char)(0xF0 - 1), (char)(0xE0 - 1), (char)(0xC0 - 1));
+    return _mm256_subs_epu8(input, max);
+}
+
+SJ_TARGET static inline uint64_t sj_mask(__m256i lo, __m256i hi) {
+    return (uint32_t)_mm256_movemask_epi8(lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32;
+}
+
+// simdjson's branchless escape finder: the bytes escaped by a backslash before them.
+static inline uint64_t sj_escaped(uint64_t backslash, uint64_t *prev_escaped) {
+    backslash &= ~*prev_escaped;
+    uint64_t follows_escape = backslash << 1 | *prev_escaped;
+    const uint64_t even_bits = 0x5555555555555555ULL;
+    uint64_t odd_sequence_starts = backslash & ~even_bits & ~follows_escape;
+    uint64_t sequences_starting_on_even_bits;
+    *prev_escaped = __builtin_add_overflow(odd_sequence_starts, backslash, &sequences_starting_on_even_bits);
+    uint64_t invert_mask = sequences_starting_on_even_bits << 1;
+    return (even_bits ^ invert_mask) & follows_escape;
+}
+
+// Stage 1 on one 64-byte block at `in`: appends its compact form to the output and the
+// output positions of its listed bytes to `idx`; returns the number listed.
+SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)in), v1 = _mm256_loadu_si256((const __m256i *)(in + 32));
+    // UTF-8: a block of ASCII only needs the previous block to have been complete.
+    if (_mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0) {
+        st->utf8_error = _mm256_or_si256(st->utf8_error, st->prev_incomplete);
+    } else {
+        st->utf8_error = _mm256_or_si256(st->utf8_error,
+            _mm256_or_si256(sj_utf8_check(v0, st->prev_half), sj_utf8_check(v1, v0)));
+        st->prev_incomplete = sj_utf8_incomplete(v1);
+    }
+    st->prev_half = v1;
+
+    const __m256i quote_v = _mm256_set1_epi8('"'), backslash_v = _mm256_set1_epi8('\\');
+    // Whitespace and structural bytes by table on the low nibble (a byte ≥ 0x80 looks up 0).
+    const __m256i ws_table = _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0,
+                                              ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
+    // `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
+    const __m256i op_table = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0,
+                                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0);
+    const __m256i x20 = _mm256_set1_epi8(0x20), x1f = _mm256_set1_epi8(0x1F);
+    uint64_t quote = sj_mask(_mm256_cmpeq_epi8(v0, quote_v), _mm256_cmpeq_epi8(v1, quote_v));
+    uint64_t backslash = sj_mask(_mm256_cmpeq_epi8(v0, backslash_v), _mm256_cmpeq_epi8(v1, backslash_v));
+    uint64_t ws = sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v0), v0),
+                          _mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v1), v1));
+    uint64_t op = sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v0), _mm256_or_si256(v0, x20)),
+                          _mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v1), _mm256_or_si256(v1, x20)));
+    uint64_t ctrl = sj_mask(_mm256_cmpeq_epi8(_mm256_min_epu8(v0, x1f), v0), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, x1f), v1));
+
+    uint64_t escaped = sj_escaped(backslash, &st->prev_escaped);
+    quote &= ~escaped;
+    // From each opening quote up to (not including) its closing quote.
+    uint64_t in_string = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+        _mm_set_epi64x(0, (long long)quote), _mm_set1_epi8((char)0xFF), 0)) ^ st->prev_in_string;
+    st->prev_in_string = (uint64_t)((int64_t)in_string >> 63);
+
+    uint64_t outside_ws = ws & ~in_string;
+    op &= ~in_string;
+    // Controls inside strings; a backslash outside them (which would also hide a quote
+    // from stage 2's check that a string ends at a quote).
+    st->error |= (ctrl & in_string) | (backslash & ~in_string);
+    // Whitespace between two scalar bytes would join them in the output (`1 2` as `12`).
+    uint64_t scalar = ~(outside_ws | op | quote | in_string);
+    uint64_t after_scalar = (scalar << 1 | st->prev_scalar) & outside_ws;
+    st->prev_scalar = scalar >> 63;
+    uint64_t sum;
+    uint64_t carry = __builtin_add_overflow(outside_ws, after_scalar, &sum);
+    carry |= __builtin_add_overflow(sum, st->ws_carry, &sum);
+    st->ws_carry = carry;
+    st->error |= sum & ~outside_ws & scalar;
+
+    uint64_t keep = ~outside_ws;
+    uint64_t listed = (quote & in_string) | op | (backslash & ~escaped & in_string);
+    size_t base = st->w;
+    uint8_t *o = out + base;
+    if (keep == ~0ULL) {
+        _mm256_storeu_si256((__m256i *)o, v0);
+        _mm256_storeu_si256((__m256i *)(o + 32), v1);
+        st->w = base + 64;
+    } else {
+        size_t k = 0;
+        for (int lane = 0; lane < 8; lane++) {
+            unsigned m = (unsigned)(keep >> (8 * lane)) & 0xFF;
+            __m128i bytes = _mm_loadl_epi64((const __m128i *)(in + 8 * lane));
+            _mm_storel_epi64((__m128i *)(o + k), _mm_shuffle_epi8(bytes, _mm_cvtsi64_si128((long long)sj_gather[m])));
+            k += (size_t)_mm_popcnt_u32(m);
+        }
+        st->w = base + k;
+    }
+    // The listed bits in output order (pext drops the removed bytes' bits), four positions
+    // a step; stores past the count land in the slack the caller keeps.
+    uint64_t listed_out = _pext_u64(listed, keep);
+    size_t count = (size_t)_mm_popcnt_u64(listed);
+    for (size_t j = 0; j < count; j += 4) {
+        idx[j] = (uint32_t)(base + _tzcnt_u64(listed_out)); listed_out = _blsr_u64(listed_out);
+        idx[j + 1] = (uint32_t)(base + _tzcnt_u64(listed_out)); listed_out = _blsr_u64(listed_out);
+        idx[j + 2] = (uint32_t)(base + _tzcnt_u64(listed_out)); listed_out = _blsr_u64(listed_out);
+        idx[j + 3] = (uint32_t)(base + _tzcnt_u64(listed_out)); listed_out = _blsr_u64(listed_out);
+    }
+    return count;
+}
+
+// Escapes already in the normalized form whatever follows them: `\"`, `\\` and `\b \f \n \r \t`.
+static const uint8_t sj_short_escape[256] = {
+    ['"'] = 1, ['\\'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1,
+};
+
+// Replaces output bytes [at, at + length) with `bytes` (never longer).
+static inline void sj_rewrite(sj_state *st, size_t at, size_t length, const uint8_t *bytes, size_t count) {
+    if (st->rw != st->rr) memmove(st->out + st->rw, st->out + st->rr, at - st->rr);
+    st->rw += at - st->rr;
+    memcpy(st->out + st->rw, bytes, count);
+    st->rw += count;
+    st->rr = at + length;
+}
+
+static inline int sj_hex(uint8_t c) {
+    if ((uint8_t)(c - '0') < 10) return c - '0';
+    uint8_t l = c | 0x20;
+    if ((uint8_t)(l - 'a') < 6) return l - 'a' + 10;
+    return -1;
+}
+
+static inline int32_t sj_hex4(const uint8_t *p) {
+    int a = sj_hex(p[0]), b = sj_hex(p[1]), c = sj_hex(p[2]), d = sj_hex(p[3]);
+    if ((a | b | c | d) < 0) return -1;
+    return a << 12 | b << 8 | c << 4 | d;
+}
+
+// The escape whose backslash is at `at`: checked, and rewritten unless it is already in the
+// normalized form (JSONEscaping.writeScalar). Returns how many further listed positions it
+// used (a surrogate pair's second backslash), or -1 when invalid.
+static inline int sj_escape(sj_state *st, size_t at) {
+    const uint8_t *p = st->out + at;
+    switch (p[1]) {
+    case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 0;
+    case '/': {
+        const uint8_t slash = '/';
+        sj_rewrite(st, at, 2, &slash, 1);
+        return 0;
+    }
+    case 'u': break;
+    default: return -1;
+    }
+    // Hex digits stop at the string's closing quote at the latest, so these reads stay in it.
+    int32_t cp = sj_hex4(p + 2);
+    if (cp < 0) return -1;
+    size_t length = 6;
+    int used = 0;
+    if (cp >= 0xD800 && cp < 0xDC00) {
+        if (p[6] != '\\' || p[7] != 'u') return -1;
+        int32_t low = sj_hex4(p + 8);
+        if (low < 0xDC00 || low >= 0xE000) return -1;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        length = 12;
+        used = 1;
+    } else if (cp >= 0xDC00 && cp < 0xE000) {
+        return -1;
+    }
+    uint8_t b[6];
+    size_t n;
+    if (cp >= 0x20 && cp != 0x22 && cp != 0x5C) {
+        if (cp < 0x80) { b[0] = (uint8_t)cp; n = 1; }
+        else if (cp < 0x800) { b[0] = (uint8_t)(0xC0 | cp >> 6); b[1] = (uint8_t)(0x80 | (cp & 0x3F)); n = 2; }
+        else if (cp < 0x10000) {
+            b[0] = (uint8_t)(0xE0 | cp >> 12); b[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F)); b[2] = (uint8_t)(0x80 | (cp & 0x3F)); n = 3;
+        } else {
+            b[0] = (uint8_t)(0xF0 | cp >> 18); b[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+            b[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F)); b[3] = (uint8_t)(0x80 | (cp & 0x3F)); n = 4;
+        }
+    } else {
+        b[0] = '\\';
+        n = 2;
+        switch (cp) {
+        case 0x22: b[1] = '"'; break;
+        case 0x5C: b[1] = '\\'; break;
+        case 0x08: b[1] = 'b'; break;
+        case 0x09: b[1] = 't'; break;
+        case 0x0A: b[1] = 'n'; break;
+        case 0x0C: b[1] = 'f'; break;
+        case 0x0D: b[1] = 'r'; break;
+        default:
+            b[1] = 'u'; b[2] = '0'; b[3] = '0';
+            b[4] = "0123456789abcdef"[cp >> 4]; b[5] = "0123456789abcdef"[cp & 0xF];
+            n = 6;
+            if (memcmp(p, b, 6) == 0) return used;   // already normalized
+        }
+    }
+    sj_rewrite(st, at, length, b, n);
+    return used;
+}
+
+// Digits among the 32 bytes at p, bit k for byte k.
+SJ_TARGET static inline uint64_t sj_digits(const uint8_t *p) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)p);
+    __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8((char)('0' + 0x80)));
+    return (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8((char)(0x80 + 10)), d));
+}
+
+static inline int sj_number_slow(const uint8_t *p, size_t n) {
+    size_t i = 0;
+    if (p[i] == '-') i++;
+    if (i >= n || (uint8_t)(p[i] - '0') >= 10) return 0;
+    if (p[i] == '0') i++; else while (i < n && (uint8_t)(p[i] - '0') < 10) i++;
+    if (i < n && p[i] == '.') {
+        i++;
+        if (i >= n || (uint8_t)(p[i] - '0') >= 10) return 0;
+        while (i < n && (uint8_t)(p[i] - '0') < 10) i++;
+    }
+    if (i < n && (p[i] | 0x20) == 'e') {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        if (i >= n || (uint8_t)(p[i] - '0') >= 10) return 0;
+        while (i < n && (uint8_t)(p[i] - '0') < 10) i++;
+    }
+    return i == n;
+}
+
+// Whether the n bytes at p are exactly one JSON number, literal or nothing else. p has at
+// least 32 readable bytes (the output's slack).
+SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n) {
+    switch (p[0]) {
+    case 't': return n == 4 && memcmp(p, "true", 4) == 0;
+    case 'f': return n == 5 && memcmp(p, "false", 5) == 0;
+    case 'n': return n == 4 && memcmp(p, "null", 4) == 0;
+    case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        break;
+    default: return 0;
+    }
+    if (n > 31) return sj_number_slow(p, n);
+    // The digit runs from one mask: bits at and above n are clear, so every run stops by n.
+    uint64_t d = _bzhi_u64(sj_digits(p), (unsigned)n);
+    size_t i = p[0] == '-';
+    if (!(d >> i & 1)) return 0;
+    if (p[i] == '0') i++; else i += _tzcnt_u64(~(d >> i));
+    if (i < n && p[i] == '.') {
+        i++;
+        if (!(d >> i & 1)) return 0;
+        i += _tzcnt_u64(~(d >> i));
+    }
+    if (i < n && (p[i] | 0x20) == 'e') {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        if (!(d >> i & 1)) return 0;
+        i += _tzcnt_u64(~(d >> i));
+    }
+    return i == n;
+}
+
+// Stage 2 over listed positions idx[0..count): the grammar as a machine of labels, so each
+// decision is its own (well predicted) branch. At the end of the list it suspends, keeping
+// its place in `resume`, and goes on when called with the next chunk's positions; it also
+// suspends at an escape whose bytes may not all be written yet. When `final`, the list ends
+// with a sentinel at the output's end (a zero byte there). Returns how many positions it
+// took, or -1 when the input is invalid.
+SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
+    uint8_t *const out = st->out;
+    uint8_t *const stack = st->stack;
+    size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth, string_start = st->string_start;
+    uint8_t c = 0;
+    if (count == 0) return 0;
+// Moves to the next listed position, suspending when the list is used up.
+#define SJ_NEXT(label) \
+    if (++k >= count) { st->resume = label; goto suspend; } \
+    case label: p = idx[k]; c = out[p];
+// A string whose opening quote is current: the escapes listed after it, then whatever
+// comes after the string, which is current at the end; the byte before it must be the
+// closing quote.
+#define SJ_STRING(next, escape) \
+    string_start = p; \
+    for (;;) { \
+        SJ_NEXT(next) \
+        if (c != '\\') break; \
+        if (!final && p + 12 > st->w) { st->resume = escape; goto suspend_here; } \
+        if (sj_short_escape[out[p + 1]]) continue; \
+        if (0) { case escape: p = idx[k]; } \
+        { \
+            int used = sj_escape(st, p); \
+            if (used < 0) return -1; \
+            k += (size_t)used; \
+        } \
+    } \
+    if (p < string_start + 2 || out[p - 1] != '"') return -1; \
+    cursor = p;
+// A value at `cursor`; then on to `then` with the position after it current.
+#define SJ_VALUE(next, escape, then) \
+    if (p > cursor) { \
+        if (!sj_scalar(out + cursor, p - cursor)) return -1; \
+        cursor = p; \
+        goto then; \
+    } \
+    if (c == '"') { SJ_STRING(next, escape) goto then; } \
+    if (c == '{') { if (depth >= st->max_depth) return -1; stack[depth++] = 0; cursor = p + 1; goto object_begin; } \
+    if (c == '[') { if (depth >= st->max_depth) return -1; stack[depth++] = 1; cursor = p + 1; goto array_begin; } \
+    return -1;
+
+    switch (st->resume) {
+    case 0:
+        p = idx[0]; c = out[p];
+        if (!st->allow_fragments && !(p == 0 && (c == '{' || c == '['))) return -1;
+        SJ_VALUE(1, 2, document_end)
+
+    object_begin:
+        SJ_NEXT(3)
+        if (p != cursor) return -1;
+        if (c == '}') goto scope_end;
+        if (c != '"') return -1;
+        SJ_STRING(4, 5)
+    object_colon:
+        if (p != cursor || c != ':') return -1;
+        cursor = p + 1;
+        SJ_NEXT(6)
+        SJ_VALUE(7, 8, object_continue)
+    object_continue:
+        if (p != cursor) return -1;
+        if (c == ',') {
+            cursor = p + 1;
+            SJ_NEXT(9)
+            if (p != cursor || c != '"') return -1;
+            SJ_STRING(10, 11)
+            goto object_colon;
+        }
+        if (c == '}') goto scope_end;
+        return -1;
+
+    array_begin:
+        SJ_NEXT(12)
+        if (p == cursor && c == ']') goto scope_end;
+    array_value:
+        SJ_VALUE(13, 14, array_continue)
+    array_continue:
+        if (p != cursor) return -1;
+        if (c == ',') {
+            cursor = p + 1;
+            SJ_NEXT(15)
+            goto array_value;
+        }
+        if (c == ']') goto scope_end;
+        return -1;
+
+    scope_end:
+        // The closer that is current matches: each label that comes here checked its kind.
+        depth--;
+        cursor = p + 1;
+        SJ_NEXT(16)
+        if (depth == 0) goto document_end;
+        if (stack[depth - 1]) goto array_continue;
+        goto object_continue;
+
+    document_end:
+        // Only the sentinel may follow the top-level value.
+        if (!final || k + 1 != count || p != cursor) return -1;
+        st->resume = 17;
+        st->cursor = cursor; st->depth = depth;
+        return (ptrdiff_t)count;
+    default:
+        return -1;
+    }
+    return -1;
+suspend:
+    st->cursor = cursor; st->depth = depth; st->string_start = string_start;
+    return (ptrdiff_t)count;
+suspend_here:
+    st->cursor = cursor; st->depth = depth; st->string_start = string_start;
+    return (ptrdiff_t)k;
+#undef SJ_NEXT
+#undef SJ_STRING
+#undef SJ_VALUE
+}
+
+// Normalizes the n bytes at `in` into `out`, which has room for n + 64 bytes. Returns the
+// output length, or -1 when the input is not valid JSON (or too large for 32-bit positions:
+// the caller's own path decides those).
+SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
+                                                                  int allow_fragments, size_t max_depth) {
+    if (n >= (1ULL << 31)) return -1;
+    sj_state st;
+    memset(&st, 0, sizeof st);
+    st.out = out;
+    st.allow_fragments = allow_fragments;
+    st.max_depth = max_depth;
+    uint8_t local_stack[1024];
+    st.stack = max_depth < sizeof local_stack ? local_stack : (uint8_t *)malloc(max_depth + 1);
+    // A chunk's positions: at most one per byte and the tail block's, what the chunk
+    // before left (an escape, with its pair), the sentinel, and slack for the
+    // four-at-a-time stores.
+    uint32_t idx[SJ_CHUNK + 64 + 96];
+    ptrdiff_t result = -1;
+    if (!st.stack) goto done;
+    sj_scan scan;
+    memset(&scan, 0, sizeof scan);
+    size_t pending = 0;
+    size_t i = 0;
+    for (;;) {
+        size_t end = n - i > SJ_CHUNK ? i + SJ_CHUNK : n;
+        int final = end == n;
+        size_t count = pending;
+        for (; i + 64 <= end; i += 64) count += sj_block(&scan, in + i, out, idx + count);
+        if (final) {
+            // The tail, padded with spaces; always one such block, so UTF-8 cut off at the
+            // very end is caught by the ASCII after it.
+            uint8_t tail[64];
+            memset(tail, ' ', sizeof tail);
+            memcpy(tail, in + i, n - i);
+            count += sj_block(&scan, tail, out, idx + count);
+            i = n;
+            if (scan.prev_in_string) goto done;   // an unterminated string
+            out[scan.w] = 0;
+            idx[count++] = (uint32_t)scan.w;
+        }
+        if (scan.error || !_mm256_testz_si256(scan.utf8_error, scan.utf8_error)) goto done;
+        st.w = scan.w;
+        ptrdiff_t taken = sj_walk(&st, idx, count, final);
+        if (taken < 0) goto done;
+        pending = count - (size_t)taken;
+        memmove(idx, idx + taken, pending * sizeof(uint32_t));
+        if (final) break;
+    }
+    if (st.resume != 17) goto done;
+    if (st.rw != st.rr) {
+        memmove(out + st.rw, out + st.rr, st.w - st.rr);
+        result = (ptrdiff_t)(st.rw + st.w - st.rr);
+    } else {
+        result = (ptrdiff_t)st.w;
+    }
+done:
+    if (st.stack && st.stack != local_stack) free(st.stack);
+    return result;
+}
+
+#else
+static inline int serializerd_json_fast_available(void) { return 0; }
+static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
+                                                        int allow_fragments, size_t max_depth) {
+    (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth;
+    return -1;
+}
+#endif
+#endif

@@ -1,0 +1,104 @@
+import Foundation
+@testable import Serializers
+import Testing
+
+/// The C fast path (`json_fast.h`) where it differs in kind from the Swift normalizer: it
+/// works in 64-byte blocks and 4 KiB chunks and carries state across both, so every token
+/// kind is placed at each offset around those edges; it drops whitespace before it checks
+/// the grammar, so whitespace inside a scalar must still be refused; and it rewrites
+/// escapes in place, moving the output after them. Each case is held to the bytewise
+/// Swift normalizer by `JSONByteScanTests.expectAgreement`.
+@Suite struct JSONFastPathTests {
+    let agreement = JSONByteScanTests()
+
+    /// On the machines serializerd is built and tested on, the fast path runs: a build that
+    /// lost it (a CPU check gone wrong) fails here rather than only running slower.
+    @Test func runsOnThisMachine() throws {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        guard let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return }
+        let set = Set(flags.split(separator: " ").map(String.init))
+        if cpuinfo.contains("GenuineIntel") && set.isSuperset(of: ["avx2", "bmi1", "bmi2", "pclmulqdq", "popcnt"]) {
+            #expect(JSONNormalizer.fastPathAvailable)
+        }
+    }
+
+    static let valid = [
+        "\"a\\/b\\u00e9\\ud83d\\ude00\\u001F\\u001f\\u0022\\u005c\\u000A\\u0041\"",
+        "\"\\\\\\\"\\b\\f\\n\\r\\t\"",
+        "\"" + String(repeating: "lorem ipsum é 名前 😀 ", count: 12) + "\"",
+        "-12.5e+3", "0", "-0.0E-0", "123456789012345678901234567890123456789.5", "true", "false", "null",
+        "[[{}],{\"k\":[]},[]]", "{\"a\" : { \"b\" :\t[ 1 , 2 ]\n}\r}",
+    ]
+
+    static let invalid = [
+        "1 2", "1. 5", "tr ue", "1\n2", "- 1", "\"a\" \"b\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00x\"", "\"\\ud800\\u0041\"",
+        "\"\\x\"", "\"a\tb\"", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "[1}", "{]", "01", "1.", ".5", "1e", "+1", "\u{1A}", "\u{0C}",
+        "nul", "truex", "\"\\", "\"abc", "\u{FEFF}1", "\"\"\\\"", "\"a\"\\\"b\"", "1\\",
+    ]
+
+    /// Each token, valid and not, at every offset within 40 bytes of a block or chunk edge,
+    /// after padding of each kind (spaces, a string, array elements).
+    @Test func everyTokenAtEveryEdge() {
+        let edges = [64, 4096, 8192]
+        for edge in edges {
+            for offset in (edge - 40)...(edge + 40) {
+                for (k, token) in (Self.valid + Self.invalid).enumerated() {
+                    let pad: String
+                    switch (offset + k) % 3 {
+                    case 0: pad = "[" + String(repeating: " ", count: max(offset - 1, 0))
+                    case 1: pad = "[\"" + String(repeating: "p", count: max(offset - 4, 0)) + "\","
+                    default: pad = "[" + String(repeating: "7,", count: max(offset - 1, 0) / 2) + (offset % 2 == 0 ? " " : "")
+                    }
+                    agreement.expectAgreement(Array((pad + token + "," + token + "]").utf8))
+                }
+            }
+        }
+    }
+
+    /// Long documents: many escapes that need rewriting (each moves the output after it),
+    /// strings and whitespace runs longer than a chunk, and one byte broken anywhere.
+    @Test func longDocumentsWithRewritesAndOneBrokenByte() {
+        var rng = SplitMix(state: 0xFA57)
+        let pieces = ["\"\\/\"", "\"\\u00e9x\"", "\"\\ud83d\\ude00\"", "\"plain\"", "12.5", "[]", "{\"k\":\"\\n\"}", "\"é\"",
+                      String(repeating: " ", count: 5000) + "1", "\"" + String(repeating: "q", count: 9000) + "\""]
+        for round in 0..<60 {
+            var text = "["
+            for j in 0..<(200 + rng.below(800)) {
+                if j > 0 { text += rng.below(4) == 0 ? " ,\n  " : "," }
+                text += pieces[rng.below(pieces.count)]
+            }
+            text += "]"
+            var bytes = Array(text.utf8)
+            agreement.expectAgreement(bytes)
+            if round % 2 == 0 {
+                bytes[rng.below(bytes.count)] = JSONByteScanTests.runEnders[rng.below(JSONByteScanTests.runEnders.count)]
+                agreement.expectAgreement(bytes)
+            }
+        }
+    }
+
+    /// The options it reads: the depth limit at and past its edge, and fragments refused.
+    @Test func depthAndFragments() {
+        for depth in [1, 2, 63, 64, 65, 600, 1500] {
+            let nested = Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+            for limit in [64, 512, 1024, 2000] {
+                agreement.expectAgreement(nested, JSONReadOptions(allowFragments: true, maxDepth: limit))
+            }
+        }
+        for text in ["1", "\"s\"", " true ", "{}", " [1] ", "null"] {
+            agreement.expectAgreement(Array(text.utf8), JSONReadOptions(allowFragments: false))
+        }
+    }
+
+    /// The output through `normalize` is the Swift path's on valid input, and invalid input
+    /// still gets the Swift path's error and offset.
+    @Test func errorsStillComeFromTheSwiftPath() throws {
+        let bad = Array(("[" + String(repeating: "1,", count: 5000) + "1 2]").utf8)
+        do {
+            _ = try JSONNormalizer.normalize(bad)
+            Issue.record("accepted whitespace inside a number")
+        } catch {
+            #expect(error.offset == 10_003)
+        }
+    }
+}

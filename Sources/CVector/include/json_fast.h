@@ -244,7 +244,10 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
                           _mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v1), _mm256_or_si256(v1, x20)));
     uint64_t ctrl = sj_mask(_mm256_cmpeq_epi8(_mm256_min_epu8(v0, x1f), v0), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, x1f), v1));
 
-    uint64_t escaped = sj_escaped(backslash, &st->prev_escaped);
+    // Most blocks have no backslash: then nothing in them is escaped but what the block
+    // before escaped.
+    uint64_t escaped = st->prev_escaped;
+    if (backslash | escaped) escaped = sj_escaped(backslash, &st->prev_escaped);
     quote &= ~escaped;
     // From each opening quote up to (not including) its closing quote.
     uint64_t in_string = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(

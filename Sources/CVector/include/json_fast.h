@@ -270,7 +270,8 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
     st->error |= sum & ~outside_ws & scalar;
 
     uint64_t keep = ~outside_ws;
-    uint64_t listed = (quote & in_string) | op | (backslash & ~escaped & in_string);
+    // (A backslash outside strings has already failed the block.)
+    uint64_t listed = (quote & in_string) | op | (backslash & ~escaped);
     size_t base = st->w;
     uint8_t *o = out + base;
     if (keep == ~0ULL) {
@@ -327,22 +328,18 @@ static inline int32_t sj_hex4(const uint8_t *p) {
     return a << 12 | b << 8 | c << 4 | d;
 }
 
-// The escape whose backslash is at `at`: checked, and rewritten unless it is already in the
-// normalized form (JSONEscaping.writeScalar). Returns how many further listed positions it
-// used (a surrogate pair's second backslash), or -1 when invalid.
+// The escape whose backslash is at `at`, other than those sj_short_escape passes: checked,
+// and rewritten unless it is already in the normalized form (JSONEscaping.writeScalar).
+// Returns how many further listed positions it used (a surrogate pair's second
+// backslash), or -1 when invalid.
 static inline int sj_escape(sj_state *st, size_t at) {
     const uint8_t *p = st->out + at;
-    switch (p[1]) {
-    case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
-        return 0;
-    case '/': {
+    if (p[1] == '/') {
         const uint8_t slash = '/';
         sj_rewrite(st, at, 2, &slash, 1);
         return 0;
     }
-    case 'u': break;
-    default: return -1;
-    }
+    if (p[1] != 'u') return -1;
     // Hex digits stop at the string's closing quote at the latest, so these reads stay in it.
     int32_t cp = sj_hex4(p + 2);
     if (cp < 0) return -1;
@@ -398,25 +395,6 @@ SJ_TARGET static inline uint64_t sj_digits(const uint8_t *p) {
     return (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8((char)(0x80 + 10)), d));
 }
 
-static inline int sj_number_slow(const uint8_t *p, size_t n) {
-    size_t i = 0;
-    if (p[i] == '-') i++;
-    if (i >= n || (uint8_t)(p[i] - '0') >= 10) return 0;
-    if (p[i] == '0') i++; else while (i < n && (uint8_t)(p[i] - '0') < 10) i++;
-    if (i < n && p[i] == '.') {
-        i++;
-        if (i >= n || (uint8_t)(p[i] - '0') >= 10) return 0;
-        while (i < n && (uint8_t)(p[i] - '0') < 10) i++;
-    }
-    if (i < n && (p[i] | 0x20) == 'e') {
-        i++;
-        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
-        if (i >= n || (uint8_t)(p[i] - '0') >= 10) return 0;
-        while (i < n && (uint8_t)(p[i] - '0') < 10) i++;
-    }
-    return i == n;
-}
-
 // Whether the n bytes at p are exactly one JSON number, literal or nothing else. p has at
 // least 32 readable bytes (the output's slack).
 SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n) {
@@ -428,25 +406,32 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
         break;
     default: return 0;
     }
-    if (n > 31) return sj_number_slow(p, n);
-    // The digit runs from one mask: bits at and above n are clear, so every run stops by n.
-    uint64_t d = _bzhi_u64(sj_digits(p), (unsigned)n);
+    // Digits from one mask of the first 32 bytes, bits at and above n clear so that every
+    // run stops by n; a longer number (rare) is read a byte at a time.
+    int masked = n <= 32;
+    uint64_t d = masked ? _bzhi_u64(sj_digits(p), (unsigned)n) : 0;
+#define SJ_IS_DIGIT(i) (masked ? (int)(d >> (i) & 1) : (i) < n && (uint8_t)(p[i] - '0') < 10)
+#define SJ_SKIP_DIGITS(i) do { if (masked) i += _tzcnt_u64(~(d >> i)); else while (SJ_IS_DIGIT(i)) i++; } while (0)
     size_t i = p[0] == '-';
-    if (!(d >> i & 1)) return 0;
-    if (p[i] == '0') i++; else i += _tzcnt_u64(~(d >> i));
+    if (!SJ_IS_DIGIT(i)) return 0;
+    if (p[i] == '0') i++; else SJ_SKIP_DIGITS(i);
     if (i < n && p[i] == '.') {
         i++;
-        if (!(d >> i & 1)) return 0;
-        i += _tzcnt_u64(~(d >> i));
+        if (!SJ_IS_DIGIT(i)) return 0;
+        SJ_SKIP_DIGITS(i);
     }
     if (i < n && (p[i] | 0x20) == 'e') {
         i++;
         if (i < n && (p[i] == '+' || p[i] == '-')) i++;
-        if (!(d >> i & 1)) return 0;
-        i += _tzcnt_u64(~(d >> i));
+        if (!SJ_IS_DIGIT(i)) return 0;
+        SJ_SKIP_DIGITS(i);
     }
+#undef SJ_IS_DIGIT
+#undef SJ_SKIP_DIGITS
     return i == n;
 }
+
+enum { SJ_DOCUMENT_DONE = 17 };   // sj_walk's `resume` once the document is whole (past its labels, 1-16)
 
 // Stage 2 over listed positions idx[0..count): the grammar as a machine of labels, so each
 // decision is its own (well predicted) branch. At the end of the list it suspends, keeping
@@ -472,9 +457,9 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     for (;;) { \
         SJ_NEXT(next) \
         if (c != '\\') break; \
-        if (!final && p + 12 > st->w) { st->resume = escape; goto suspend_here; } \
-        if (sj_short_escape[out[p + 1]]) continue; \
+        if (!final && p + 12 > st->w) { st->resume = escape; goto suspend; } \
         if (0) { case escape: p = idx[k]; } \
+        if (sj_short_escape[out[p + 1]]) continue; \
         { \
             int used = sj_escape(st, p); \
             if (used < 0) return -1; \
@@ -551,17 +536,14 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     document_end:
         // Only the sentinel may follow the top-level value.
         if (!final || k + 1 != count || p != cursor) return -1;
-        st->resume = 17;
-        st->cursor = cursor; st->depth = depth;
+        st->resume = SJ_DOCUMENT_DONE;
         return (ptrdiff_t)count;
     default:
         return -1;
     }
     return -1;
 suspend:
-    st->cursor = cursor; st->depth = depth; st->string_start = string_start;
-    return (ptrdiff_t)count;
-suspend_here:
+    // At the list's end k == count; at an escape k is that escape, taken again next time.
     st->cursor = cursor; st->depth = depth; st->string_start = string_start;
     return (ptrdiff_t)k;
 #undef SJ_NEXT
@@ -617,13 +599,10 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
         memmove(idx, idx + taken, pending * sizeof(uint32_t));
         if (final) break;
     }
-    if (st.resume != 17) goto done;
-    if (st.rw != st.rr) {
-        memmove(out + st.rw, out + st.rr, st.w - st.rr);
-        result = (ptrdiff_t)(st.rw + st.w - st.rr);
-    } else {
-        result = (ptrdiff_t)st.w;
-    }
+    if (st.resume != SJ_DOCUMENT_DONE) goto done;
+    // After the last rewrite, the rest of the output moves down to its end.
+    if (st.rw != st.rr) memmove(out + st.rw, out + st.rr, st.w - st.rr);
+    result = (ptrdiff_t)(st.rw + st.w - st.rr);
 done:
     if (st.stack && st.stack != local_stack) free(st.stack);
     return result;

@@ -23,9 +23,12 @@ import Testing
         #expect(vector == bytewise, "\(String(decoding: input, as: UTF8.self))")
         guard !options.removeNullValues else { return }
         // The C fast path says only valid or not: valid with the same bytes, or invalid.
-        let fast = JSONNormalizer.fastNormalizeUTF8(input, from: 0, options: options).map { "ok " + String(decoding: $0, as: UTF8.self) }
-        if JSONNormalizer.fastPathAvailable {
-            #expect(fast == (bytewise.hasPrefix("ok ") ? bytewise : nil), "fast path: \(String(decoding: input.prefix(300), as: UTF8.self))")
+        // Every kernel this machine runs (AVX2, and AVX-512 where present).
+        for kernel in stride(from: 1, through: JSONNormalizer.fastKernel, by: 1) {
+            let fast = JSONNormalizer.fastNormalizeUTF8(input, from: 0, options: options, kernel: kernel)
+                .map { "ok " + String(decoding: $0, as: UTF8.self) }
+            #expect(fast == (bytewise.hasPrefix("ok ") ? bytewise : nil),
+                    "fast path, kernel \(kernel): \(String(decoding: input.prefix(300), as: UTF8.self))")
         }
     }
 

@@ -68,9 +68,10 @@ func agreesWithByteScan(_ input: [UInt8], options: JSONReadOptions, _ ours: [UIn
     }
     // The C fast path (json_fast.h) decides valid or not on its own: it must decide as the
     // bytewise scan does, and write the same bytes.
-    if JSONNormalizer.fastPathAvailable && !options.removeNullValues {
-        let fast = JSONNormalizer.fastNormalizeUTF8(input, from: bom, options: options)
-        precondition(fast == (try? bytewise.get()), "the fast path and the bytewise scan disagree on \(Array(input.prefix(64)))")
+    // Every kernel this machine runs.
+    for kernel in stride(from: 1, through: options.removeNullValues ? 0 : JSONNormalizer.fastKernel, by: 1) {
+        let fast = JSONNormalizer.fastNormalizeUTF8(input, from: bom, options: options, kernel: kernel)
+        precondition(fast == (try? bytewise.get()), "fast path kernel \(kernel) and the bytewise scan disagree on \(Array(input.prefix(64)))")
     }
 }
 

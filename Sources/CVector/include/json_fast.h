@@ -28,9 +28,9 @@
 #include <immintrin.h>
 #include <cpuid.h>
 
-// Whether this CPU and OS run the fast path: AVX2 (with the OS saving YMM state), BMI1,
-// BMI2, PCLMUL and POPCNT, and PEXT in hardware (AMD before Zen 3, family 0x19, runs it in
-// microcode at hundreds of cycles).
+// Which kernel this CPU and OS run: 0 none, 1 AVX2 (with BMI1, BMI2, PCLMUL and POPCNT, the
+// OS saving YMM state, and PEXT in hardware: AMD before Zen 3, family 0x19, runs it in
+// microcode at hundreds of cycles), 2 AVX-512 as well (F, BW, VL, VBMI2, ZMM state saved).
 static inline int serializerd_json_fast_available(void) {
     unsigned a, b, c, d;
     if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
@@ -44,10 +44,13 @@ static inline int serializerd_json_fast_available(void) {
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     if ((lo & 6) != 6) return 0;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    return ((b >> 5) & 1) && ((b >> 3) & 1) && ((b >> 8) & 1);
+    if (!(((b >> 5) & 1) && ((b >> 3) & 1) && ((b >> 8) & 1))) return 0;
+    int avx512 = ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && ((c >> 6) & 1) && (lo & 0xE0) == 0xE0;
+    return avx512 ? 2 : 1;
 }
 
 #define SJ_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt")))
+#define SJ_TARGET512 __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi2")))
 #define SJ_CHUNK 4096
 
 // For each byte mask m, the pshufb indices that gather the bytes whose bit is set.
@@ -137,7 +140,6 @@ typedef struct {
     uint8_t *out;
     size_t w;                   // bytes stage 1 has written
     size_t cursor;              // end of the last token stage 2 consumed
-    size_t string_start;        // the quote of the string being read
     int resume;                 // where stage 2 goes on (0: the document's start)
     int allow_fragments;
     size_t depth, max_depth;
@@ -214,12 +216,10 @@ static inline uint64_t sj_escaped(uint64_t backslash, uint64_t *prev_escaped) {
     return (even_bits ^ invert_mask) & follows_escape;
 }
 
-// Stage 1 on one 64-byte block at `in`: appends its compact form to the output and the
-// output positions of its listed bytes to `idx`; returns the number listed.
-SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
-    __m256i v0 = _mm256_loadu_si256((const __m256i *)in), v1 = _mm256_loadu_si256((const __m256i *)(in + 32));
-    // UTF-8: a block of ASCII only needs the previous block to have been complete.
-    if (_mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0) {
+// UTF-8 for one block, given as two halves: a block of ASCII only needs the block before
+// it to have been complete.
+SJ_TARGET __attribute__((always_inline)) static inline void sj_utf8_block(sj_scan *st, __m256i v0, __m256i v1, int ascii) {
+    if (ascii) {
         st->utf8_error = _mm256_or_si256(st->utf8_error, st->prev_incomplete);
     } else {
         st->utf8_error = _mm256_or_si256(st->utf8_error,
@@ -227,23 +227,12 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
         st->prev_incomplete = sj_utf8_incomplete(v1);
     }
     st->prev_half = v1;
+}
 
-    const __m256i quote_v = _mm256_set1_epi8('"'), backslash_v = _mm256_set1_epi8('\\');
-    // Whitespace and structural bytes by table on the low nibble (a byte ≥ 0x80 looks up 0).
-    const __m256i ws_table = _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0,
-                                              ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
-    // `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
-    const __m256i op_table = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0,
-                                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0);
-    const __m256i x20 = _mm256_set1_epi8(0x20), x1f = _mm256_set1_epi8(0x1F);
-    uint64_t quote = sj_mask(_mm256_cmpeq_epi8(v0, quote_v), _mm256_cmpeq_epi8(v1, quote_v));
-    uint64_t backslash = sj_mask(_mm256_cmpeq_epi8(v0, backslash_v), _mm256_cmpeq_epi8(v1, backslash_v));
-    uint64_t ws = sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v0), v0),
-                          _mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v1), v1));
-    uint64_t op = sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v0), _mm256_or_si256(v0, x20)),
-                          _mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v1), _mm256_or_si256(v1, x20)));
-    uint64_t ctrl = sj_mask(_mm256_cmpeq_epi8(_mm256_min_epu8(v0, x1f), v0), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, x1f), v1));
-
+// Stage 1's decisions on one block's byte classes, the same for both kernels: returns the
+// bytes the output keeps (all but whitespace outside strings) and sets `listed`.
+SJ_TARGET __attribute__((always_inline)) static inline uint64_t sj_resolve(sj_scan *st, uint64_t quote, uint64_t backslash,
+                                                                          uint64_t ws, uint64_t op, uint64_t ctrl, uint64_t *listed) {
     // Most blocks have no backslash: then nothing in them is escaped but what the block
     // before escaped.
     uint64_t escaped = st->prev_escaped;
@@ -268,10 +257,35 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
     carry |= __builtin_add_overflow(sum, st->ws_carry, &sum);
     st->ws_carry = carry;
     st->error |= sum & ~outside_ws & scalar;
-
-    uint64_t keep = ~outside_ws;
     // (A backslash outside strings has already failed the block.)
-    uint64_t listed = (quote & in_string) | op | (backslash & ~escaped);
+    *listed = (quote & in_string) | op | (backslash & ~escaped);
+    return ~outside_ws;
+}
+
+// Stage 1 on one 64-byte block at `in` (AVX2): appends its compact form to the output and
+// the output positions of its listed bytes to `idx`; returns the number listed.
+SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)in), v1 = _mm256_loadu_si256((const __m256i *)(in + 32));
+    sj_utf8_block(st, v0, v1, _mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0);
+
+    const __m256i quote_v = _mm256_set1_epi8('"'), backslash_v = _mm256_set1_epi8('\\');
+    // Whitespace and structural bytes by table on the low nibble (a byte >= 0x80 looks up 0).
+    const __m256i ws_table = _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0,
+                                              ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
+    // `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
+    const __m256i op_table = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0,
+                                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0);
+    const __m256i x20 = _mm256_set1_epi8(0x20), x1f = _mm256_set1_epi8(0x1F);
+    uint64_t listed, keep = sj_resolve(st,
+        sj_mask(_mm256_cmpeq_epi8(v0, quote_v), _mm256_cmpeq_epi8(v1, quote_v)),
+        sj_mask(_mm256_cmpeq_epi8(v0, backslash_v), _mm256_cmpeq_epi8(v1, backslash_v)),
+        sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v0), v0),
+                _mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v1), v1)),
+        sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v0), _mm256_or_si256(v0, x20)),
+                _mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v1), _mm256_or_si256(v1, x20))),
+        sj_mask(_mm256_cmpeq_epi8(_mm256_min_epu8(v0, x1f), v0), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, x1f), v1)),
+        &listed);
+
     size_t base = st->w;
     uint8_t *o = out + base;
     if (keep == ~0ULL) {
@@ -300,6 +314,57 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
     }
     return count;
 }
+
+// The same with AVX-512 (BW, VBMI2): classes straight into mask registers, whitespace
+// dropped by one byte compress, positions listed by another (each store of 16 positions
+// may run past the count, into the caller's slack).
+SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
+    __m512i v = _mm512_loadu_si512((const void *)in);
+    sj_utf8_block(st, _mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1), _mm512_movepi8_mask(v) == 0);
+    const __m512i ws_table = _mm512_broadcast_i32x4(_mm_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0));
+    const __m512i op_table = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0));
+    uint64_t listed, keep = sj_resolve(st,
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"')),
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\')),
+        _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(ws_table, v), v),
+        _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(op_table, v), _mm512_or_si512(v, _mm512_set1_epi8(0x20))),
+        _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+        &listed);
+    size_t base = st->w;
+    _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
+    st->w = base + (size_t)_mm_popcnt_u64(keep);
+    // The listed bytes' offsets in the compact block, a byte each by one compress, then
+    // widened 16 at a time.
+    __m512i offsets = _mm512_maskz_compress_epi8(_pext_u64(listed, keep), _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32,
+        31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    const __m512i start = _mm512_set1_epi32((int)base);
+    size_t count = (size_t)_mm_popcnt_u64(listed);
+    _mm512_storeu_si512((void *)idx, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(offsets)), start));
+    if (count > 16) {
+        _mm512_storeu_si512((void *)(idx + 16), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(offsets, 1)), start));
+        if (count > 32) {
+            _mm512_storeu_si512((void *)(idx + 32), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(offsets, 2)), start));
+            if (count > 48)
+                _mm512_storeu_si512((void *)(idx + 48), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(offsets, 3)), start));
+        }
+    }
+    return count;
+}
+
+// Stage 1 over `length` bytes (a multiple of 64), one function per kernel so that the
+// AVX-512 one is compiled apart: the carries are copied in and out once per chunk.
+#define SJ_STAGE1(name, target, block) \
+    target static inline size_t name(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx) { \
+        sj_scan s = *scan; \
+        size_t count = 0; \
+        for (size_t i = 0; i + 64 <= length; i += 64) count += block(&s, in + i, out, idx + count); \
+        *scan = s; \
+        return count; \
+    }
+SJ_STAGE1(sj_stage1_avx2, SJ_TARGET, sj_block)
+SJ_STAGE1(sj_stage1_avx512, SJ_TARGET512, sj_block512)
+#undef SJ_STAGE1
 
 // Escapes already in the normalized form whatever follows them: `\"`, `\\` and `\b \f \n \r \t`.
 static const uint8_t sj_short_escape[256] = {
@@ -398,6 +463,20 @@ SJ_TARGET static inline uint64_t sj_digits(const uint8_t *p) {
 // Whether the n bytes at p are exactly one JSON number, literal or nothing else. p has at
 // least 32 readable bytes (the output's slack).
 SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n) {
+    // Digits from one mask of the first 32 bytes, bits at and above n clear so that every
+    // run stops by n; a longer number (rare) is read a byte at a time.
+    int masked = n <= 32;
+    uint64_t d = masked ? _bzhi_u64(sj_digits(p), (unsigned)n) : 0;
+    if (masked) {
+        // Most numbers are digits, or digits with one fraction point, after an optional
+        // sign: told from the mask of the other bytes alone.
+        unsigned sign = p[0] == '-';
+        uint64_t other = _bzhi_u64(~d, (unsigned)n) & ~(uint64_t)sign;
+        if (other == 0) return n > sign && (p[sign] != '0' || n == sign + 1);
+        size_t point = _tzcnt_u64(other);
+        if (_blsr_u64(other) == 0 && p[point] == '.')
+            return point > sign && point + 1 < n && (p[sign] != '0' || point == sign + 1);
+    }
     switch (p[0]) {
     case 't': return n == 4 && memcmp(p, "true", 4) == 0;
     case 'f': return n == 5 && memcmp(p, "false", 5) == 0;
@@ -406,10 +485,6 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
         break;
     default: return 0;
     }
-    // Digits from one mask of the first 32 bytes, bits at and above n clear so that every
-    // run stops by n; a longer number (rare) is read a byte at a time.
-    int masked = n <= 32;
-    uint64_t d = masked ? _bzhi_u64(sj_digits(p), (unsigned)n) : 0;
 #define SJ_IS_DIGIT(i) (masked ? (int)(d >> (i) & 1) : (i) < n && (uint8_t)(p[i] - '0') < 10)
 #define SJ_SKIP_DIGITS(i) do { if (masked) i += _tzcnt_u64(~(d >> i)); else while (SJ_IS_DIGIT(i)) i++; } while (0)
     size_t i = p[0] == '-';
@@ -442,7 +517,7 @@ enum { SJ_DOCUMENT_DONE = 17 };   // sj_walk's `resume` once the document is who
 SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
-    size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth, string_start = st->string_start;
+    size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth;
     uint8_t c = 0;
     if (count == 0) return 0;
 // Moves to the next listed position, suspending when the list is used up.
@@ -451,9 +526,9 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     case label: p = idx[k]; c = out[p];
 // A string whose opening quote is current: the escapes listed after it, then whatever
 // comes after the string, which is current at the end; the byte before it must be the
-// closing quote.
+// closing quote. (Only escaping backslashes are listed inside a string, and its closing
+// quote is not, so that position is at least two past the opening quote.)
 #define SJ_STRING(next, escape) \
-    string_start = p; \
     for (;;) { \
         SJ_NEXT(next) \
         if (c != '\\') break; \
@@ -466,7 +541,7 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
             k += (size_t)used; \
         } \
     } \
-    if (p < string_start + 2 || out[p - 1] != '"') return -1; \
+    if (out[p - 1] != '"') return -1; \
     cursor = p;
 // A value at `cursor`; then on to `then` with the position after it current.
 #define SJ_VALUE(next, escape, then) \
@@ -544,18 +619,19 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     return -1;
 suspend:
     // At the list's end k == count; at an escape k is that escape, taken again next time.
-    st->cursor = cursor; st->depth = depth; st->string_start = string_start;
+    st->cursor = cursor; st->depth = depth;
     return (ptrdiff_t)k;
 #undef SJ_NEXT
 #undef SJ_STRING
 #undef SJ_VALUE
 }
 
-// Normalizes the n bytes at `in` into `out`, which has room for n + 64 bytes. Returns the
-// output length, or -1 when the input is not valid JSON (or too large for 32-bit positions:
-// the caller's own path decides those).
+// Normalizes the n bytes at `in` into `out`, which has room for n + 64 bytes, with the
+// given kernel (serializerd_json_fast_available's numbers; the caller passes one this CPU
+// runs). Returns the output length, or -1 when the input is not valid JSON (or too large
+// for 32-bit positions: the caller's own path decides those).
 SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
-                                                                  int allow_fragments, size_t max_depth) {
+                                                                  int allow_fragments, size_t max_depth, int kernel) {
     if (n >= (1ULL << 31)) return -1;
     sj_state st;
     memset(&st, 0, sizeof st);
@@ -565,8 +641,8 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
     uint8_t local_stack[1024];
     st.stack = max_depth < sizeof local_stack ? local_stack : (uint8_t *)malloc(max_depth + 1);
     // A chunk's positions: at most one per byte and the tail block's, what the chunk
-    // before left (an escape, with its pair), the sentinel, and slack for the
-    // four-at-a-time stores.
+    // before left (an escape and what follows it within 12 bytes), the sentinel, and slack
+    // for the stores of 4 (AVX2) or 16 (AVX-512) positions at a time.
     uint32_t idx[SJ_CHUNK + 64 + 96];
     ptrdiff_t result = -1;
     if (!st.stack) goto done;
@@ -578,14 +654,18 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
         size_t end = n - i > SJ_CHUNK ? i + SJ_CHUNK : n;
         int final = end == n;
         size_t count = pending;
-        for (; i + 64 <= end; i += 64) count += sj_block(&scan, in + i, out, idx + count);
+        size_t whole = (end - i) & ~(size_t)63;
+        count += kernel == 2 ? sj_stage1_avx512(&scan, in + i, whole, out, idx + count)
+                             : sj_stage1_avx2(&scan, in + i, whole, out, idx + count);
+        i += whole;
         if (final) {
             // The tail, padded with spaces; always one such block, so UTF-8 cut off at the
             // very end is caught by the ASCII after it.
             uint8_t tail[64];
             memset(tail, ' ', sizeof tail);
             memcpy(tail, in + i, n - i);
-            count += sj_block(&scan, tail, out, idx + count);
+            count += kernel == 2 ? sj_stage1_avx512(&scan, tail, 64, out, idx + count)
+                                 : sj_stage1_avx2(&scan, tail, 64, out, idx + count);
             i = n;
             if (scan.prev_in_string) goto done;   // an unterminated string
             out[scan.w] = 0;
@@ -611,8 +691,8 @@ done:
 #else
 static inline int serializerd_json_fast_available(void) { return 0; }
 static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
-                                                        int allow_fragments, size_t max_depth) {
-    (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth;
+                                                        int allow_fragments, size_t max_depth, int kernel) {
+    (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth; (void)kernel;
     return -1;
 }
 #endif

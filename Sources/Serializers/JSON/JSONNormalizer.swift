@@ -30,20 +30,23 @@ public enum JSONNormalizer {
         return try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self)
     }
 
-    /// Whether this machine runs the fast path (`json_fast.h`: AVX2, BMI2, PCLMUL).
-    static let fastPathAvailable = serializerd_json_fast_available() != 0
+    /// The fast path's best kernel on this machine (`json_fast.h`): 0 none, 1 AVX2 (with
+    /// BMI2 and PCLMUL), 2 AVX-512 (BW, VL, VBMI2).
+    static let fastKernel = Int(serializerd_json_fast_available())
+    static var fastPathAvailable: Bool { fastKernel != 0 }
 
     /// The C fast path: the same output as `normalizeUTF8(_:from:options:scan:)` for valid
     /// input, nil for invalid input or where the fast path does not run.
-    static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) -> [UInt8]? {
+    /// `kernel` chooses one of the kernels this machine runs (tests run each of them).
+    static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel) -> [UInt8]? {
         let n = input.count - start
-        guard fastPathAvailable, n > 0 else { return nil }
+        guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }
         var valid = false
         // It writes whole blocks past the output it keeps: 64 bytes of room beyond the input.
         let out = input.withUnsafeBufferPointer { inBuf in
             [UInt8](unsafeUninitializedCapacity: n + 64) { outBuf, count in
                 let length = serializerd_json_fast_normalize(inBuf.baseAddress.map { $0 + start }, n, outBuf.baseAddress!,
-                                                             options.allowFragments ? 1 : 0, options.maxDepth)
+                                                             options.allowFragments ? 1 : 0, options.maxDepth, Int32(kernel))
                 valid = length >= 0
                 count = valid ? length : 0
             }

@@ -543,7 +543,8 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     } \
     if (out[p - 1] != '"') return -1; \
     cursor = p;
-// A value at `cursor`; then on to `then` with the position after it current.
+// A value at `cursor`; then on to `then` with the position after it current and `cursor`
+// there.
 #define SJ_VALUE(next, escape, then) \
     if (p > cursor) { \
         if (!sj_scalar(out + cursor, p - cursor)) return -1; \
@@ -567,13 +568,14 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
         if (c == '}') goto scope_end;
         if (c != '"') return -1;
         SJ_STRING(4, 5)
-    object_colon:
-        if (p != cursor || c != ':') return -1;
+    object_colon:   // (a key just ended at p: cursor == p)
+        if (c != ':') return -1;
         cursor = p + 1;
         SJ_NEXT(6)
-        SJ_VALUE(7, 8, object_continue)
+        SJ_VALUE(7, 8, object_next)
     object_continue:
         if (p != cursor) return -1;
+    object_next:   // (a value just ended at p: cursor == p)
         if (c == ',') {
             cursor = p + 1;
             SJ_NEXT(9)
@@ -588,9 +590,10 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
         SJ_NEXT(12)
         if (p == cursor && c == ']') goto scope_end;
     array_value:
-        SJ_VALUE(13, 14, array_continue)
+        SJ_VALUE(13, 14, array_next)
     array_continue:
         if (p != cursor) return -1;
+    array_next:
         if (c == ',') {
             cursor = p + 1;
             SJ_NEXT(15)

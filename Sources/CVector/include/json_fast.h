@@ -1,9 +1,10 @@
 #ifndef SERIALIZERD_JSON_FAST_H
 #define SERIALIZERD_JSON_FAST_H
-// The JSON normalizer's fast path, for x86-64 CPUs with AVX2, BMI1/2 and PCLMUL (checked at
-// run time by serializerd_json_fast_available). Swift cannot compile one function for AVX2
-// and pick it at run time, so this kernel is C with `target` attributes; everything else
-// about the normalizer (its contract, errors, the portable path) stays in Swift.
+// The JSON normalizer's fast path, for x86-64 CPUs with AVX2, BMI1/2 and PCLMUL, its first
+// stage in AVX-512 where the CPU has VBMI2 (both checked at run time by
+// serializerd_json_fast_available). Swift cannot compile one function for AVX2 and pick it
+// at run time, so this kernel is C with `target` attributes; everything else about the
+// normalizer (its contract, errors, the portable path) stays in Swift.
 //
 // Two stages over the input in chunks of SJ_CHUNK bytes, 64 bytes a block:
 // 1. Classify each block into bitmasks (quotes, backslashes, whitespace, structural bytes,
@@ -52,6 +53,11 @@ static inline int serializerd_json_fast_available(void) {
 #define SJ_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt")))
 #define SJ_TARGET512 __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi2")))
 #define SJ_CHUNK 4096
+
+// Whitespace and structural bytes by table on the low nibble (a byte >= 0x80 looks up 0).
+// `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
+#define SJ_WS_TABLE ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0
+#define SJ_OP_TABLE 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0
 
 // For each byte mask m, the pshufb indices that gather the bytes whose bit is set.
 static const uint64_t sj_gather[256] = {
@@ -269,12 +275,8 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
     sj_utf8_block(st, v0, v1, _mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0);
 
     const __m256i quote_v = _mm256_set1_epi8('"'), backslash_v = _mm256_set1_epi8('\\');
-    // Whitespace and structural bytes by table on the low nibble (a byte >= 0x80 looks up 0).
-    const __m256i ws_table = _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0,
-                                              ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
-    // `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
-    const __m256i op_table = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0,
-                                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0);
+    const __m256i ws_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_WS_TABLE));
+    const __m256i op_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_OP_TABLE));
     const __m256i x20 = _mm256_set1_epi8(0x20), x1f = _mm256_set1_epi8(0x1F);
     uint64_t listed, keep = sj_resolve(st,
         sj_mask(_mm256_cmpeq_epi8(v0, quote_v), _mm256_cmpeq_epi8(v1, quote_v)),
@@ -321,8 +323,8 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
 SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
     __m512i v = _mm512_loadu_si512((const void *)in);
     sj_utf8_block(st, _mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1), _mm512_movepi8_mask(v) == 0);
-    const __m512i ws_table = _mm512_broadcast_i32x4(_mm_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0));
-    const __m512i op_table = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0));
+    const __m512i ws_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_WS_TABLE));
+    const __m512i op_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_OP_TABLE));
     uint64_t listed, keep = sj_resolve(st,
         _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"')),
         _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\')),
@@ -365,6 +367,11 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
 SJ_STAGE1(sj_stage1_avx2, SJ_TARGET, sj_block)
 SJ_STAGE1(sj_stage1_avx512, SJ_TARGET512, sj_block512)
 #undef SJ_STAGE1
+
+SJ_TARGET __attribute__((always_inline)) static inline size_t sj_stage1(int kernel, sj_scan *scan, const uint8_t *in, size_t length,
+                                                                       uint8_t *out, uint32_t *idx) {
+    return kernel == 2 ? sj_stage1_avx512(scan, in, length, out, idx) : sj_stage1_avx2(scan, in, length, out, idx);
+}
 
 // Escapes already in the normalized form whatever follows them: `\"`, `\\` and `\b \f \n \r \t`.
 static const uint8_t sj_short_escape[256] = {
@@ -658,8 +665,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
         int final = end == n;
         size_t count = pending;
         size_t whole = (end - i) & ~(size_t)63;
-        count += kernel == 2 ? sj_stage1_avx512(&scan, in + i, whole, out, idx + count)
-                             : sj_stage1_avx2(&scan, in + i, whole, out, idx + count);
+        count += sj_stage1(kernel, &scan, in + i, whole, out, idx + count);
         i += whole;
         if (final) {
             // The tail, padded with spaces; always one such block, so UTF-8 cut off at the
@@ -667,8 +673,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
             uint8_t tail[64];
             memset(tail, ' ', sizeof tail);
             memcpy(tail, in + i, n - i);
-            count += kernel == 2 ? sj_stage1_avx512(&scan, tail, 64, out, idx + count)
-                                 : sj_stage1_avx2(&scan, tail, 64, out, idx + count);
+            count += sj_stage1(kernel, &scan, tail, 64, out, idx + count);
             i = n;
             if (scan.prev_in_string) goto done;   // an unterminated string
             out[scan.w] = 0;

@@ -33,11 +33,10 @@ public enum JSONNormalizer {
     /// The fast path's best kernel on this machine (`json_fast.h`): 0 none, 1 AVX2 (with
     /// BMI2 and PCLMUL), 2 AVX-512 (BW, VL, VBMI2).
     static let fastKernel = Int(serializerd_json_fast_available())
-    static var fastPathAvailable: Bool { fastKernel != 0 }
 
     /// The C fast path: the same output as `normalizeUTF8(_:from:options:scan:)` for valid
-    /// input, nil for invalid input or where the fast path does not run.
-    /// `kernel` chooses one of the kernels this machine runs (tests run each of them).
+    /// input, nil for invalid input or where the fast path does not run. `kernel` chooses
+    /// one of the kernels this machine runs (tests run each of them).
     static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel) -> [UInt8]? {
         let n = input.count - start
         guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }

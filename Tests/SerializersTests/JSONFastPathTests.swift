@@ -33,6 +33,7 @@ import Testing
         "-12.5e+3", "0", "-0.0E-0", "123456789012345678901234567890123456789.5", "true", "false", "null",
         "-0", "0.5", "-10.25", "7", "-7", "90",
         "[[{}],{\"k\":[]},[]]", "{\"a\" : { \"b\" :\t[ 1 , 2 ]\n}\r}",
+        "{\"\\u0041\\/\":\"\\/\",\"\\\\\":\"\\\"\"}", "[\"\",\"\"]", "{\"\":\"\"}",
     ]
 
     static let invalid = [
@@ -40,6 +41,11 @@ import Testing
         "\"\\x\"", "\"a\tb\"", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "[1}", "{]", "01", "1.", ".5", "1e", "+1", "\u{1A}", "\u{0C}",
         "nul", "truex", "\"\\", "\"abc", "\u{FEFF}1", "\"\"\\\"", "\"a\"\\\"b\"", "1\\",
         "-", "-.5", "0.", "00", "-01", "01.5", "1.2.3", "1..2", "--1", "1-", "1.5-", "0x1", "1.e5", "-e1",
+        // Tokens that touch: the walk takes what lies between two structural bytes as one.
+        "\"a\"\"b\"", "\"a\"1", "1\"a\"", "\"a\"true", "\"a\" 1", "1 \"a\"", "\"a\"x\"b\"", "\"\"\"\"",
+        "{\"a\"\"b\":1}", "{\"a\"1:2}", "{1:2}", "{\"a\":\"b\"\"c\"}", "{\"a\":1\"c\"}", "{\"a\" \"b\":1}",
+        // Escapes stage 1 checks and does not list.
+        "\"\\a\"", "\"\\U0041\"", "\"\\'\"", "\"\\ \"", "\"\\é\"", "\"\\0\"", "\"\\u\"",
     ]
 
     /// Each token, valid and not, at every offset within 40 bytes of a block or chunk edge,
@@ -81,6 +87,16 @@ import Testing
                 agreement.expectAgreement(bytes)
             }
         }
+    }
+
+    /// More escapes to rewrite than the fast path keeps on its stack (it lists them apart,
+    /// growing the list on the heap), and an invalid one far down that list.
+    @Test func escapesPastTheStackList() {
+        let strings = (0..<3000).map { i in ["\"\\/\"", "\"a\\u00e9b\\/\"", "\"\\ud83d\\ude00\\u0041\""][i % 3] }
+        agreement.expectAgreement(Array(("[" + strings.joined(separator: ",") + "]").utf8))
+        var broken = strings
+        broken[2500] = "\"\\ud83d\\u0041\""
+        agreement.expectAgreement(Array(("[" + broken.joined(separator: ",") + "]").utf8))
     }
 
     /// The options it reads: the depth limit at and past its edge, and fragments refused.

@@ -10,13 +10,14 @@
 // 1. Classify each block into bitmasks (quotes, backslashes, whitespace, structural bytes,
 //    controls), find the string interiors (escaped quotes resolved as simdjson does, the
 //    interior as a prefix XOR by carry-less multiply), validate UTF-8 (the Keiser-Lemire
-//    lookup), write the block without its whitespace outside strings, and list the
-//    positions, in that compact output, of every structural byte, opening quote and
-//    escaping backslash.
-// 2. Walk that list with the grammar: a string runs from its opening quote to the byte
-//    before the next listed position; a scalar is the gap between two listed positions.
-//    Escapes that are not already in the normalized form are rewritten in place (the
-//    normalized form is never longer), the output after them moved down once.
+//    lookup), the escaped bytes, and that tokens are apart (no string right after a token,
+//    nothing joined across whitespace), write the block without its whitespace
+//    outside strings, and list the positions, in that compact output, of every structural
+//    byte and of the letter of each `\u` and `\/` escape.
+// 2. Walk that list with the grammar: the bytes between two structural ones are one token,
+//    a string when they begin with a quote, else a scalar. `\u` and `\/` escapes that are
+//    not already in the normalized form are rewritten in place (the normalized form is
+//    never longer), the output after them moved down once.
 // It only decides valid or not: on invalid input it returns -1 and the caller reruns the
 // Swift normalizer for the error and its offset. Valid input gives byte for byte the
 // Swift normalizer's output (tests and fuzz/json hold the two equal).
@@ -58,6 +59,11 @@ static inline int serializerd_json_fast_available(void) {
 // `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
 #define SJ_WS_TABLE ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0
 #define SJ_OP_TABLE 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ':', '{', ',', '}', 0, 0
+
+// The bytes a backslash may escape (`"\/bfnrtu`), by a bit the tables on the high and on
+// the low nibble share: high 2 (`"` `/`), 5 (`\`), 6 (`b f n`), 7 (`r t u`).
+#define SJ_ESCAPE_HI_TABLE 0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0
+#define SJ_ESCAPE_LO_TABLE 0, 0, 1 | 4 | 8, 0, 8, 8, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1
 
 // For each byte mask m, the pshufb indices that gather the bytes whose bit is set.
 static const uint64_t sj_gather[256] = {
@@ -132,14 +138,41 @@ typedef struct {
     // stay in registers (stores through the output's byte pointers may alias any struct).
     uint64_t prev_escaped;      // the next block's first byte is escaped
     uint64_t prev_in_string;    // all ones when the block ended inside a string
-    uint64_t prev_scalar;       // the block's last byte was part of a scalar
+    uint64_t prev_ender;        // the block's last byte ended a token (a scalar's byte or a closing quote)
+    uint64_t prev_close;        // the block's last byte was a closing quote
     uint64_t ws_carry;          // a whitespace run after a scalar reached the block's end
     uint64_t error;             // any bit: invalid
     __m256i prev_half;          // the last 32 input bytes, for UTF-8 sequences across blocks
     __m256i prev_incomplete;    // the last bytes began a sequence the next block must finish
     __m256i utf8_error;
     size_t w;                   // output bytes written
+    uint32_t *escapes;          // output positions of the letters of `\u` and `\/` escapes
+    size_t escape_count, escape_capacity;
+    int escapes_on_heap;
 } sj_scan;
+
+// Room for `more` escape positions; on failure the scan fails (and the caller's own path
+// decides the input).
+__attribute__((noinline)) static void sj_escapes_reserve(sj_scan *st, size_t more) {
+    if (st->escape_count + more <= st->escape_capacity) return;
+    size_t capacity = st->escape_capacity * 2 + more;
+    uint32_t *grown = (uint32_t *)malloc(capacity * sizeof(uint32_t));
+    if (!grown) { st->error = 1; st->escape_count = 0; return; }
+    memcpy(grown, st->escapes, st->escape_count * sizeof(uint32_t));
+    if (st->escapes_on_heap) free(st->escapes);
+    st->escapes = grown;
+    st->escape_capacity = capacity;
+    st->escapes_on_heap = 1;
+}
+
+// Appends the escapes among a block's bytes (bits of `escapes` in the block's input) at
+// their positions in the compact output.
+SJ_TARGET static inline void sj_list_escapes(sj_scan *st, uint64_t escapes, uint64_t keep, size_t base) {
+    sj_escapes_reserve(st, 64);
+    if (st->error) return;
+    for (uint64_t e = _pext_u64(escapes, keep); e; e = _blsr_u64(e))
+        st->escapes[st->escape_count++] = (uint32_t)(base + _tzcnt_u64(e));
+}
 
 typedef struct {
     // The compact output and what stage 2 has made of it.
@@ -236,13 +269,17 @@ SJ_TARGET __attribute__((always_inline)) static inline void sj_utf8_block(sj_sca
 }
 
 // Stage 1's decisions on one block's byte classes, the same for both kernels: returns the
-// bytes the output keeps (all but whitespace outside strings) and sets `listed`.
+// bytes the output keeps (all but whitespace outside strings), sets `listed` (structural
+// bytes outside strings) and `escaped` (the bytes a backslash escapes, which the block
+// checks and lists apart).
 SJ_TARGET __attribute__((always_inline)) static inline uint64_t sj_resolve(sj_scan *st, uint64_t quote, uint64_t backslash,
-                                                                          uint64_t ws, uint64_t op, uint64_t ctrl, uint64_t *listed) {
+                                                                          uint64_t ws, uint64_t op, uint64_t ctrl,
+                                                                          uint64_t *listed, uint64_t *escaped_out) {
     // Most blocks have no backslash: then nothing in them is escaped but what the block
     // before escaped.
     uint64_t escaped = st->prev_escaped;
     if (backslash | escaped) escaped = sj_escaped(backslash, &st->prev_escaped);
+    *escaped_out = escaped;
     quote &= ~escaped;
     // From each opening quote up to (not including) its closing quote.
     uint64_t in_string = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
@@ -254,17 +291,24 @@ SJ_TARGET __attribute__((always_inline)) static inline uint64_t sj_resolve(sj_sc
     // Controls inside strings; a backslash outside them (which would also hide a quote
     // from stage 2's check that a string ends at a quote).
     st->error |= (ctrl & in_string) | (backslash & ~in_string);
-    // Whitespace between two scalar bytes would join them in the output (`1 2` as `12`).
+    // Stage 2 lists no quotes: it takes the bytes between two structural ones as one token,
+    // a string when they begin with a quote. So tokens must be apart: nothing but a
+    // structural byte right after a string, no string right after a scalar, and no scalar
+    // or string after either across whitespace (`1 2` would read as `12`).
+    uint64_t open = quote & in_string;
     uint64_t scalar = ~(outside_ws | op | quote | in_string);
-    uint64_t after_scalar = (scalar << 1 | st->prev_scalar) & outside_ws;
-    st->prev_scalar = scalar >> 63;
+    uint64_t ender = scalar | (quote & ~in_string);
+    uint64_t after_token = ender << 1 | st->prev_ender;
+    st->prev_ender = ender >> 63;
+    uint64_t close = quote & ~in_string;
+    st->error |= (after_token & open) | ((close << 1 | st->prev_close) & scalar);
+    st->prev_close = close >> 63;
     uint64_t sum;
-    uint64_t carry = __builtin_add_overflow(outside_ws, after_scalar, &sum);
+    uint64_t carry = __builtin_add_overflow(outside_ws, after_token & outside_ws, &sum);
     carry |= __builtin_add_overflow(sum, st->ws_carry, &sum);
     st->ws_carry = carry;
-    st->error |= sum & ~outside_ws & scalar;
-    // (A backslash outside strings has already failed the block.)
-    *listed = (quote & in_string) | op | (backslash & ~escaped);
+    st->error |= sum & ~outside_ws & (scalar | open);
+    *listed = op;
     return ~outside_ws;
 }
 
@@ -278,7 +322,7 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
     const __m256i ws_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_WS_TABLE));
     const __m256i op_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_OP_TABLE));
     const __m256i x20 = _mm256_set1_epi8(0x20), x1f = _mm256_set1_epi8(0x1F);
-    uint64_t listed, keep = sj_resolve(st,
+    uint64_t listed, escaped, keep = sj_resolve(st,
         sj_mask(_mm256_cmpeq_epi8(v0, quote_v), _mm256_cmpeq_epi8(v1, quote_v)),
         sj_mask(_mm256_cmpeq_epi8(v0, backslash_v), _mm256_cmpeq_epi8(v1, backslash_v)),
         sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v0), v0),
@@ -286,7 +330,20 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
         sj_mask(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v0), _mm256_or_si256(v0, x20)),
                 _mm256_cmpeq_epi8(_mm256_shuffle_epi8(op_table, v1), _mm256_or_si256(v1, x20))),
         sj_mask(_mm256_cmpeq_epi8(_mm256_min_epu8(v0, x1f), v0), _mm256_cmpeq_epi8(_mm256_min_epu8(v1, x1f), v1)),
-        &listed);
+        &listed, &escaped);
+    if (escaped) {
+        const __m256i hi_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_ESCAPE_HI_TABLE));
+        const __m256i lo_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_ESCAPE_LO_TABLE));
+        const __m256i zero = _mm256_setzero_si256(), x0f = _mm256_set1_epi8(0x0F);
+#define SJ_ESCAPE_CLASS(v) _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(hi_table, sj_high_nibble(v)), \
+                                                               _mm256_shuffle_epi8(lo_table, _mm256_and_si256((v), x0f))), zero)
+        st->error |= escaped & sj_mask(SJ_ESCAPE_CLASS(v0), SJ_ESCAPE_CLASS(v1));
+#undef SJ_ESCAPE_CLASS
+        const __m256i u = _mm256_set1_epi8('u'), slash = _mm256_set1_epi8('/');
+        uint64_t rewrite = escaped & sj_mask(_mm256_or_si256(_mm256_cmpeq_epi8(v0, u), _mm256_cmpeq_epi8(v0, slash)),
+                                             _mm256_or_si256(_mm256_cmpeq_epi8(v1, u), _mm256_cmpeq_epi8(v1, slash)));
+        if (rewrite) sj_list_escapes(st, rewrite, keep, st->w);
+    }
 
     size_t base = st->w;
     uint8_t *o = out + base;
@@ -295,11 +352,15 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
         _mm256_storeu_si256((__m256i *)(o + 32), v1);
         st->w = base + 64;
     } else {
+        // Each 8 bytes gathered from the 16-byte quarter that holds them (the second half of
+        // a quarter by indices 8 higher).
+        const __m128i quarter[4] = {_mm256_castsi256_si128(v0), _mm256_extracti128_si256(v0, 1),
+                                    _mm256_castsi256_si128(v1), _mm256_extracti128_si256(v1, 1)};
         size_t k = 0;
         for (int lane = 0; lane < 8; lane++) {
             unsigned m = (unsigned)(keep >> (8 * lane)) & 0xFF;
-            __m128i bytes = _mm_loadl_epi64((const __m128i *)(in + 8 * lane));
-            _mm_storel_epi64((__m128i *)(o + k), _mm_shuffle_epi8(bytes, _mm_cvtsi64_si128((long long)sj_gather[m])));
+            uint64_t gather = sj_gather[m] + (lane & 1 ? 0x0808080808080808ULL : 0);
+            _mm_storel_epi64((__m128i *)(o + k), _mm_shuffle_epi8(quarter[lane >> 1], _mm_cvtsi64_si128((long long)gather)));
             k += (size_t)_mm_popcnt_u32(m);
         }
         st->w = base + k;
@@ -325,13 +386,23 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
     sj_utf8_block(st, _mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1), _mm512_movepi8_mask(v) == 0);
     const __m512i ws_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_WS_TABLE));
     const __m512i op_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_OP_TABLE));
-    uint64_t listed, keep = sj_resolve(st,
+    uint64_t listed, escaped, keep = sj_resolve(st,
         _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"')),
         _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\')),
         _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(ws_table, v), v),
         _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(op_table, v), _mm512_or_si512(v, _mm512_set1_epi8(0x20))),
         _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
-        &listed);
+        &listed, &escaped);
+    if (escaped) {
+        const __m512i hi_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_ESCAPE_HI_TABLE));
+        const __m512i lo_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_ESCAPE_LO_TABLE));
+        const __m512i x0f = _mm512_set1_epi8(0x0F);
+        st->error |= escaped & ~_mm512_test_epi8_mask(
+            _mm512_shuffle_epi8(hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), x0f)),
+            _mm512_shuffle_epi8(lo_table, _mm512_and_si512(v, x0f)));
+        uint64_t rewrite = escaped & (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('u')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/')));
+        if (rewrite) sj_list_escapes(st, rewrite, keep, st->w);
+    }
     size_t base = st->w;
     _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
     st->w = base + (size_t)_mm_popcnt_u64(keep);
@@ -373,11 +444,6 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_stage1(int kern
     return kernel == 2 ? sj_stage1_avx512(scan, in, length, out, idx) : sj_stage1_avx2(scan, in, length, out, idx);
 }
 
-// Escapes already in the normalized form whatever follows them: `\"`, `\\` and `\b \f \n \r \t`.
-static const uint8_t sj_short_escape[256] = {
-    ['"'] = 1, ['\\'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1,
-};
-
 // Replaces output bytes [at, at + length) with `bytes` (never longer).
 static inline void sj_rewrite(sj_state *st, size_t at, size_t length, const uint8_t *bytes, size_t count) {
     if (st->rw != st->rr) memmove(st->out + st->rw, st->out + st->rr, at - st->rr);
@@ -400,10 +466,10 @@ static inline int32_t sj_hex4(const uint8_t *p) {
     return a << 12 | b << 8 | c << 4 | d;
 }
 
-// The escape whose backslash is at `at`, other than those sj_short_escape passes: checked,
-// and rewritten unless it is already in the normalized form (JSONEscaping.writeScalar).
-// Returns how many further listed positions it used (a surrogate pair's second
-// backslash), or -1 when invalid.
+// The escape whose backslash is at `at`, a `\u` or `\/` (stage 1 lists only those and
+// has checked the others): checked, and rewritten unless it is already in the normalized
+// form (JSONEscaping.writeScalar). Returns how many further listed positions it used (a
+// surrogate pair's second escape), or -1 when invalid.
 static inline int sj_escape(sj_state *st, size_t at) {
     const uint8_t *p = st->out + at;
     if (p[1] == '/') {
@@ -513,14 +579,15 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
     return i == n;
 }
 
-enum { SJ_DOCUMENT_DONE = 17 };   // sj_walk's `resume` once the document is whole (past its labels, 1-16)
+enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
 
-// Stage 2 over listed positions idx[0..count): the grammar as a machine of labels, so each
-// decision is its own (well predicted) branch. At the end of the list it suspends, keeping
-// its place in `resume`, and goes on when called with the next chunk's positions; it also
-// suspends at an escape whose bytes may not all be written yet. When `final`, the list ends
-// with a sentinel at the output's end (a zero byte there). Returns how many positions it
-// took, or -1 when the input is invalid.
+// Stage 2 over listed positions idx[0..count), the structural bytes: the grammar as a
+// machine of labels, so each decision is its own (well predicted) branch. The bytes
+// between two structural ones are one token (stage 1 has checked that tokens are apart),
+// a string when they begin with a quote, else a scalar. At the end of the list it
+// suspends, keeping its place in `resume`, and goes on when called with the next chunk's
+// positions. When `final`, the list ends with a sentinel at the output's end (a zero byte
+// there). Returns how many positions it took, or -1 when the input is invalid.
 SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
@@ -531,34 +598,15 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
 #define SJ_NEXT(label) \
     if (++k >= count) { st->resume = label; goto suspend; } \
     case label: p = idx[k]; c = out[p];
-// A string whose opening quote is current: the escapes listed after it, then whatever
-// comes after the string, which is current at the end; the byte before it must be the
-// closing quote. (Only escaping backslashes are listed inside a string, and its closing
-// quote is not, so that position is at least two past the opening quote.)
-#define SJ_STRING(next, escape) \
-    for (;;) { \
-        SJ_NEXT(next) \
-        if (c != '\\') break; \
-        if (!final && p + 12 > st->w) { st->resume = escape; goto suspend; } \
-        if (0) { case escape: p = idx[k]; } \
-        if (sj_short_escape[out[p + 1]]) continue; \
-        { \
-            int used = sj_escape(st, p); \
-            if (used < 0) return -1; \
-            k += (size_t)used; \
-        } \
-    } \
-    if (out[p - 1] != '"') return -1; \
-    cursor = p;
-// A value at `cursor`; then on to `then` with the position after it current and `cursor`
-// there.
-#define SJ_VALUE(next, escape, then) \
+// A value at `cursor`; then on to `then` with the structural byte after it current and
+// `cursor` there. (An empty token begins with the structural byte, never a quote.)
+#define SJ_VALUE(then) \
+    if (out[cursor] == '"') { cursor = p; goto then; } \
     if (p > cursor) { \
         if (!sj_scalar(out + cursor, p - cursor)) return -1; \
         cursor = p; \
         goto then; \
     } \
-    if (c == '"') { SJ_STRING(next, escape) goto then; } \
     if (c == '{') { if (depth >= st->max_depth) return -1; stack[depth++] = 0; cursor = p + 1; goto object_begin; } \
     if (c == '[') { if (depth >= st->max_depth) return -1; stack[depth++] = 1; cursor = p + 1; goto array_begin; } \
     return -1;
@@ -567,43 +615,39 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     case 0:
         p = idx[0]; c = out[p];
         if (!st->allow_fragments && !(p == 0 && (c == '{' || c == '['))) return -1;
-        SJ_VALUE(1, 2, document_end)
+        SJ_VALUE(document_end)
 
     object_begin:
-        SJ_NEXT(3)
-        if (p != cursor) return -1;
-        if (c == '}') goto scope_end;
-        if (c != '"') return -1;
-        SJ_STRING(4, 5)
-    object_colon:   // (a key just ended at p: cursor == p)
+        SJ_NEXT(1)
+        if (p == cursor && c == '}') goto scope_end;
+    object_key:
+        if (out[cursor] != '"') return -1;
         if (c != ':') return -1;
         cursor = p + 1;
-        SJ_NEXT(6)
-        SJ_VALUE(7, 8, object_next)
+        SJ_NEXT(2)
+        SJ_VALUE(object_next)
     object_continue:
         if (p != cursor) return -1;
     object_next:   // (a value just ended at p: cursor == p)
         if (c == ',') {
             cursor = p + 1;
-            SJ_NEXT(9)
-            if (p != cursor || c != '"') return -1;
-            SJ_STRING(10, 11)
-            goto object_colon;
+            SJ_NEXT(3)
+            goto object_key;
         }
         if (c == '}') goto scope_end;
         return -1;
 
     array_begin:
-        SJ_NEXT(12)
+        SJ_NEXT(4)
         if (p == cursor && c == ']') goto scope_end;
     array_value:
-        SJ_VALUE(13, 14, array_next)
+        SJ_VALUE(array_next)
     array_continue:
         if (p != cursor) return -1;
     array_next:
         if (c == ',') {
             cursor = p + 1;
-            SJ_NEXT(15)
+            SJ_NEXT(5)
             goto array_value;
         }
         if (c == ']') goto scope_end;
@@ -613,7 +657,7 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
         // The closer that is current matches: each label that comes here checked its kind.
         depth--;
         cursor = p + 1;
-        SJ_NEXT(16)
+        SJ_NEXT(6)
         if (depth == 0) goto document_end;
         if (stack[depth - 1]) goto array_continue;
         goto object_continue;
@@ -628,11 +672,9 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     }
     return -1;
 suspend:
-    // At the list's end k == count; at an escape k is that escape, taken again next time.
     st->cursor = cursor; st->depth = depth;
     return (ptrdiff_t)k;
 #undef SJ_NEXT
-#undef SJ_STRING
 #undef SJ_VALUE
 }
 
@@ -650,22 +692,22 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
     st.max_depth = max_depth;
     uint8_t local_stack[1024];
     st.stack = max_depth < sizeof local_stack ? local_stack : (uint8_t *)malloc(max_depth + 1);
-    // A chunk's positions: at most one per byte and the tail block's, what the chunk
-    // before left (an escape and what follows it within 12 bytes), the sentinel, and slack
-    // for the stores of 4 (AVX2) or 16 (AVX-512) positions at a time.
-    uint32_t idx[SJ_CHUNK + 64 + 96];
+    // A chunk's positions: at most one per byte and the tail block's, the sentinel, and
+    // slack for the stores of 4 (AVX2) or 16 (AVX-512) positions at a time.
+    uint32_t idx[SJ_CHUNK + 64 + 80];
+    uint32_t local_escapes[256];
     ptrdiff_t result = -1;
-    if (!st.stack) goto done;
     sj_scan scan;
     memset(&scan, 0, sizeof scan);
-    size_t pending = 0;
+    scan.escapes = local_escapes;
+    scan.escape_capacity = sizeof local_escapes / sizeof local_escapes[0];
+    if (!st.stack) goto done;
     size_t i = 0;
     for (;;) {
         size_t end = n - i > SJ_CHUNK ? i + SJ_CHUNK : n;
         int final = end == n;
-        size_t count = pending;
         size_t whole = (end - i) & ~(size_t)63;
-        count += sj_stage1(kernel, &scan, in + i, whole, out, idx + count);
+        size_t count = sj_stage1(kernel, &scan, in + i, whole, out, idx);
         i += whole;
         if (final) {
             // The tail, padded with spaces; always one such block, so UTF-8 cut off at the
@@ -681,18 +723,22 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
         }
         if (scan.error || !_mm256_testz_si256(scan.utf8_error, scan.utf8_error)) goto done;
         st.w = scan.w;
-        ptrdiff_t taken = sj_walk(&st, idx, count, final);
-        if (taken < 0) goto done;
-        pending = count - (size_t)taken;
-        memmove(idx, idx + taken, pending * sizeof(uint32_t));
+        if (sj_walk(&st, idx, count, final) < 0) goto done;
         if (final) break;
     }
     if (st.resume != SJ_DOCUMENT_DONE) goto done;
+    // The escapes, rewritten in order now that the grammar holds and every byte is written.
+    for (size_t e = 0; e < scan.escape_count; e++) {
+        int used = sj_escape(&st, scan.escapes[e] - 1);
+        if (used < 0) goto done;
+        e += (size_t)used;
+    }
     // After the last rewrite, the rest of the output moves down to its end.
     if (st.rw != st.rr) memmove(out + st.rw, out + st.rr, st.w - st.rr);
     result = (ptrdiff_t)(st.rw + st.w - st.rr);
 done:
     if (st.stack && st.stack != local_stack) free(st.stack);
+    if (scan.escapes_on_heap) free(scan.escapes);
     return result;
 }
 

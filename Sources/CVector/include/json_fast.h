@@ -133,6 +133,14 @@ static const uint64_t sj_gather[256] = {
     0x8080070605040302ULL, 0x8007060504030200ULL, 0x8007060504030201ULL, 0x0706050403020100ULL,
 };
 
+// The output positions of the letters of `\u` and `\/` escapes, which stage 1 lists apart
+// (on the stack up to 256, then on the heap).
+typedef struct sj_escape_list {
+    uint32_t *at;
+    size_t count, capacity;
+    int on_heap, failed;
+} sj_escape_list;
+
 typedef struct {
     // Stage 1's carries from one block to the next, kept apart from sj_state so that they
     // stay in registers (stores through the output's byte pointers may alias any struct).
@@ -146,32 +154,30 @@ typedef struct {
     __m256i prev_incomplete;    // the last bytes began a sequence the next block must finish
     __m256i utf8_error;
     size_t w;                   // output bytes written
-    uint32_t *escapes;          // output positions of the letters of `\u` and `\/` escapes
-    size_t escape_count, escape_capacity;
-    int escapes_on_heap;
+    struct sj_escape_list *escapes;
 } sj_scan;
 
-// Room for `more` escape positions; on failure the scan fails (and the caller's own path
-// decides the input).
-__attribute__((noinline)) static void sj_escapes_reserve(sj_scan *st, size_t more) {
-    if (st->escape_count + more <= st->escape_capacity) return;
-    size_t capacity = st->escape_capacity * 2 + more;
+// Room for `more` escape positions; on failure the list is marked failed (and the
+// caller's own path decides the input).
+__attribute__((noinline)) static void sj_escapes_reserve(sj_escape_list *list, size_t more) {
+    if (list->count + more <= list->capacity) return;
+    size_t capacity = list->capacity * 2 + more;
     uint32_t *grown = (uint32_t *)malloc(capacity * sizeof(uint32_t));
-    if (!grown) { st->error = 1; st->escape_count = 0; return; }
-    memcpy(grown, st->escapes, st->escape_count * sizeof(uint32_t));
-    if (st->escapes_on_heap) free(st->escapes);
-    st->escapes = grown;
-    st->escape_capacity = capacity;
-    st->escapes_on_heap = 1;
+    if (!grown) { list->failed = 1; list->count = 0; return; }
+    memcpy(grown, list->at, list->count * sizeof(uint32_t));
+    if (list->on_heap) free(list->at);
+    list->at = grown;
+    list->capacity = capacity;
+    list->on_heap = 1;
 }
 
 // Appends the escapes among a block's bytes (bits of `escapes` in the block's input) at
 // their positions in the compact output.
-SJ_TARGET static inline void sj_list_escapes(sj_scan *st, uint64_t escapes, uint64_t keep, size_t base) {
-    sj_escapes_reserve(st, 64);
-    if (st->error) return;
+SJ_TARGET static inline void sj_list_escapes(sj_escape_list *list, uint64_t escapes, uint64_t keep, size_t base) {
+    sj_escapes_reserve(list, 64);
+    if (list->failed) return;
     for (uint64_t e = _pext_u64(escapes, keep); e; e = _blsr_u64(e))
-        st->escapes[st->escape_count++] = (uint32_t)(base + _tzcnt_u64(e));
+        list->at[list->count++] = (uint32_t)(base + _tzcnt_u64(e));
 }
 
 typedef struct {
@@ -342,7 +348,7 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
         const __m256i u = _mm256_set1_epi8('u'), slash = _mm256_set1_epi8('/');
         uint64_t rewrite = escaped & sj_mask(_mm256_or_si256(_mm256_cmpeq_epi8(v0, u), _mm256_cmpeq_epi8(v0, slash)),
                                              _mm256_or_si256(_mm256_cmpeq_epi8(v1, u), _mm256_cmpeq_epi8(v1, slash)));
-        if (rewrite) sj_list_escapes(st, rewrite, keep, st->w);
+        if (rewrite) sj_list_escapes(st->escapes, rewrite, keep, st->w);
     }
 
     size_t base = st->w;
@@ -401,7 +407,7 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
             _mm512_shuffle_epi8(hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), x0f)),
             _mm512_shuffle_epi8(lo_table, _mm512_and_si512(v, x0f)));
         uint64_t rewrite = escaped & (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('u')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/')));
-        if (rewrite) sj_list_escapes(st, rewrite, keep, st->w);
+        if (rewrite) sj_list_escapes(st->escapes, rewrite, keep, st->w);
     }
     size_t base = st->w;
     _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
@@ -596,7 +602,7 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
     if (count == 0) return 0;
 // Moves to the next listed position, suspending when the list is used up.
 #define SJ_NEXT(label) \
-    if (++k >= count) { st->resume = label; goto suspend; } \
+    if (__builtin_expect(++k >= count, 0)) { st->resume = label; goto suspend; } \
     case label: p = idx[k]; c = out[p];
 // A value at `cursor`; then on to `then` with the structural byte after it current and
 // `cursor` there. (An empty token begins with the structural byte, never a quote.)
@@ -696,11 +702,11 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
     // slack for the stores of 4 (AVX2) or 16 (AVX-512) positions at a time.
     uint32_t idx[SJ_CHUNK + 64 + 80];
     uint32_t local_escapes[256];
+    sj_escape_list escapes = {local_escapes, 0, sizeof local_escapes / sizeof local_escapes[0], 0, 0};
     ptrdiff_t result = -1;
     sj_scan scan;
     memset(&scan, 0, sizeof scan);
-    scan.escapes = local_escapes;
-    scan.escape_capacity = sizeof local_escapes / sizeof local_escapes[0];
+    scan.escapes = &escapes;
     if (!st.stack) goto done;
     size_t i = 0;
     for (;;) {
@@ -726,10 +732,10 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
         if (sj_walk(&st, idx, count, final) < 0) goto done;
         if (final) break;
     }
-    if (st.resume != SJ_DOCUMENT_DONE) goto done;
+    if (st.resume != SJ_DOCUMENT_DONE || escapes.failed) goto done;
     // The escapes, rewritten in order now that the grammar holds and every byte is written.
-    for (size_t e = 0; e < scan.escape_count; e++) {
-        int used = sj_escape(&st, scan.escapes[e] - 1);
+    for (size_t e = 0; e < escapes.count; e++) {
+        int used = sj_escape(&st, escapes.at[e] - 1);
         if (used < 0) goto done;
         e += (size_t)used;
     }
@@ -738,7 +744,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
     result = (ptrdiff_t)(st.rw + st.w - st.rr);
 done:
     if (st.stack && st.stack != local_stack) free(st.stack);
-    if (scan.escapes_on_heap) free(scan.escapes);
+    if (escapes.on_heap) free(escapes.at);
     return result;
 }
 

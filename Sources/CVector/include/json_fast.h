@@ -198,36 +198,32 @@ SJ_TARGET static inline __m256i sj_high_nibble(__m256i v) {
 }
 #define SJ_PREV(input, prev, N) _mm256_alignr_epi8((input), _mm256_permute2x128_si256((prev), (input), 0x21), 16 - (N))
 
+// The Keiser-Lemire tables (by the high nibble of a byte, its low nibble, and the high
+// nibble of the byte after it) and the bits of the errors they flag.
+enum { SJ_TOO_SHORT = 1, SJ_TOO_LONG = 2, SJ_OVERLONG_3 = 4, SJ_TOO_LARGE = 8, SJ_SURROGATE = 16, SJ_OVERLONG_2 = 32,
+       SJ_TOO_LARGE_1000 = 64, SJ_OVERLONG_4 = 64, SJ_TWO_CONTS = -128,
+       SJ_CARRY = SJ_TOO_SHORT | SJ_TOO_LONG | SJ_TWO_CONTS,
+       SJ_L = SJ_CARRY | SJ_TOO_LARGE | SJ_TOO_LARGE_1000,
+       SJ_C8 = SJ_TOO_LONG | SJ_OVERLONG_2 | SJ_TWO_CONTS | SJ_OVERLONG_3 | SJ_TOO_LARGE_1000 | SJ_OVERLONG_4,
+       SJ_C9 = SJ_TOO_LONG | SJ_OVERLONG_2 | SJ_TWO_CONTS | SJ_OVERLONG_3 | SJ_TOO_LARGE,
+       SJ_CA = SJ_TOO_LONG | SJ_OVERLONG_2 | SJ_TWO_CONTS | SJ_SURROGATE | SJ_TOO_LARGE };
+#define SJ_UTF8_T1 \
+    SJ_TOO_LONG, SJ_TOO_LONG, SJ_TOO_LONG, SJ_TOO_LONG, SJ_TOO_LONG, SJ_TOO_LONG, SJ_TOO_LONG, SJ_TOO_LONG, \
+    SJ_TWO_CONTS, SJ_TWO_CONTS, SJ_TWO_CONTS, SJ_TWO_CONTS, SJ_TOO_SHORT | SJ_OVERLONG_2, SJ_TOO_SHORT, \
+    SJ_TOO_SHORT | SJ_OVERLONG_3 | SJ_SURROGATE, SJ_TOO_SHORT | SJ_TOO_LARGE | SJ_TOO_LARGE_1000 | SJ_OVERLONG_4
+#define SJ_UTF8_T2 \
+    SJ_CARRY | SJ_OVERLONG_3 | SJ_OVERLONG_2 | SJ_OVERLONG_4, SJ_CARRY | SJ_OVERLONG_2, SJ_CARRY, SJ_CARRY, \
+    SJ_CARRY | SJ_TOO_LARGE, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L | SJ_SURROGATE, SJ_L, SJ_L
+#define SJ_UTF8_T3 \
+    SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, \
+    SJ_C8, SJ_C9, SJ_CA, SJ_CA, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT, SJ_TOO_SHORT
+
 // The Keiser-Lemire check of one 32-byte half against the half before it.
 SJ_TARGET static inline __m256i sj_utf8_check(__m256i input, __m256i prev_input) {
-    enum { TOO_SHORT = 1, TOO_LONG = 2, OVERLONG_3 = 4, TOO_LARGE = 8, SURROGATE = 16, OVERLONG_2 = 32,
-           TOO_LARGE_1000 = 64, OVERLONG_4 = 64, TWO_CONTS = -128, CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS };
     __m256i prev1 = SJ_PREV(input, prev_input, 1);
-    const __m256i t1 = _mm256_setr_epi8(
-        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,
-        TOO_SHORT | OVERLONG_3 | SURROGATE, TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,
-        TOO_SHORT | OVERLONG_3 | SURROGATE, TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4);
-#define SJ_L (CARRY | TOO_LARGE | TOO_LARGE_1000)
-    const __m256i t2 = _mm256_setr_epi8(
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY,
-        CARRY | TOO_LARGE, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L | SURROGATE, SJ_L, SJ_L,
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY,
-        CARRY | TOO_LARGE, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L, SJ_L | SURROGATE, SJ_L, SJ_L);
-#undef SJ_L
-#define SJ_C8 (TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4)
-#define SJ_C9 (TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE)
-#define SJ_CA (TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE)
-    const __m256i t3 = _mm256_setr_epi8(
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-        SJ_C8, SJ_C9, SJ_CA, SJ_CA, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-        SJ_C8, SJ_C9, SJ_CA, SJ_CA, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT);
-#undef SJ_C8
-#undef SJ_C9
-#undef SJ_CA
+    const __m256i t1 = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_UTF8_T1));
+    const __m256i t2 = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_UTF8_T2));
+    const __m256i t3 = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_UTF8_T3));
     __m256i sc = _mm256_and_si256(_mm256_and_si256(sj_lookup(t1, sj_high_nibble(prev1)),
                                                    sj_lookup(t2, _mm256_and_si256(prev1, _mm256_set1_epi8(0x0F)))),
                                   sj_lookup(t3, sj_high_nibble(input)));
@@ -236,6 +232,23 @@ SJ_TARGET static inline __m256i sj_utf8_check(__m256i input, __m256i prev_input)
     __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)));
     __m256i must23 = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
     return _mm256_xor_si256(must23, sc);
+}
+
+// The same on a whole 64-byte block (AVX-512), against the last half before it.
+SJ_TARGET512 static inline __m512i sj_utf8_check512(__m512i input, __m256i prev_half) {
+    // The input moved up 16 bytes, the last 16 before it below: each 16-byte lane then
+    // finds the bytes before its first ones by `alignr`.
+    __m512i before = _mm512_permutex2var_epi64(_mm512_castsi256_si512(prev_half), _mm512_setr_epi64(2, 3, 8, 9, 10, 11, 12, 13), input);
+    __m512i prev1 = _mm512_alignr_epi8(input, before, 15);
+    const __m512i x0f = _mm512_set1_epi8(0x0F);
+    __m512i sc = _mm512_and_si512(_mm512_and_si512(
+        _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_setr_epi8(SJ_UTF8_T1)), _mm512_and_si512(_mm512_srli_epi16(prev1, 4), x0f)),
+        _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_setr_epi8(SJ_UTF8_T2)), _mm512_and_si512(prev1, x0f))),
+        _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_setr_epi8(SJ_UTF8_T3)), _mm512_and_si512(_mm512_srli_epi16(input, 4), x0f)));
+    __m512i third = _mm512_subs_epu8(_mm512_alignr_epi8(input, before, 14), _mm512_set1_epi8((char)(0xE0 - 0x80)));
+    __m512i fourth = _mm512_subs_epu8(_mm512_alignr_epi8(input, before, 13), _mm512_set1_epi8((char)(0xF0 - 0x80)));
+    __m512i must23 = _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8((char)0x80));
+    return _mm512_xor_si512(must23, sc);
 }
 
 // Lanes of the half's last three bytes that begin a sequence longer than what follows.
@@ -389,7 +402,16 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
 // may run past the count, into the caller's slack).
 SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
     __m512i v = _mm512_loadu_si512((const void *)in);
-    sj_utf8_block(st, _mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1), _mm512_movepi8_mask(v) == 0);
+    __m256i v1 = _mm512_extracti64x4_epi64(v, 1);
+    if (_mm512_movepi8_mask(v) == 0) {
+        st->utf8_error = _mm256_or_si256(st->utf8_error, st->prev_incomplete);
+    } else {
+        __m512i error = sj_utf8_check512(v, st->prev_half);
+        st->utf8_error = _mm256_or_si256(st->utf8_error,
+            _mm256_or_si256(_mm512_castsi512_si256(error), _mm512_extracti64x4_epi64(error, 1)));
+        st->prev_incomplete = sj_utf8_incomplete(v1);
+    }
+    st->prev_half = v1;
     const __m512i ws_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_WS_TABLE));
     const __m512i op_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_OP_TABLE));
     uint64_t listed, escaped, keep = sj_resolve(st,
@@ -542,6 +564,13 @@ SJ_TARGET static inline uint64_t sj_digits(const uint8_t *p) {
 // Whether the n bytes at p are exactly one JSON number, literal or nothing else. p has at
 // least 32 readable bytes (the output's slack).
 SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n) {
+    // A literal by one 8-byte load, its bytes past n cleared.
+    if (p[0] >= 'a') {
+        uint64_t word;
+        memcpy(&word, p, sizeof word);
+        word = _bzhi_u64(word, (unsigned)(8 * n));
+        return n == 4 ? word == 0x65757274ULL || word == 0x6C6C756EULL : n == 5 && word == 0x65736C6166ULL;   // true, null; false
+    }
     // Digits from one mask of the first 32 bytes, bits at and above n clear so that every
     // run stops by n; a longer number (rare) is read a byte at a time.
     int masked = n <= 32;
@@ -556,14 +585,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
         if (_blsr_u64(other) == 0 && p[point] == '.')
             return point > sign && point + 1 < n && (p[sign] != '0' || point == sign + 1);
     }
-    switch (p[0]) {
-    case 't': return n == 4 && memcmp(p, "true", 4) == 0;
-    case 'f': return n == 5 && memcmp(p, "false", 5) == 0;
-    case 'n': return n == 4 && memcmp(p, "null", 4) == 0;
-    case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-        break;
-    default: return 0;
-    }
+    if (p[0] != '-' && (uint8_t)(p[0] - '0') >= 10) return 0;
 #define SJ_IS_DIGIT(i) (masked ? (int)(d >> (i) & 1) : (i) < n && (uint8_t)(p[i] - '0') < 10)
 #define SJ_SKIP_DIGITS(i) do { if (masked) i += _tzcnt_u64(~(d >> i)); else while (SJ_IS_DIGIT(i)) i++; } while (0)
     size_t i = p[0] == '-';

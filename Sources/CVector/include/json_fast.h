@@ -148,7 +148,7 @@ typedef struct {
     uint64_t prev_in_string;    // all ones when the block ended inside a string
     uint64_t prev_ender;        // the block's last byte ended a token (a scalar's byte or a closing quote)
     uint64_t prev_close;        // the block's last byte was a closing quote
-    uint64_t ws_carry;          // a whitespace run after a scalar reached the block's end
+    uint64_t ws_carry;          // a whitespace run after a token reached the block's end
     uint64_t error;             // any bit: invalid
     __m256i prev_half;          // the last 32 input bytes, for UTF-8 sequences across blocks
     __m256i prev_incomplete;    // the last bytes began a sequence the next block must finish

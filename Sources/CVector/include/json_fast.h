@@ -171,13 +171,19 @@ __attribute__((noinline)) static void sj_escapes_reserve(sj_escape_list *list, s
     list->on_heap = 1;
 }
 
-// Appends the escapes among a block's bytes (bits of `escapes` in the block's input) at
-// their positions in the compact output.
-SJ_TARGET static inline void sj_list_escapes(sj_escape_list *list, uint64_t escapes, uint64_t keep, size_t base) {
+// A block's escaped bytes (bits in the block's input), given which of its bytes a backslash
+// may escape and which are `u` or `/`: any other escaped byte fails the input, and the
+// `\u` and `\/` escapes are listed at their positions in the compact output.
+SJ_TARGET __attribute__((always_inline)) static inline void sj_escapes(sj_scan *st, uint64_t escaped, uint64_t escapable,
+                                                                      uint64_t u_or_slash, uint64_t keep) {
+    st->error |= escaped & ~escapable;
+    uint64_t rewrite = escaped & u_or_slash;
+    if (!rewrite) return;
+    sj_escape_list *list = st->escapes;
     sj_escapes_reserve(list, 64);
     if (list->failed) return;
-    for (uint64_t e = _pext_u64(escapes, keep); e; e = _blsr_u64(e))
-        list->at[list->count++] = (uint32_t)(base + _tzcnt_u64(e));
+    for (uint64_t e = _pext_u64(rewrite, keep); e; e = _blsr_u64(e))
+        list->at[list->count++] = (uint32_t)(st->w + _tzcnt_u64(e));
 }
 
 typedef struct {
@@ -354,14 +360,13 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
         const __m256i hi_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_ESCAPE_HI_TABLE));
         const __m256i lo_table = _mm256_broadcastsi128_si256(_mm_setr_epi8(SJ_ESCAPE_LO_TABLE));
         const __m256i zero = _mm256_setzero_si256(), x0f = _mm256_set1_epi8(0x0F);
-#define SJ_ESCAPE_CLASS(v) _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(hi_table, sj_high_nibble(v)), \
-                                                               _mm256_shuffle_epi8(lo_table, _mm256_and_si256((v), x0f))), zero)
-        st->error |= escaped & sj_mask(SJ_ESCAPE_CLASS(v0), SJ_ESCAPE_CLASS(v1));
-#undef SJ_ESCAPE_CLASS
+#define SJ_ESCAPABLE(v) _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(hi_table, sj_high_nibble(v)), \
+                                                            _mm256_shuffle_epi8(lo_table, _mm256_and_si256((v), x0f))), zero)
         const __m256i u = _mm256_set1_epi8('u'), slash = _mm256_set1_epi8('/');
-        uint64_t rewrite = escaped & sj_mask(_mm256_or_si256(_mm256_cmpeq_epi8(v0, u), _mm256_cmpeq_epi8(v0, slash)),
-                                             _mm256_or_si256(_mm256_cmpeq_epi8(v1, u), _mm256_cmpeq_epi8(v1, slash)));
-        if (rewrite) sj_list_escapes(st->escapes, rewrite, keep, st->w);
+        sj_escapes(st, escaped, ~sj_mask(SJ_ESCAPABLE(v0), SJ_ESCAPABLE(v1)),
+                   sj_mask(_mm256_or_si256(_mm256_cmpeq_epi8(v0, u), _mm256_cmpeq_epi8(v0, slash)),
+                           _mm256_or_si256(_mm256_cmpeq_epi8(v1, u), _mm256_cmpeq_epi8(v1, slash))), keep);
+#undef SJ_ESCAPABLE
     }
 
     size_t base = st->w;
@@ -425,11 +430,10 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
         const __m512i hi_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_ESCAPE_HI_TABLE));
         const __m512i lo_table = _mm512_broadcast_i32x4(_mm_setr_epi8(SJ_ESCAPE_LO_TABLE));
         const __m512i x0f = _mm512_set1_epi8(0x0F);
-        st->error |= escaped & ~_mm512_test_epi8_mask(
-            _mm512_shuffle_epi8(hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), x0f)),
-            _mm512_shuffle_epi8(lo_table, _mm512_and_si512(v, x0f)));
-        uint64_t rewrite = escaped & (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('u')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/')));
-        if (rewrite) sj_list_escapes(st->escapes, rewrite, keep, st->w);
+        sj_escapes(st, escaped,
+                   _mm512_test_epi8_mask(_mm512_shuffle_epi8(hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), x0f)),
+                                         _mm512_shuffle_epi8(lo_table, _mm512_and_si512(v, x0f))),
+                   _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('u')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/')), keep);
     }
     size_t base = st->w;
     _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
@@ -615,8 +619,8 @@ enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whol
 // a string when they begin with a quote, else a scalar. At the end of the list it
 // suspends, keeping its place in `resume`, and goes on when called with the next chunk's
 // positions. When `final`, the list ends with a sentinel at the output's end (a zero byte
-// there). Returns how many positions it took, or -1 when the input is invalid.
-SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
+// there). Returns 0, or -1 when the input is invalid.
+SJ_TARGET static inline int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
     size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth;
@@ -694,14 +698,14 @@ SJ_TARGET static inline ptrdiff_t sj_walk(sj_state *st, const uint32_t *idx, siz
         // Only the sentinel may follow the top-level value.
         if (!final || k + 1 != count || p != cursor) return -1;
         st->resume = SJ_DOCUMENT_DONE;
-        return (ptrdiff_t)count;
+        return 0;
     default:
         return -1;
     }
     return -1;
 suspend:
     st->cursor = cursor; st->depth = depth;
-    return (ptrdiff_t)k;
+    return 0;
 #undef SJ_NEXT
 #undef SJ_VALUE
 }

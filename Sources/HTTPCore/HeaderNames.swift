@@ -11,15 +11,30 @@ public struct HeaderNames: Sendable {
     /// Adds the field names one `Connection` header value lists (RFC 9110 §7.6.1:
     /// comma-separated tokens, each naming a hop-by-hop field). `keep-alive` and `close`,
     /// the usual values, add nothing: no allocation for the common request.
-    public mutating func addConnectionOptions(_ value: some Collection<UInt8>) {
-        for token in value.split(separator: UInt8(ascii: ",")) {
-            let trimmed = token.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
-            let name = trimmed.map(HeaderNames.lower)
-            if !name.isEmpty && !HeaderNames.usualConnectionTokens.contains(name) { names.append(name) }
+    public mutating func addConnectionOptions(_ value: UnsafeBufferPointer<UInt8>) {
+        // Index arithmetic on the bytes: the generic split/trim chain this replaces cost
+        // ~11 k instructions per `Connection: keep-alive`.
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count && value[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start, last = end
+            while first < last && (value[first] == 0x20 || value[first] == 0x09) { first += 1 }
+            while last > first && (value[last - 1] == 0x20 || value[last - 1] == 0x09) { last -= 1 }
+            let token = UnsafeBufferPointer(rebasing: value[first..<last])
+            if !token.isEmpty && !HeaderNames.isUsualConnectionToken(token) { names.append(token.map(HeaderNames.lower)) }
+            start = end + 1
         }
     }
 
-    static let usualConnectionTokens: [[UInt8]] = [Array("keep-alive".utf8), Array("close".utf8)]
+    static func isUsualConnectionToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+        equalsIgnoringCase(token, "keep-alive") || equalsIgnoringCase(token, "close")
+    }
+
+    /// `name` is `lowercase` (lowercase ASCII), ignoring case.
+    static func equalsIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        name.count == lowercase.utf8CodeUnitCount && hasPrefix(name, lowercase)
+    }
 
     public static let connection = HeaderNames(["connection"])
 

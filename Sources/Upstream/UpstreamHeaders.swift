@@ -21,6 +21,14 @@ public struct UpstreamHeaders: Sendable {
 
     /// The same, appended to `result`.
     public func appendFields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
+        forEachField { name, value in
+            guard keep(name) else { return }
+            result.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    /// Each field's raw name and its value without surrounding whitespace, in order.
+    func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         lines.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var lineStart = 0
@@ -30,13 +38,10 @@ public struct UpstreamHeaders: Sendable {
                 defer { lineStart = lineEnd + 1 }
                 guard let found = memchr(base + lineStart, Int32(UInt8(ascii: ":")), lineEnd - lineStart) else { continue }
                 let colon = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
-                let name = UnsafeBufferPointer(rebasing: all[lineStart..<colon])
-                guard keep(name) else { continue }
                 var start = colon + 1, end = lineEnd
                 while start < end && (all[start] == 0x20 || all[start] == 0x09) { start += 1 }
                 while end > start && (all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0D) { end -= 1 }
-                result.append((String(decoding: name, as: UTF8.self),
-                               String(decoding: UnsafeBufferPointer(rebasing: all[start..<end]), as: UTF8.self)))
+                body(UnsafeBufferPointer(rebasing: all[lineStart..<colon]), UnsafeBufferPointer(rebasing: all[start..<end]))
             }
         }
     }
@@ -47,7 +52,9 @@ public struct UpstreamHeaders: Sendable {
     /// The fields the response's Connection header names (hop-by-hop, never forwarded).
     public var connectionOptions: HeaderNames {
         var named = HeaderNames([])
-        for (_, value) in fields(where: HeaderNames.connection.contains) { named.addConnectionOptions(value.utf8) }
+        forEachField { name, value in
+            if HeaderNames.connection.contains(name) { named.addConnectionOptions(value) }
+        }
         return named
     }
 }

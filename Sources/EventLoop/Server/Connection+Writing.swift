@@ -44,8 +44,9 @@ extension Connection {
             bytes.append(contentsOf: sendBody)
             queue(bytes)
         } else {
-            queue(head.bytes)
-            queue(sendBody)
+            // One writev: the head in a send of its own would leave as a segment of its own
+            // (and a syscall more).
+            queue([head.bytes, sendBody])
         }
         guard state != .closed else {
             request.connection = nil

@@ -30,6 +30,8 @@ final class Connection {
 
     let fd: Int32
     let peer: Peer
+    /// `peer.address`, formatted once: every proxied request on the connection needs it.
+    lazy var peerAddress: String = peer.address
     unowned let server: HTTPServer
     var state = State.idle
     // Touched only on the worker's thread and never while another access is open: the

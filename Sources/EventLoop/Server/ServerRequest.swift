@@ -32,7 +32,7 @@ public final class ServerRequest {
     public func header(_ name: String) -> String? { head?.header(name) }
 
     /// The socket peer's address (never X-Forwarded-For); `unix` for a Unix-socket peer.
-    public var peerAddress: String { connection?.peer.address ?? "" }
+    public var peerAddress: String { connection?.peerAddress ?? "" }
 
     /// The peer came through a Unix socket: it counts as loopback (DESIGN §4).
     public var peerIsUnixSocket: Bool { connection?.peer.isUnix ?? false }

@@ -24,12 +24,19 @@ import Testing
         guard !options.removeNullValues else { return }
         // The C fast path says only valid or not: valid with the same bytes, or invalid.
         // Every kernel this machine runs (AVX2, and AVX-512 where present).
+        // Each with its output written, and read in place from an input with room to spare
+        // (already normalized input then comes back as itself).
+        var roomy = input
+        roomy.reserveCapacity(input.count + 64)
         for kernel in stride(from: 1, through: JSONNormalizer.fastKernel, by: 1) {
-            let fast = JSONNormalizer.fastNormalizeUTF8(input, from: 0, options: options, kernel: kernel)
-                .map { "ok " + String(decoding: $0, as: UTF8.self) }
-            #expect(fast == (bytewise.hasPrefix("ok ") ? bytewise : nil),
-                    "fast path, kernel \(kernel): \(String(decoding: input.prefix(300), as: UTF8.self))")
+            for (bytes, inPlace) in [(input, false), (roomy, true)] {
+                let fast = JSONNormalizer.fastNormalizeUTF8(bytes, from: 0, options: options, kernel: kernel, inPlace: inPlace)
+                    .map { "ok " + String(decoding: $0, as: UTF8.self) }
+                #expect(fast == (bytewise.hasPrefix("ok ") ? bytewise : nil),
+                        "fast path, kernel \(kernel), in place \(inPlace): \(String(decoding: input.prefix(300), as: UTF8.self))")
+            }
         }
+        #expect(roomy == input)
     }
 
     static let documents: [String] = [

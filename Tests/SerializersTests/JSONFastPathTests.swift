@@ -112,6 +112,40 @@ import Testing
         }
     }
 
+    /// Input that is already normalized, with room to spare, is its own output (the same
+    /// storage); anything to remove or rewrite gives a new array; a final newline leaves a
+    /// prefix of the input; the input's bytes are never written.
+    @Test func alreadyNormalizedInputIsItsOwnOutput() throws {
+        let compact = "{\"a\":[1,-2.5e3,true,null,\"x\\n\\\"y\",{}],\"é\":\"東京\"}"
+        let long = "[" + Array(repeating: compact, count: 300).joined(separator: ",") + "]"
+        let cases: [(text: String, sameStorage: Bool, output: String)] = [
+            (compact, true, compact),
+            (long, true, long),
+            (compact + "\n", false, compact),
+            (compact + " \r\n\t", false, compact),
+            (long + "\n", false, long),
+            ("{\"a\": 1}", false, "{\"a\":1}"),
+            (long.replacingOccurrences(of: "東京", with: "\\u6771京"), false, long),
+            ("[\"\\/\"]", false, "[\"/\"]"),
+        ]
+        for kernel in stride(from: 1, through: JSONNormalizer.fastKernel, by: 1) {
+            for (text, sameStorage, output) in cases {
+                var input = Array(text.utf8)
+                input.reserveCapacity(input.count + 64)
+                let before = input
+                let out = try #require(JSONNormalizer.fastNormalizeUTF8(input, from: 0, options: .init(), kernel: kernel))
+                #expect(String(decoding: out, as: UTF8.self) == output, "kernel \(kernel): \(text.prefix(80))")
+                let shared = input.withUnsafeBufferPointer { i in out.withUnsafeBufferPointer { $0.baseAddress == i.baseAddress } }
+                #expect(shared == sameStorage, "kernel \(kernel): \(text.prefix(80))")
+                #expect(input == before)
+                // Without room (or when asked not to), always a new array.
+                let written = try #require(JSONNormalizer.fastNormalizeUTF8(input, from: 0, options: .init(), kernel: kernel, inPlace: false))
+                #expect(written == out)
+                #expect(!input.withUnsafeBufferPointer { i in written.withUnsafeBufferPointer { $0.baseAddress == i.baseAddress } })
+            }
+        }
+    }
+
     /// The output through `normalize` is the Swift path's on valid input, and invalid input
     /// still gets the Swift path's error and offset.
     @Test func errorsStillComeFromTheSwiftPath() throws {

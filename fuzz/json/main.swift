@@ -69,10 +69,17 @@ func agreesWithByteScan(_ input: [UInt8], options: JSONReadOptions, _ ours: [UIn
     // The C fast path (json_fast.h) decides valid or not on its own: it must decide as the
     // bytewise scan does, and write the same bytes.
     // Every kernel this machine runs.
+    // Each with its output written, and read in place from an input with room to spare.
+    var roomy = input
+    roomy.reserveCapacity(input.count + 64)
     for kernel in stride(from: 1, through: options.removeNullValues ? 0 : JSONNormalizer.fastKernel, by: 1) {
-        let fast = JSONNormalizer.fastNormalizeUTF8(input, from: bom, options: options, kernel: kernel)
-        precondition(fast == (try? bytewise.get()), "fast path kernel \(kernel) and the bytewise scan disagree on \(Array(input.prefix(64)))")
+        for (bytes, inPlace) in [(input, false), (roomy, true)] {
+            let fast = JSONNormalizer.fastNormalizeUTF8(bytes, from: bom, options: options, kernel: kernel, inPlace: inPlace)
+            precondition(fast == (try? bytewise.get()),
+                         "fast path kernel \(kernel) (in place: \(inPlace)) and the bytewise scan disagree on \(Array(input.prefix(64)))")
+        }
     }
+    precondition(roomy == input, "the fast path changed its input")
 }
 
 /// Structural equality of Foundation JSON values (NSNumber, NSString, NSNull, arrays,

@@ -18,6 +18,9 @@
 //    a string when they begin with a quote, else a scalar. `\u` and `\/` escapes that are
 //    not already in the normalized form are rewritten in place (the normalized form is
 //    never longer), the output after them moved down once.
+// Input that is already normalized (compact, no `\u` or `\/` escape) is common, and then
+// the output is the input: while every byte so far is kept, stage 1 writes nothing and the
+// walk reads the input; the first byte removed copies what came before to the output.
 // It only decides valid or not: on invalid input it returns -1 and the caller reruns the
 // Swift normalizer for the error and its offset. Valid input gives byte for byte the
 // Swift normalizer's output (tests and fuzz/json hold the two equal).
@@ -155,7 +158,19 @@ typedef struct {
     __m256i utf8_error;
     size_t w;                   // output bytes written
     struct sj_escape_list *escapes;
+    const uint8_t *source;      // the input while it is the output (nothing removed yet), else NULL
+    uint64_t pad;               // the tail block's padding bytes, which count as kept
 } sj_scan;
+
+// Whether the output is still the input after this block (nothing written); at the first
+// block that removes a byte, the bytes before it are copied to the output.
+static inline int sj_in_place(sj_scan *st, uint64_t keep, uint8_t *out) {
+    if (!st->source) return 0;
+    if ((keep | st->pad) == ~0ULL) return 1;
+    memcpy(out, st->source, st->w);
+    st->source = NULL;
+    return 0;
+}
 
 // Room for `more` escape positions; on failure the list is marked failed (and the
 // caller's own path decides the input).
@@ -371,7 +386,9 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
 
     size_t base = st->w;
     uint8_t *o = out + base;
-    if (keep == ~0ULL) {
+    if (sj_in_place(st, keep, out)) {
+        st->w = base + (size_t)_mm_popcnt_u64(keep);
+    } else if (keep == ~0ULL) {
         _mm256_storeu_si256((__m256i *)o, v0);
         _mm256_storeu_si256((__m256i *)(o + 32), v1);
         st->w = base + 64;
@@ -436,7 +453,7 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
                    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('u')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/')), keep);
     }
     size_t base = st->w;
-    _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
+    if (!sj_in_place(st, keep, out)) _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
     st->w = base + (size_t)_mm_popcnt_u64(keep);
     // The listed bytes' offsets in the compact block, a byte each by one compress, then
     // widened 16 at a time.
@@ -714,9 +731,15 @@ suspend:
 // given kernel (serializerd_json_fast_available's numbers; the caller passes one this CPU
 // runs). Returns the output length, or -1 when the input is not valid JSON (or too large
 // for 32-bit positions: the caller's own path decides those).
+// With `in_place`, 64 bytes after the input are readable too, and the output may be the
+// input itself: then *output_is_input is set and nothing is written to `out`.
 SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
-                                                                  int allow_fragments, size_t max_depth, int kernel) {
+                                                                  int allow_fragments, size_t max_depth, int kernel,
+                                                                  int in_place, int *output_is_input) {
     if (n >= (1ULL << 31)) return -1;
+    *output_is_input = 0;
+    // The input as the walk reads it while it is the output (the walk never writes).
+    uint8_t *const source = in_place ? (uint8_t *)(uintptr_t)in : NULL;
     sj_state st;
     memset(&st, 0, sizeof st);
     st.out = out;
@@ -733,6 +756,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
     sj_scan scan;
     memset(&scan, 0, sizeof scan);
     scan.escapes = &escapes;
+    scan.source = source;
     if (!st.stack) goto done;
     size_t i = 0;
     for (;;) {
@@ -747,18 +771,36 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
             uint8_t tail[64];
             memset(tail, ' ', sizeof tail);
             memcpy(tail, in + i, n - i);
+            // The padding, and whitespace that ends the input (a final newline, say), may
+            // go without the output ceasing to be the input: it is then its prefix.
+            size_t t = n - i;
+            while (t > 0 && (tail[t - 1] == ' ' || tail[t - 1] == '\n' || tail[t - 1] == '\r' || tail[t - 1] == '\t')) t--;
+            scan.pad = ~0ULL << t;
             count += sj_stage1(kernel, &scan, tail, 64, out, idx + count);
             i = n;
             if (scan.prev_in_string) goto done;   // an unterminated string
-            out[scan.w] = 0;
+            // (Read in place, the byte there is the room's or trailing whitespace: the walk
+            // fails any document that is not whole before it, whatever byte it is.)
+            if (!scan.source) out[scan.w] = 0;
             idx[count++] = (uint32_t)scan.w;
         }
         if (scan.error || !_mm256_testz_si256(scan.utf8_error, scan.utf8_error)) goto done;
+        st.out = scan.source ? source : out;
         st.w = scan.w;
         if (sj_walk(&st, idx, count, final) < 0) goto done;
         if (final) break;
     }
     if (st.resume != SJ_DOCUMENT_DONE || escapes.failed) goto done;
+    if (scan.source) {
+        if (escapes.count == 0 && scan.w == n) {
+            *output_is_input = 1;
+            result = (ptrdiff_t)n;
+            goto done;
+        }
+        // Escapes to rewrite, or trailing whitespace dropped: the output is written after all.
+        memcpy(out, in, scan.w);
+        st.out = out;
+    }
     // The escapes, rewritten in order now that the grammar holds and every byte is written.
     for (size_t e = 0; e < escapes.count; e++) {
         int used = sj_escape(&st, escapes.at[e] - 1);
@@ -777,8 +819,10 @@ done:
 #else
 static inline int serializerd_json_fast_available(void) { return 0; }
 static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
-                                                        int allow_fragments, size_t max_depth, int kernel) {
-    (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth; (void)kernel;
+                                                        int allow_fragments, size_t max_depth, int kernel,
+                                                        int in_place, int *output_is_input) {
+    (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth; (void)kernel; (void)in_place;
+    *output_is_input = 0;
     return -1;
 }
 #endif

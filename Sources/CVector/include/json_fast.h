@@ -162,11 +162,13 @@ typedef struct {
     uint64_t pad;               // the tail block's padding bytes, which count as kept
 } sj_scan;
 
-// Whether the output is still the input after this block (nothing written); at the first
-// block that removes a byte, the bytes before it are copied to the output.
-static inline int sj_in_place(sj_scan *st, uint64_t keep, uint8_t *out) {
-    if (!st->source) return 0;
-    if ((keep | st->pad) == ~0ULL) return 1;
+// While the output is the input (`in_place` a constant: 1 for whole blocks, 2 for the
+// padded tail, 0 once written; each loop has only its own case): whether it still is
+// after this block (nothing written); at the first block that removes a byte, the bytes
+// before it are copied to the output.
+__attribute__((always_inline)) static inline int sj_in_place(sj_scan *st, uint64_t keep, uint8_t *out, int in_place) {
+    if (!in_place) return 0;
+    if ((in_place == 2 ? keep | st->pad : keep) == ~0ULL) return 1;
     memcpy(out, st->source, st->w);
     st->source = NULL;
     return 0;
@@ -354,7 +356,7 @@ SJ_TARGET __attribute__((always_inline)) static inline uint64_t sj_resolve(sj_sc
 
 // Stage 1 on one 64-byte block at `in` (AVX2): appends its compact form to the output and
 // the output positions of its listed bytes to `idx`; returns the number listed.
-SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
+SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx, int in_place) {
     __m256i v0 = _mm256_loadu_si256((const __m256i *)in), v1 = _mm256_loadu_si256((const __m256i *)(in + 32));
     sj_utf8_block(st, v0, v1, _mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0);
 
@@ -386,7 +388,7 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
 
     size_t base = st->w;
     uint8_t *o = out + base;
-    if (sj_in_place(st, keep, out)) {
+    if (sj_in_place(st, keep, out, in_place)) {
         st->w = base + (size_t)_mm_popcnt_u64(keep);
     } else if (keep == ~0ULL) {
         _mm256_storeu_si256((__m256i *)o, v0);
@@ -422,7 +424,7 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *
 // The same with AVX-512 (BW, VBMI2): classes straight into mask registers, whitespace
 // dropped by one byte compress, positions listed by another (each store of 16 positions
 // may run past the count, into the caller's slack).
-SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx) {
+SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx, int in_place) {
     __m512i v = _mm512_loadu_si512((const void *)in);
     __m256i v1 = _mm512_extracti64x4_epi64(v, 1);
     if (_mm512_movepi8_mask(v) == 0) {
@@ -453,7 +455,7 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
                    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('u')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('/')), keep);
     }
     size_t base = st->w;
-    if (!sj_in_place(st, keep, out)) _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
+    if (!sj_in_place(st, keep, out, in_place)) _mm512_storeu_si512((void *)(out + base), _mm512_maskz_compress_epi8(keep, v));
     st->w = base + (size_t)_mm_popcnt_u64(keep);
     // The listed bytes' offsets in the compact block, a byte each by one compress, then
     // widened 16 at a time.
@@ -474,13 +476,20 @@ SJ_TARGET512 __attribute__((always_inline)) static inline size_t sj_block512(sj_
     return count;
 }
 
-// Stage 1 over `length` bytes (a multiple of 64), one function per kernel so that the
-// AVX-512 one is compiled apart: the carries are copied in and out once per chunk.
+// Stage 1 over `length` bytes (a multiple of 64; `tail`: the one padded block), one
+// function per kernel so that the AVX-512 one is compiled apart: the carries are copied
+// in and out once per chunk.
 #define SJ_STAGE1(name, target, block) \
-    target static inline size_t name(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx) { \
+    target static inline size_t name(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx, int tail) { \
         sj_scan s = *scan; \
         size_t count = 0; \
-        for (size_t i = 0; i + 64 <= length; i += 64) count += block(&s, in + i, out, idx + count); \
+        size_t i = 0; \
+        if (tail) { \
+            count = s.source ? block(&s, in, out, idx, 2) : block(&s, in, out, idx, 0); \
+            i = length; \
+        } \
+        for (; i + 64 <= length && s.source; i += 64) count += block(&s, in + i, out, idx + count, 1); \
+        for (; i + 64 <= length; i += 64) count += block(&s, in + i, out, idx + count, 0); \
         *scan = s; \
         return count; \
     }
@@ -489,8 +498,8 @@ SJ_STAGE1(sj_stage1_avx512, SJ_TARGET512, sj_block512)
 #undef SJ_STAGE1
 
 SJ_TARGET __attribute__((always_inline)) static inline size_t sj_stage1(int kernel, sj_scan *scan, const uint8_t *in, size_t length,
-                                                                       uint8_t *out, uint32_t *idx) {
-    return kernel == 2 ? sj_stage1_avx512(scan, in, length, out, idx) : sj_stage1_avx2(scan, in, length, out, idx);
+                                                                       uint8_t *out, uint32_t *idx, int tail) {
+    return kernel == 2 ? sj_stage1_avx512(scan, in, length, out, idx, tail) : sj_stage1_avx2(scan, in, length, out, idx, tail);
 }
 
 // Replaces output bytes [at, at + length) with `bytes` (never longer).
@@ -637,7 +646,7 @@ enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whol
 // suspends, keeping its place in `resume`, and goes on when called with the next chunk's
 // positions. When `final`, the list ends with a sentinel at the output's end (a zero byte
 // there). Returns 0, or -1 when the input is invalid.
-SJ_TARGET static inline int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
+SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
     size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth;
@@ -763,7 +772,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
         size_t end = n - i > SJ_CHUNK ? i + SJ_CHUNK : n;
         int final = end == n;
         size_t whole = (end - i) & ~(size_t)63;
-        size_t count = sj_stage1(kernel, &scan, in + i, whole, out, idx);
+        size_t count = sj_stage1(kernel, &scan, in + i, whole, out, idx, 0);
         i += whole;
         if (final) {
             // The tail, padded with spaces; always one such block, so UTF-8 cut off at the
@@ -776,7 +785,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
             size_t t = n - i;
             while (t > 0 && (tail[t - 1] == ' ' || tail[t - 1] == '\n' || tail[t - 1] == '\r' || tail[t - 1] == '\t')) t--;
             scan.pad = ~0ULL << t;
-            count += sj_stage1(kernel, &scan, tail, 64, out, idx + count);
+            count += sj_stage1(kernel, &scan, tail, 64, out, idx + count, 1);
             i = n;
             if (scan.prev_in_string) goto done;   // an unterminated string
             // (Read in place, the byte there is the room's or trailing whitespace: the walk

@@ -22,18 +22,25 @@ import Testing
         }
     }
 
-    /// `Expect:` and `Content-Type:` (empty: libcurl's own defaults off), then each line.
+    /// With a body, `Expect:` and `Content-Type:` (empty: libcurl's own defaults off), then
+    /// each line; without one, only the lines (libcurl adds neither then); none at all is
+    /// an empty list, not an error.
     @Test func headerListsHoldEveryLineAfterExpect() throws {
         var lines = HeaderLines()
         lines.append("X-One", "1")
         lines.append("Via", "1.1 serializerd-a")
-        let list = try CurlHeaderList(lines: lines)
-        var seen: [String] = []
-        var node = list.pointer
-        while let current = node {
-            seen.append(String(cString: current.pointee.data))
-            node = current.pointee.next
+        func entries(_ list: borrowing CurlHeaderList) -> [String] {
+            var seen: [String] = []
+            var node = list.pointer
+            while let current = node {
+                seen.append(String(cString: current.pointee.data))
+                node = current.pointee.next
+            }
+            return seen
         }
-        #expect(seen == ["Expect:", "Content-Type:", "X-One: 1", "Via: 1.1 serializerd-a"])
+        #expect(entries(try CurlHeaderList(lines: lines, sendsBody: true)) == ["Expect:", "Content-Type:", "X-One: 1", "Via: 1.1 serializerd-a"])
+        #expect(entries(try CurlHeaderList(lines: lines, sendsBody: false)) == ["X-One: 1", "Via: 1.1 serializerd-a"])
+        #expect(entries(try CurlHeaderList(lines: HeaderLines(), sendsBody: false)) == [])
+        #expect(entries(try CurlHeaderList(lines: HeaderLines(), sendsBody: true)) == ["Expect:", "Content-Type:"])
     }
 }

@@ -354,8 +354,9 @@ SJ_TARGET __attribute__((always_inline)) static inline uint64_t sj_resolve(sj_sc
     return ~outside_ws;
 }
 
-// Stage 1 on one 64-byte block at `in` (AVX2): appends its compact form to the output and
-// the output positions of its listed bytes to `idx`; returns the number listed.
+// Stage 1 on one 64-byte block at `in` (AVX2): appends its compact form to the output
+// (unless the output is still the input) and the output positions of its listed bytes to
+// `idx`; returns the number listed.
 SJ_TARGET __attribute__((always_inline)) static inline size_t sj_block(sj_scan *st, const uint8_t *in, uint8_t *out, uint32_t *idx, int in_place) {
     __m256i v0 = _mm256_loadu_si256((const __m256i *)in), v1 = _mm256_loadu_si256((const __m256i *)(in + 32));
     sj_utf8_block(st, v0, v1, _mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0);
@@ -645,7 +646,9 @@ enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whol
 // a string when they begin with a quote, else a scalar. At the end of the list it
 // suspends, keeping its place in `resume`, and goes on when called with the next chunk's
 // positions. When `final`, the list ends with a sentinel at the output's end (a zero byte
-// there). Returns 0, or -1 when the input is invalid.
+// there when the output is written; whatever byte, read in place: a closer there leaves the
+// walk wanting one more position, so only a whole document ends it). Returns 0, or -1
+// when the input is invalid. Not inlined: its hot loop keeps its own registers.
 SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Two serializerd builds compared by CPU per request, loaded at the same time: on these
+# shared machines a build's CPU per request moves by ±30 % between runs a minute apart
+# (nginx's with it), but two daemons on the same core under the same load see the same
+# noise, so their ratio holds to about ±1 % (A against A: 1.002–1.010).
+#
+# Both pinned to core 1 with bench-peers' nginx origin, each loaded by its own wrk -t1 -c16
+# on core 0 for SECONDS, ROUNDS times; CPU time from /proc/PID/stat over each round,
+# divided by the requests that round completed. Prints B/A per round: below 1 is B cheaper.
+# (Per-request CPU is higher than in bench-peers, where one daemon has the core.)
+#
+#   bench/paired-cpu.sh PAYLOAD SECONDS ROUNDS BINARY_A BINARY_B
+#   bench/paired-cpu.sh medium 5 4 /tmp/old/serializerd .build/release/serializerd
+#
+# Needs the scratch directory of one ../shared/bench-peers run (W, default /tmp/peerbench:
+# the origin's nginx config and the payloads small/medium/large.json). Loopback only; every
+# process it starts is stopped by PID.
+set -euo pipefail
+[ $# -eq 5 ] || { sed -n '2,17p' "$0"; exit 2; }
+PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; A=$4; B=$5
+W=${W:-/tmp/peerbench}
+[ -f "$W/nginx/origin.conf" ] && [ -f "$W/serializerd.yaml" ] || { echo "no bench-peers scratch in $W: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
+origin_port=$(sed -n 's/.*upstream: http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$W/serializerd.yaml")
+scratch=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$scratch"; }
+trap cleanup EXIT
+for side in a b; do
+  port=$([ $side = a ] && echo 28185 || echo 28195)
+  sed "s/^listen: .*/listen: 127.0.0.1:$port/" "$W/serializerd.yaml" > "$scratch/$side.yaml"
+done
+taskset -c 1 nginx -p "$W/nginx" -c "$W/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
+taskset -c 1 "$A" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
+taskset -c 1 "$B" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
+for port in 28185 28195; do
+  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
+done
+curl -sf -o /dev/null "http://127.0.0.1:$origin_port/$PAYLOAD.json" || { echo "origin not answering" >&2; exit 1; }
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+for r in $(seq "$ROUNDS"); do
+  a0=$(cpu $AP); b0=$(cpu $BP)
+  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28185/bench/$PAYLOAD.json" > "$scratch/wa" & WA=$!
+  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28195/bench/$PAYLOAD.json" > "$scratch/wb"
+  wait $WA
+  a1=$(cpu $AP); b1=$(cpu $BP)
+  python3 - "$r" "$a0" "$a1" "$b0" "$b1" "$(getconf CLK_TCK)" \
+    "$(awk '/requests in/{print $1}' "$scratch/wa")" "$(awk '/requests in/{print $1}' "$scratch/wb")" <<'PY'
+import sys
+r, a0, a1, b0, b1, tick, ra, rb = sys.argv[1:]
+a = (float(a1) - float(a0)) / float(tick) * 1e6 / int(ra)
+b = (float(b1) - float(b0)) / float(tick) * 1e6 / int(rb)
+print(f"round {r}: A {a:.1f} us/req, B {b:.1f} us/req, B/A {b / a:.3f}  ({ra} and {rb} requests)")
+PY
+done

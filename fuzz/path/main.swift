@@ -54,7 +54,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
 
     var named = HeaderNames([])
-    named.addConnectionOptions(input)
+    input.withUnsafeBufferPointer { named.addConnectionOptions($0) }
     for token in text.split(separator: ",") {
         let name = String(trimmed(token))
         guard !name.isEmpty, !name.utf8.contains(where: { $0 >= 0x80 }) else { continue }

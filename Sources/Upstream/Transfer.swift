@@ -73,16 +73,13 @@ final class Transfer {
     }
 
     /// Sizes the body once from Content-Length, instead of regrowing it by doubling
-    /// (each regrowth copies everything received so far), with 64 bytes to spare: the JSON
-    /// fast path then returns an already normalized body as itself.
+    /// (each regrowth copies everything received so far), with `BodyRoom` to spare.
     private func reserveDeclaredLength() {
         var declared: curl_off_t = -1
         // A failure leaves `declared` at -1: the body then grows as it comes.
         _ = cshim_easy_getinfo_off_t(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
-        if declared > 0 { body.reserveCapacity(min(Int(declared), limit) + Transfer.spareCapacity) }
+        if declared > 0 { body.reserveCapacity(min(Int(declared), limit) + BodyRoom.bytes) }
     }
-
-    static let spareCapacity = 64
 
     /// One header line; a status line starts a new response (redirects, 1xx).
     func receivedHeader(_ data: UnsafeRawBufferPointer) {

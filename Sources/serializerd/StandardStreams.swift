@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import ArgumentParser
+import HTTPCore
 
 /// Whole-buffer reads and writes on file descriptors. No stdio: its buffering
 /// reorders output under pipes, and Swift 6 forbids the `stdout` global anyway.
@@ -22,8 +23,8 @@ enum StandardStreams {
 
     /// The reason reads as the OS gives it (`No such file or directory`, `Permission
     /// denied`, `Is a directory`), so operators see what to fix. A regular file is read
-    /// in one piece into an array of its size (`fstat`): no regrowth, no second copy. The
-    /// 64 bytes of spare capacity let the JSON fast path return compact input as itself.
+    /// in one piece into an array of its size (`fstat`): no regrowth, no second copy; with
+    /// `BodyRoom` to spare.
     static func readAll(path: String) throws -> [UInt8] {
         let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ValidationError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
@@ -31,7 +32,7 @@ enum StandardStreams {
         var info = stat()
         let size = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
         var failure: Int32 = 0
-        var bytes = [UInt8](unsafeUninitializedCapacity: size + 64) { buffer, count in
+        var bytes = [UInt8](unsafeUninitializedCapacity: size + BodyRoom.bytes) { buffer, count in
             count = 0
             while count < size {
                 let n = read(fd, buffer.baseAddress! + count, size - count)

@@ -36,15 +36,15 @@ public enum JSONNormalizer {
 
     /// The C fast path: the same output as `normalizeUTF8(_:from:options:scan:)` for valid
     /// input, nil for invalid input or where the fast path does not run. `kernel` chooses
-    /// one of the kernels this machine runs (tests run each of them). With `inPlace` and 64
-    /// bytes of spare capacity in `input`, input that is already normalized comes back as
+    /// one of the kernels this machine runs (tests run each of them). With `inPlace` and `BodyRoom`
+    /// of spare capacity in `input`, input that is already normalized comes back as
     /// itself (its storage shared, nothing copied); the fast path reads into that spare
     /// capacity (a number's digits 32 bytes at a time) and writes nothing there.
     static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel,
                                   inPlace: Bool = true) -> [UInt8]? {
         let n = input.count - start
         guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }
-        let room = inPlace && start == 0 && input.capacity - input.count >= 64
+        let room = inPlace && start == 0 && input.capacity - input.count >= BodyRoom.bytes
         var valid = false
         var outputIsInput: Int32 = 0
         // It writes whole blocks past the output it keeps: 64 bytes of room beyond the input.

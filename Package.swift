@@ -41,7 +41,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "serializerd-bench",
-            dependencies: ["Serializers", "HTTPCore"],
+            dependencies: ["Serializers", "HTTPCore", "CLibxml2"],
             path: "bench/TranscodeBench"
         ),
 

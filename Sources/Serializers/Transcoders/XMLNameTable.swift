@@ -1,5 +1,5 @@
 /// Element and attribute names as quoted JSON keys, computed once per distinct name.
-/// libxml2 interns names, so a direct-mapped cache on the name pointers answers almost
+/// libxml2 interns names, so a small cache on the name pointers answers almost
 /// every lookup without hashing strings.
 struct NameTable: ~Copyable {
     struct Key: Hashable {
@@ -13,7 +13,7 @@ struct NameTable: ~Copyable {
         var count: Int
     }
 
-    /// One direct-mapped cache slot: a key and its id (-1: empty).
+    /// One cache slot: a key and its id (an empty slot's key is all zero).
     struct Slot {
         var key: Key
         var id: Int
@@ -45,21 +45,27 @@ struct NameTable: ~Copyable {
     }
 
     /// Inlined into the element and attribute paths: the cache hit is a few instructions.
+    /// The cache is two-way: a name's slot pair is its hash's top seven bits, so two names
+    /// sharing one (likely among a document's dozen or two, with 128 pairs) both stay.
     @inline(__always)
     mutating func id(prefix: UnsafePointer<UInt8>?, local: UnsafePointer<UInt8>, attribute: Bool) -> Int {
         let key = Key(prefix: UInt(bitPattern: prefix), local: UInt(bitPattern: local), attribute: attribute)
         // Interned names sit a few bytes apart, so mix all pointer bits (Fibonacci hashing).
         let mixed = (key.local ^ (key.prefix &* 31) ^ (attribute ? 1 : 0)) &* 0x9E37_79B9_7F4A_7C15
-        let slot = cache.base + Int(truncatingIfNeeded: mixed >> 56)
-        if slot.pointee.id >= 0 && slot.pointee.key == key { return slot.pointee.id }
-        return miss(key, slot: slot, prefix: prefix, local: local)
+        let pair = cache.base + Int(truncatingIfNeeded: mixed >> 57) * 2
+        // An empty slot's key has a null name, which no real key has.
+        if pair[0].key == key { return pair[0].id }
+        if pair[1].key == key { return pair[1].id }
+        return miss(key, pair: pair, prefix: prefix, local: local)
     }
 
+    /// The most recent name goes first in its pair; the other one stays second.
     @inline(never)
-    private mutating func miss(_ key: Key, slot: UnsafeMutablePointer<Slot>, prefix: UnsafePointer<UInt8>?,
+    private mutating func miss(_ key: Key, pair: UnsafeMutablePointer<Slot>, prefix: UnsafePointer<UInt8>?,
                                local: UnsafePointer<UInt8>) -> Int {
         let id = ids[key] ?? insert(key, prefix: prefix, local: local, attribute: key.attribute)
-        slot.pointee = Slot(key: key, id: id)
+        pair[1] = pair[0]
+        pair[0] = Slot(key: key, id: id)
         return id
     }
 

@@ -14,6 +14,19 @@ struct XMLStartTag {
     /// `attributeCount` quintuples of (localname, prefix, URI, value, valueEnd).
     let attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
     let attributeCount: Int
+
+    /// From `startElementNs`'s arguments.
+    @inline(__always)
+    init(_ localName: UnsafePointer<UInt8>?, _ prefix: UnsafePointer<UInt8>?, _ nsCount: Int32,
+         _ namespaces: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ attributeCount: Int32,
+         _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        self.localName = localName!
+        self.prefix = prefix
+        self.namespaces = namespaces
+        self.nsCount = Int(nsCount)
+        self.attributes = attributes
+        self.attributeCount = Int(attributeCount)
+    }
 }
 
 /// Drives libxml2's SAX2 parser over a whole body.
@@ -55,7 +68,7 @@ enum XMLSAXParser {
             }
             xmlFreeParserCtxt(ctxt)
         }
-        sax.pointee = makeHandler()
+        sax.pointee = sink.saxHandler()
         ctxt.pointee.userData = box.toOpaque()
         sink.parser = ctxt
         let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue | XML_PARSE_NOERROR.rawValue
@@ -80,10 +93,7 @@ enum XMLSAXParser {
         var h = xmlSAXHandler()
         h.initialized = UInt32(XML_SAX2_MAGIC)
         h.startElementNs = { ctx, localname, prefix, _, nbNamespaces, namespaces, nbAttributes, _, attributes in
-            XMLEventSink.with(ctx) {
-                $0.start(XMLStartTag(localName: localname!, prefix: prefix, namespaces: namespaces,
-                                     nsCount: Int(nbNamespaces), attributes: attributes, attributeCount: Int(nbAttributes)))
-            }
+            XMLEventSink.with(ctx) { $0.start(XMLStartTag(localname, prefix, nbNamespaces, namespaces, nbAttributes, attributes)) }
         }
         h.endElementNs = { ctx, _, _, _ in XMLEventSink.with(ctx) { $0.end() } }
         h.characters = { ctx, text, length in XMLEventSink.with(ctx) { $0.text(text, length) } }
@@ -117,11 +127,20 @@ class XMLEventSink {
     func endElement() throws(TranscodeError) {}
     func characters(_ text: UnsafeBufferPointer<UInt8>) {}
 
+    /// The callbacks libxml2 is given; a sink may replace the element and text ones with
+    /// callbacks that name its own final class, which saves a virtual call per event.
+    func saxHandler() -> xmlSAXHandler { XMLSAXParser.makeHandler() }
+
     /// Callbacks borrow the sink without a retain/release pair; the parse holds the
     /// +1 for as long as libxml2 can call back.
     @inline(__always)
     static func with(_ raw: UnsafeMutableRawPointer?, _ body: (XMLEventSink) -> Void) {
-        Unmanaged<XMLEventSink>.fromOpaque(raw!)._withUnsafeGuaranteedRef(body)
+        with(raw, as: XMLEventSink.self, body)
+    }
+
+    @inline(__always)
+    static func with<Sink: XMLEventSink>(_ raw: UnsafeMutableRawPointer?, as type: Sink.Type, _ body: (Sink) -> Void) {
+        Unmanaged<Sink>.fromOpaque(raw!)._withUnsafeGuaranteedRef(body)
     }
 
     final func stop(_ error: TranscodeError) {

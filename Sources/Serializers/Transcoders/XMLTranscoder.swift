@@ -1,3 +1,5 @@
+internal import CLibxml2
+
 /// XML → JSON in xmltodict's convention (DESIGN §5): element → key, attributes
 /// `@name` first, text `#text` last (text alone → a plain string), repeated siblings
 /// → array at the first one's position, `force_array` paths always arrays, empty
@@ -26,6 +28,19 @@ final class XMLJSONBuilder: XMLEventSink {
     override func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
     override func endElement() throws(TranscodeError) { try core.endElement() }
     override func characters(_ bytes: UnsafeBufferPointer<UInt8>) { core.characters(bytes) }
+
+    override func saxHandler() -> xmlSAXHandler {
+        var h = super.saxHandler()
+        h.startElementNs = { ctx, localname, prefix, _, nbNamespaces, namespaces, nbAttributes, _, attributes in
+            XMLEventSink.with(ctx, as: XMLJSONBuilder.self) {
+                $0.start(XMLStartTag(localname, prefix, nbNamespaces, namespaces, nbAttributes, attributes))
+            }
+        }
+        h.endElementNs = { ctx, _, _, _ in XMLEventSink.with(ctx, as: XMLJSONBuilder.self) { $0.end() } }
+        h.characters = { ctx, text, length in XMLEventSink.with(ctx, as: XMLJSONBuilder.self) { $0.text(text, length) } }
+        h.cdataBlock = h.characters
+        return h
+    }
     func finish() throws(TranscodeError) -> [UInt8] { try core.finish() }
 }
 
@@ -132,17 +147,21 @@ struct XMLJSONCore: ~Copyable {
         beginChild(name, forced: isForced)
         serials &+= 1
         let at = Int32(truncatingIfNeeded: out.count)
-        var frame = Frame(start: at, attributesEnd: at, serial: serials, textStart: Int32(truncatingIfNeeded: text.count),
-                          pathLength: Int32(truncatingIfNeeded: pathLength), childStart: Int32(truncatingIfNeeded: children.count))
-        if !strip && tag.nsCount > 0 { writeNamespaceDeclarations(tag, into: &frame) }
-        if tag.attributeCount > 0 { writeAttributes(tag, into: &frame) }
-        frame.attributesEnd = Int32(truncatingIfNeeded: out.count)
-        frames.append(frame)
+        frames.append(Frame(start: at, attributesEnd: at, serial: serials, textStart: Int32(truncatingIfNeeded: text.count),
+                            pathLength: Int32(truncatingIfNeeded: pathLength), childStart: Int32(truncatingIfNeeded: children.count)))
+        // Attributes update the frame where it is stored: a copy on the stack, written a
+        // field at a time and then moved whole, stalled on store forwarding (a quarter of
+        // this function's time).
+        let frame = frames.base + (frames.count - 1)
+        if !strip && tag.nsCount > 0 { writeNamespaceDeclarations(tag, into: frame) }
+        if tag.attributeCount > 0 { writeAttributes(tag, into: frame) }
+        frame.pointee.attributesEnd = Int32(truncatingIfNeeded: out.count)
         // The output is charged at element ends (a start tag writes no more than its own
         // bytes); names are checked here, where they are added: child records hold 16 bits.
         if names.count > Self.maxNames { try refuse() }
     }
 
+    @inline(__always)
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
         // Leading whitespace is trimmed anyway; most of it sits between elements.
         if text.count == Int(frames[frames.count - 1].textStart) && bytes.allSatisfy(Self.isSpace) { return }
@@ -293,10 +312,10 @@ struct XMLJSONCore: ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
-    mutating func writeNamespaceDeclarations(_ tag: XMLStartTag, into frame: inout Frame) {
+    mutating func writeNamespaceDeclarations(_ tag: XMLStartTag, into frame: UnsafeMutablePointer<Frame>) {
         guard let ns = tag.namespaces else { return }
         for k in 0..<tag.nsCount {
-            openMember(&frame)
+            openMember(frame)
             out.append("\"@xmlns")
             if let prefix = ns[2 * k] {
                 out.append(UInt8(ascii: ":"))
@@ -308,27 +327,46 @@ struct XMLJSONCore: ~Copyable {
         }
     }
 
-    mutating func writeAttributes(_ tag: XMLStartTag, into frame: inout Frame) {
+    mutating func writeAttributes(_ tag: XMLStartTag, into frame: UnsafeMutablePointer<Frame>) {
         guard let attrs = tag.attributes else { return }
         for k in 0..<tag.attributeCount {
             let base = 5 * k
-            openMember(&frame)
             let id = names.id(prefix: strip ? nil : attrs[base + 1], local: attrs[base]!, attribute: true)
-            out.append(names.quoted(id))
-            out.append(UInt8(ascii: ":"))
+            let key = names.quoted(id)
             let start = attrs[base + 3]!, end = attrs[base + 4]!
-            out.appendQuoted(UnsafeBufferPointer(start: start, count: end - start))
+            let value = UnsafeBufferPointer(start: start, count: end - start)
+            guard value.count <= 256 else {
+                openMember(frame)
+                out.append(key)
+                out.append(UInt8(ascii: ":"))
+                out.appendQuoted(value)
+                continue
+            }
+            // `{` or `,`, the key, `:` and the value escaped (at worst 6 bytes a byte):
+            // one capacity check, then plain stores.
+            out.reserve(key.count + 6 * value.count + 4)
+            let b = out.base
+            var at = out.count
+            b[at] = frame.pointee.opened ? UInt8(ascii: ",") : UInt8(ascii: "{")
+            copyBytes(key.baseAddress!, key.count, to: b + at + 1)
+            at += 1 + key.count
+            b[at] = UInt8(ascii: ":")
+            at += 1
+            at += JSONEscaping.writeQuoted(value, to: b + at)
+            out.didWrite(upTo: at)
+            frame.pointee.opened = true
+            frame.pointee.members += 1
         }
     }
 
-    mutating func openMember(_ frame: inout Frame) {
-        if !frame.opened {
+    mutating func openMember(_ frame: UnsafeMutablePointer<Frame>) {
+        if !frame.pointee.opened {
             out.append(UInt8(ascii: "{"))
-            frame.opened = true
+            frame.pointee.opened = true
         } else {
             out.append(UInt8(ascii: ","))
         }
-        frame.members += 1
+        frame.pointee.members += 1
     }
 
     mutating func textBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {

@@ -89,9 +89,15 @@ $(SIMDJSON_MINIFY): bench/simdjson/minify.cpp
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libsimdjson-dev g++; }
 	mkdir -p .build && c++ -O2 -std=c++17 $< -lsimdjson -o $@
 
-bench: deps $(SIMDJSON_MINIFY)
+# The XML floor (bench/reference/xml_floor.c): libxml2 alone and a minimal C builder on
+# the catalog, printed under the table.
+XML_FLOOR = .build/xml-floor
+$(XML_FLOOR): bench/reference/xml_floor.c
+	mkdir -p .build && cc -O2 $< $$(pkg-config --cflags --libs libxml-2.0) -o $@
+
+bench: deps $(SIMDJSON_MINIFY) $(XML_FLOOR)
 	$(SWIFT) build -c release --product serializerd-bench
-	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results --simdjson $(SIMDJSON_MINIFY)
+	$(PIN) .build/release/serializerd-bench --data $(BENCH_DATA) --out bench/results --simdjson $(SIMDJSON_MINIFY) --xml-floor $(XML_FLOOR)
 
 # Bounded work (DESIGN §5): every serializer on its costliest input shapes, time per
 # input byte and peak memory per input byte against the contract's targets.

@@ -46,6 +46,19 @@ import Testing
 
     /// A name used inside a sibling must not hide a repeat: `c`'s child `a` once overwrote
     /// `r`'s mark for `a`, and `r` came out with two "a" keys (found by fuzz/xml).
+    /// The JSON is written into the returned array, sized like the input; JSON longer than
+    /// that (`<a/>` is 4 bytes, `null,` 5) moves to storage of its own once, mid-document,
+    /// and must come out whole.
+    @Test func jsonLongerThanItsXMLIsWhole() throws {
+        for count in [1, 20, 100, 5_000] {
+            let input = "<r>" + String(repeating: "<a/>", count: count) + "</r>"
+            let a = count == 1 ? "null" : "[" + Array(repeating: "null", count: count).joined(separator: ",") + "]"
+            let json = try xml(input)
+            #expect(json == #"{"r":{"a":"# + a + "}}", "\(count) elements")
+            #expect((json.utf8.count > input.utf8.count + 64) == (count >= 100))
+        }
+    }
+
     @Test func aNameInsideASiblingDoesNotHideARepeat() throws {
         #expect(try xml("<r><a>1</a><c><a>2</a></c><a>3</a></r>") == #"{"r":{"a":["1","3"],"c":{"a":"2"}}}"#)
         #expect(try xml("<r><a>1</a><c><d><a>2</a><b/></d></c><b/><a>3</a></r>")

@@ -20,6 +20,8 @@ struct Options {
     var file: String?
     /// bench/simdjson/minify.cpp built: the JSON rows get simdjson's minifier as a column.
     var simdjson: String?
+    /// bench/reference/xml_floor.c built: its line is printed under the table.
+    var xmlFloor: String?
 }
 
 func parseArguments() -> Options {
@@ -34,6 +36,7 @@ func parseArguments() -> Options {
         case "--only": options.only = args.popFirst()
         case "--file": options.file = args.popFirst()
         case "--simdjson": options.simdjson = args.popFirst()
+        case "--xml-floor": options.xmlFloor = args.popFirst()
         default: break
         }
     }
@@ -213,6 +216,21 @@ func peakMemoryRatio(_ p: Payload, scratch: URL) -> Double? {
     return output.split(separator: " ").last.flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
 
+/// bench/reference/xml_floor.c on the same bytes: its one-line report, or nil.
+func xmlFloorReport(_ helper: String, _ p: Payload, scratch: URL) -> String? {
+    let file = scratch.appendingPathComponent("floor-" + p.name.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "/", with: "_"))
+    guard (try? Data(p.bytes).write(to: file)) != nil else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: helper)
+    process.arguments = [file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return nil }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? output.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+}
+
 /// simdjson's minifier on the same bytes (bench/simdjson/minify.cpp, its AVX2 kernel), in
 /// a child process timed the same way: MB/s, or nil when it did not run.
 func simdjsonRate(_ helper: String, _ p: Payload, scratch: URL, minSeconds: Double) -> Double? {
@@ -289,6 +307,13 @@ func run() throws {
                          f, theirsRates.min()!, theirsRates.max()!, o / f, reference, versusReference, outputBytes, memory)
         rows.append(row)
         print(row)
+    }
+    if let helper = options.xmlFloor {
+        for payload in payloads where payload.format == "xml" {
+            let line = "\n\(payload.name), bench/reference/xml_floor.c: " + (xmlFloorReport(helper, payload, scratch: scratch) ?? "did not run")
+            rows.append(line)
+            print(line)
+        }
     }
     let table = rows.joined(separator: "\n") + "\n"
     print("\n" + table)

@@ -74,11 +74,22 @@ struct ByteBuffer: ~Copyable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
+    /// Writing into the caller's memory (`init(into:)`), not `storage`.
+    private(set) var isBorrowed = false
 
     init(capacity: Int) {
         storage = PageStorage(bytes: capacity)
         self.capacity = storage.bytes
         base = storage.base.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Writes into `memory` (e.g. an array being initialized, so that the result needs no
+    /// copy) until it must grow; from then on into storage of its own.
+    init(into memory: UnsafeMutableBufferPointer<UInt8>) {
+        storage = PageStorage(bytes: 0)
+        base = memory.baseAddress!
+        capacity = memory.count
+        isBorrowed = true
     }
 
     @inline(__always)
@@ -87,7 +98,13 @@ struct ByteBuffer: ~Copyable {
     }
 
     mutating func grow(_ extra: Int) {
-        storage.grow(to: max(capacity * 2, count + extra))
+        if isBorrowed {
+            storage = PageStorage(bytes: max(capacity * 2, count + extra))
+            storage.base.copyMemory(from: base, byteCount: count)
+            isBorrowed = false
+        } else {
+            storage.grow(to: max(capacity * 2, count + extra))
+        }
         base = storage.base.assumingMemoryBound(to: UInt8.self)
         capacity = storage.bytes
     }

@@ -1,4 +1,5 @@
 internal import CLibxml2
+import HTTPCore
 
 /// XML → JSON in xmltodict's convention (DESIGN §5): element → key, attributes
 /// `@name` first, text `#text` last (text alone → a plain string), repeated siblings
@@ -8,10 +9,28 @@ public enum XMLTranscoder {
     public static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(),
                                  maxDepth: Int = JSONReadOptions.defaultMaxDepth,
                                  budget: OutputBudget? = nil) throws(TranscodeError) -> NormalizedJSON {
-        let builder = XMLJSONBuilder(options: options, capacity: body.count, maxDepth: maxDepth,
-                                     budget: budget ?? OutputBudget(input: body.count))
-        try XMLSAXParser.parse(body, sink: builder)
-        return NormalizedJSON(trusted: try builder.finish())
+        // The JSON is written straight into the array returned, given the input's size (XML
+        // is the wordier form); only output that outgrows it is copied once more.
+        var failure: TranscodeError?
+        var grown: [UInt8]?
+        let json = [UInt8](unsafeUninitializedCapacity: body.count + BodyRoom.bytes) { memory, initialized in
+            let builder = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth,
+                                         budget: budget ?? OutputBudget(input: body.count))
+            do throws(TranscodeError) {
+                try XMLSAXParser.parse(body, sink: builder)
+                try builder.core.finish()
+            } catch {
+                failure = error
+                return
+            }
+            if builder.core.out.isBorrowed {
+                initialized = builder.core.out.count
+            } else {
+                grown = builder.core.out.array
+            }
+        }
+        if let failure { throw failure }
+        return NormalizedJSON(trusted: grown ?? json)
     }
 }
 
@@ -21,8 +40,8 @@ final class XMLJSONBuilder: XMLEventSink {
     // Only libxml2's callbacks on one thread touch it, one at a time.
     @exclusivity(unchecked) var core: XMLJSONCore
 
-    init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
-        core = XMLJSONCore(options: options, capacity: capacity, maxDepth: maxDepth, budget: budget)
+    init(options: XMLOptions, output: UnsafeMutableBufferPointer<UInt8>, maxDepth: Int, budget: OutputBudget) {
+        core = XMLJSONCore(options: options, output: output, maxDepth: maxDepth, budget: budget)
     }
 
     override func startElement(_ tag: XMLStartTag) throws(TranscodeError) { try core.startElement(tag) }
@@ -41,7 +60,6 @@ final class XMLJSONBuilder: XMLEventSink {
         h.cdataBlock = h.characters
         return h
     }
-    func finish() throws(TranscodeError) -> [UInt8] { try core.finish() }
 }
 
 /// Writes the JSON as the document streams by. A child's key is written when it
@@ -112,22 +130,22 @@ struct XMLJSONCore: ~Copyable {
     var groupOf = FlatArray<Int32>()
     var serials: Int32 = 0
 
-    init(options: XMLOptions, capacity: Int, maxDepth: Int, budget: OutputBudget) {
+    init(options: XMLOptions, output: UnsafeMutableBufferPointer<UInt8>, maxDepth: Int, budget: OutputBudget) {
         self.maxDepth = maxDepth
         self.budget = budget
         outLimit = min(budget.limit, Self.maxOffset)
         strip = options.namespaces == .strip
         forced = Set(options.forceArray.map { Array($0.utf8) })
         hasForced = !forced.isEmpty
-        out = ByteBuffer(capacity: capacity)
+        out = ByteBuffer(into: output)
         frames.append(Frame(start: 0, attributesEnd: 0, serial: 0, textStart: 0, pathLength: 0, childStart: 0))
     }
 
-    mutating func finish() throws(TranscodeError) -> [UInt8] {
+    /// Closes the document; the JSON is then `out`.
+    mutating func finish() throws(TranscodeError) {
         guard frames.count == 1, frames[0].members > 0 else { throw TranscodeError("XML document has no root element") }
         close(frames[0], textRange: 0..<0)
         try budget.charge(out.count, "the JSON")
-        return out.array
     }
 
     // MARK: events

@@ -123,10 +123,11 @@ func foundation(_ p: Payload, _ data: Data) -> Int {
     }
 }
 
-/// libxml2's own SAX2 pass over the same bytes, with the parser and options the XML
-/// transcoder uses and callbacks that do nothing: the floor for any XML → JSON built on
-/// it. Returns the elements seen, or -1 when the document is not well-formed.
+/// libxml2's own SAX2 pass over the same bytes, with the parser, input reading and
+/// options the XML transcoder uses and callbacks that do nothing: the floor for any XML →
+/// JSON built on it. Returns the elements seen, or -1 when the document is not well-formed.
 func libxml2Pass(_ bytes: [UInt8]) -> Int {
+    struct Source { var next: UnsafePointer<UInt8>; var left: Int }
     var handler = xmlSAXHandler()
     handler.initialized = UInt32(XML_SAX2_MAGIC)
     handler.startElementNs = { ctx, _, _, _, _, _, _, _, _ in ctx!.assumingMemoryBound(to: Int.self).pointee += 1 }
@@ -134,20 +135,28 @@ func libxml2Pass(_ bytes: [UInt8]) -> Int {
     handler.characters = { _, _, _ in }
     handler.cdataBlock = { _, _, _ in }
     handler.getEntity = { _, name in xmlGetPredefinedEntity(name) }
-    var elements = 0
-    let created = bytes.withUnsafeBufferPointer { buf in
-        buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { xmlCreateMemoryParserCtxt($0, Int32(buf.count)) }
+    let read: xmlInputReadCallback = { context, buffer, length in
+        let source = context!.assumingMemoryBound(to: Source.self)
+        let n = min(Int(length), source.pointee.left)
+        UnsafeMutableRawPointer(buffer!).copyMemory(from: source.pointee.next, byteCount: n)
+        source.pointee.next += n
+        source.pointee.left -= n
+        return Int32(n)
     }
-    guard let ctxt = created else { return -1 }
-    defer { xmlFreeParserCtxt(ctxt) }
-    ctxt.pointee.sax.pointee = handler
-    let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue | XML_PARSE_NOERROR.rawValue
-        | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue
-    xmlCtxtUseOptions(ctxt, Int32(options))
-    return withUnsafeMutablePointer(to: &elements) { counter in
-        ctxt.pointee.userData = UnsafeMutableRawPointer(counter)
-        xmlParseDocument(ctxt)
-        return ctxt.pointee.wellFormed != 0 ? counter.pointee : -1
+    var elements = 0
+    return bytes.withUnsafeBufferPointer { buffer in
+        var source = Source(next: buffer.baseAddress!, left: buffer.count)
+        return withUnsafeMutablePointer(to: &source) { input in
+            withUnsafeMutablePointer(to: &elements) { counter in
+                guard let ctxt = xmlCreateIOParserCtxt(&handler, counter, read, nil, input, XML_CHAR_ENCODING_NONE) else { return -1 }
+                defer { xmlFreeParserCtxt(ctxt) }
+                let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue | XML_PARSE_NOERROR.rawValue
+                    | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue
+                xmlCtxtUseOptions(ctxt, Int32(options))
+                xmlParseDocument(ctxt)
+                return ctxt.pointee.wellFormed != 0 ? counter.pointee : -1
+            }
+        }
     }
 }
 

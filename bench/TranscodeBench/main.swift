@@ -237,7 +237,8 @@ func xmlFloorReport(_ helper: String, _ p: Payload, scratch: URL) -> String? {
     guard (try? process.run()) != nil else { return nil }
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return process.terminationStatus == 0 ? output.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+    guard process.terminationStatus == 0 else { return "exited \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))" }
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// simdjson's minifier on the same bytes (bench/simdjson/minify.cpp, its AVX2 kernel), in
@@ -281,7 +282,7 @@ func run() throws {
     var rows: [String] = []
     // The reference column: simdjson's minifier for JSON; for XML, libxml2's own pass
     // (the share column is then the part of serializerd's time spent outside it).
-    rows.append("| payload | bytes | serializerd MB/s (min–max) | Foundation MB/s (min–max) | ratio | reference MB/s (min–max): simdjson minify, libxml2 SAX alone | ÷ reference | output bytes | peak working memory / input |")
+    rows.append("| payload | bytes | serializerd MB/s (min–max) | Foundation MB/s (min–max) | ratio (per round: median, min–max) | reference MB/s (min–max): simdjson minify, libxml2 SAX alone | ÷ reference | output bytes | peak working memory / input |")
     rows.append("|---|---|---|---|---|---|---|---|---|")
     for payload in payloads {
         let data = Data(payload.bytes)
@@ -311,9 +312,13 @@ func run() throws {
         if payload.format == "xml" && !referenceRates.isEmpty {
             versusReference += String(format: " (%.0f %% of the time outside libxml2)", 100 * (1 - o / median(referenceRates)))
         }
-        let row = String(format: "| %@ | %d | **%.0f** (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.2f× | %@ | %@ | %d | %@ |",
+        // Each round's two sides ran back to back, so their ratio sees one phase of this
+        // host's drift, where the medians' ratio can pair a fast phase with a slow one.
+        let perRound = zip(oursRates, theirsRates).map { $0 / $1 }
+        let row = String(format: "| %@ | %d | **%.0f** (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.2f× (%.2f×, %.2f–%.2f) | %@ | %@ | %d | %@ |",
                          payload.name, payload.bytes.count, o, oursRates.min()!, oursRates.max()!,
-                         f, theirsRates.min()!, theirsRates.max()!, o / f, reference, versusReference, outputBytes, memory)
+                         f, theirsRates.min()!, theirsRates.max()!, o / f, median(perRound), perRound.min()!, perRound.max()!,
+                         reference, versusReference, outputBytes, memory)
         rows.append(row)
         print(row)
     }

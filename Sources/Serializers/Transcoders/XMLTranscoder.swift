@@ -12,25 +12,25 @@ public enum XMLTranscoder {
         // The JSON is written straight into the array returned, given the input's size (XML
         // is the wordier form); only output that outgrows it is copied once more.
         var failure: TranscodeError?
-        var grown: [UInt8]?
-        let json = [UInt8](unsafeUninitializedCapacity: body.count + BodyRoom.bytes) { memory, initialized in
-            let builder = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth,
-                                         budget: budget ?? OutputBudget(input: body.count))
+        var builder: XMLJSONBuilder?
+        var json = [UInt8](unsafeUninitializedCapacity: body.count + BodyRoom.bytes) { memory, initialized in
+            let sink = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth,
+                                      budget: budget ?? OutputBudget(input: body.count))
+            builder = sink
             do throws(TranscodeError) {
-                try XMLSAXParser.parse(body, sink: builder)
-                try builder.core.finish()
+                try XMLSAXParser.parse(body, sink: sink)
+                try sink.core.finish()
             } catch {
                 failure = error
                 return
             }
-            if builder.core.out.isBorrowed {
-                initialized = builder.core.out.count
-            } else {
-                grown = builder.core.out.array
-            }
+            if sink.core.out.isBorrowed { initialized = sink.core.out.count }
         }
         if let failure { throw failure }
-        return NormalizedJSON(trusted: grown ?? json)
+        guard let builder, !builder.core.out.isBorrowed else { return NormalizedJSON(trusted: json) }
+        // Outgrown: the array's memory goes before the copy is made.
+        json = []
+        return NormalizedJSON(trusted: builder.core.out.array)
     }
 }
 

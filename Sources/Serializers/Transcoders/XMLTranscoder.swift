@@ -1,5 +1,4 @@
 internal import CLibxml2
-import HTTPCore
 
 /// XML → JSON in xmltodict's convention (DESIGN §5): element → key, attributes
 /// `@name` first, text `#text` last (text alone → a plain string), repeated siblings
@@ -10,10 +9,10 @@ public enum XMLTranscoder {
                                  maxDepth: Int = JSONReadOptions.defaultMaxDepth,
                                  budget: OutputBudget? = nil) throws(TranscodeError) -> NormalizedJSON {
         // The JSON is written straight into the array returned, given the input's size (XML
-        // is the wordier form); only output that outgrows it is copied once more.
+        // is the wordier form; never empty); only output that outgrows it is copied once more.
         var failure: TranscodeError?
         var builder: XMLJSONBuilder?
-        var json = [UInt8](unsafeUninitializedCapacity: body.count + BodyRoom.bytes) { memory, initialized in
+        var json = [UInt8](unsafeUninitializedCapacity: max(body.count, 64)) { memory, initialized in
             let sink = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth,
                                       budget: budget ?? OutputBudget(input: body.count))
             builder = sink
@@ -231,172 +230,5 @@ struct XMLJSONCore: ~Copyable {
         guard names.count <= Self.maxNames else {
             throw TranscodeError("XML document uses more than \(Self.maxNames) distinct element and attribute names")
         }
-    }
-
-    // MARK: writing
-
-    /// Writes the separator and key for a child of the innermost open element.
-    @inline(__always)
-    mutating func beginChild(_ name: Int, forced isForced: Bool) {
-        let parent = frames.base + (frames.count - 1)
-        let name32 = Int32(truncatingIfNeeded: name)
-        if name32 == parent.pointee.lastName {
-            // The run's record is the last one (the previous sibling's own children are gone).
-            let run = children.base + (children.count - 1)
-            if !parent.pointee.runOpen {
-                // The previous sibling had the same name: make its value an array (unless
-                // regrouping will, which adds the brackets itself).
-                if !parent.pointee.needsRegroup {
-                    out.insert(UInt8(ascii: "["), at: Int(run.pointee.valueStart))
-                    run.pointee.valueStart += 1
-                    run.pointee.flags |= Child.bracketFlag
-                }
-                parent.pointee.runOpen = true
-            }
-            out.append(UInt8(ascii: ","))
-            run.pointee.flags |= Child.severalFlag
-            return
-        }
-        let runWasOpen = parent.pointee.runOpen, opened = parent.pointee.opened
-        parent.pointee.members += 1
-        parent.pointee.lastName = name32
-        parent.pointee.runOpen = isForced
-        if parent.pointee.needsRegroup {
-            // Regrouping rewrites this element from its children's value ranges alone, so
-            // from the first repeat on, no separator, key or bracket is written between them.
-            children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: isForced ? Child.forcedFlag : 0,
-                                  valueStart: Int32(truncatingIfNeeded: out.count)))
-            return
-        }
-        // `]` `,` or `{`, the key, `:`, `[`: one capacity check, then plain stores.
-        let key = names.quoted(name)
-        out.reserve(key.count + 4)
-        let b = out.base
-        var at = out.count
-        if runWasOpen {
-            b[at] = UInt8(ascii: "]")
-            at += 1
-        }
-        b[at] = opened ? UInt8(ascii: ",") : UInt8(ascii: "{")
-        copyBytes(key.baseAddress!, key.count, to: b + at + 1)
-        at += 1 + key.count
-        b[at] = UInt8(ascii: ":")
-        at += 1
-        if isForced {
-            b[at] = UInt8(ascii: "[")
-            at += 1
-        }
-        out.didWrite(upTo: at)
-        if seenIn.count < names.count { growSeen() }
-        let seen = seenIn.base + name
-        if seen.pointee == parent.pointee.serial { parent.pointee.needsRegroup = true }
-        seen.pointee = parent.pointee.serial
-        parent.pointee.opened = true
-        let flags = isForced ? Child.keyedFlag | Child.forcedFlag | Child.bracketFlag : Child.keyedFlag
-        children.append(Child(name: UInt16(truncatingIfNeeded: name), flags: flags, valueStart: Int32(truncatingIfNeeded: at)))
-    }
-
-    /// Whether two child records name the same element: the exact check for an element
-    /// whose `seenIn` marks a descendant may have overwritten (`<r><a/><c><a/></c><a/></r>`:
-    /// `c`'s child re-marked `a`, and `r`'s second `a` looked new). A fresh serial stamps
-    /// this check's marks.
-    mutating func hasRepeatedName(from first: Int) -> Bool {
-        serials &+= 1
-        let stamp = serials
-        if seenIn.count < names.count { growSeen() }
-        for k in first..<children.count {
-            let seen = seenIn.base + Int(children[k].name)
-            if seen.pointee == stamp { return true }
-            seen.pointee = stamp
-        }
-        return false
-    }
-
-    mutating func growSeen() {
-        while seenIn.count < names.count { seenIn.append(-1) }
-    }
-
-    /// Ends an element written in object form: closes any open run, adds `#text`.
-    mutating func close(_ frame: Frame, textRange: Range<Int>) {
-        if frame.needsRegroup {
-            regroup(frame)
-        } else if frame.runOpen {
-            out.append(UInt8(ascii: "]"))
-        }
-        if !textRange.isEmpty {
-            out.append(frame.members > 0 ? ",\"#text\":" : "\"#text\":")
-            out.appendQuoted(textBytes(textRange))
-        }
-        out.append(UInt8(ascii: "}"))
-    }
-
-    mutating func writeNamespaceDeclarations(_ tag: XMLStartTag, into frame: UnsafeMutablePointer<Frame>) {
-        guard let ns = tag.namespaces else { return }
-        for k in 0..<tag.nsCount {
-            openMember(frame)
-            out.append("\"@xmlns")
-            if let prefix = ns[2 * k] {
-                out.append(UInt8(ascii: ":"))
-                out.append(UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
-            }
-            out.append("\":")
-            let uri = ns[2 * k + 1]!
-            out.appendQuoted(UnsafeBufferPointer(start: uri, count: strlen(uri)))
-        }
-    }
-
-    mutating func writeAttributes(_ tag: XMLStartTag, into frame: UnsafeMutablePointer<Frame>) {
-        guard let attrs = tag.attributes else { return }
-        for k in 0..<tag.attributeCount {
-            let base = 5 * k
-            let id = names.id(prefix: strip ? nil : attrs[base + 1], local: attrs[base]!, attribute: true)
-            let key = names.quoted(id)
-            let start = attrs[base + 3]!, end = attrs[base + 4]!
-            let value = UnsafeBufferPointer(start: start, count: end - start)
-            guard value.count <= 256 else {
-                openMember(frame)
-                out.append(key)
-                out.append(UInt8(ascii: ":"))
-                out.appendQuoted(value)
-                continue
-            }
-            // `{` or `,`, the key, `:` and the value escaped (at worst 6 bytes a byte):
-            // one capacity check, then plain stores.
-            out.reserve(key.count + 6 * value.count + 4)
-            let b = out.base
-            var at = out.count
-            b[at] = frame.pointee.opened ? UInt8(ascii: ",") : UInt8(ascii: "{")
-            copyBytes(key.baseAddress!, key.count, to: b + at + 1)
-            at += 1 + key.count
-            b[at] = UInt8(ascii: ":")
-            at += 1
-            at += JSONEscaping.writeQuoted(value, to: b + at)
-            out.didWrite(upTo: at)
-            frame.pointee.opened = true
-            frame.pointee.members += 1
-        }
-    }
-
-    mutating func openMember(_ frame: UnsafeMutablePointer<Frame>) {
-        if !frame.pointee.opened {
-            out.append(UInt8(ascii: "{"))
-            frame.pointee.opened = true
-        } else {
-            out.append(UInt8(ascii: ","))
-        }
-        frame.pointee.members += 1
-    }
-
-    mutating func textBytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: text.base + range.lowerBound, count: range.count)
-    }
-
-    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-
-    mutating func trimmed(_ range: Range<Int>) -> Range<Int> {
-        var low = range.lowerBound, high = range.upperBound
-        while low < high && Self.isSpace(text[low]) { low += 1 }
-        while high > low && Self.isSpace(text[high - 1]) { high -= 1 }
-        return low..<high
     }
 }

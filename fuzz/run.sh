@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer target under fuzz/ (one directory each: main.swift, `sources`
-# naming the product files it tests, optional `flags` for the compiler, corpus/) and runs
+# naming the product files it tests, optional `flags` for the compiler, optional `dict` of
+# tokens for libFuzzer, corpus/) and runs
 # each for SECONDS. HTTPCore is built once as a module the targets may import.
 #   fuzz/run.sh [SECONDS] [TARGET...]      default: 30 s, every target
 # Memory limits make an amplification a finding rather than a slow run; an input that
@@ -37,7 +38,9 @@ for target in "${targets[@]}"; do
   log="$work.log"
   status=0
   # Swift's own crash reporter is off: under ASan it crashes itself and hides the finding.
-  SWIFT_BACKTRACE=enable=no "$binary" "$work" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=1024 -malloc_limit_mb=256 \
+  dict=()
+  [ -f "$dir/dict" ] && dict=(-dict="$dir/dict")
+  SWIFT_BACKTRACE=enable=no "$binary" "$work" "${dict[@]}" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=1024 -malloc_limit_mb=256 \
     -artifact_prefix="$dir/findings/" -print_final_stats=1 >"$log" 2>&1 || status=$?
   grep -E "^#[0-9]+ +DONE|^stat::(number_of_executed_units|peak_rss_mb)|ERROR|SUMMARY|Fatal error|Test unit written" "$log" || true
   rm -rf "$work" "$log"

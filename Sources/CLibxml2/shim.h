@@ -11,4 +11,5 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 #include <libxml/entities.h>
+#include <libxml/uri.h>
 #endif

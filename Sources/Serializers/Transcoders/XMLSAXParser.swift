@@ -41,13 +41,22 @@ enum XMLSAXParser {
     static let initialized: Void = { xmlInitParser() }()
 
     static func parse(_ body: [UInt8], sink: XMLEventSink) throws(TranscodeError) {
+        try checkSize(body)
+        // From here on the bytes are UTF-8 (or declared so), whatever the body's encoding.
+        try parse(utf8: XMLEncoding.utf8Copy(of: body) ?? body, sink: sink)
+    }
+
+    static func checkSize(_ body: [UInt8]) throws(TranscodeError) {
+        guard body.count < Int(Int32.max) / 3 else { throw TranscodeError("XML body larger than 682 MiB") }
+    }
+
+    /// A body already in UTF-8 (XMLEncoding has run).
+    static func parse(utf8 bytes: [UInt8], sink: XMLEventSink) throws(TranscodeError) {
         _ = initialized
         // libxml2 reports some errors (e.g. encoding conversion) only on its generic
         // channel, which prints to stderr; the structured handler below has the facts.
         silenceGenericErrors()
-        guard body.count < Int(Int32.max) / 3 else { throw TranscodeError("XML body larger than 682 MiB") }
-        // From here on the bytes are UTF-8 (or declared so), whatever the body's encoding.
-        let bytes = try XMLEncoding.utf8Copy(of: body) ?? body
+        try checkSize(bytes)
         try XMLAttributeScan.check(bytes)
         let box = Unmanaged.passRetained(sink)
         defer { box.release() }

@@ -8,16 +8,30 @@ public enum XMLTranscoder {
     public static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(),
                                  maxDepth: Int = JSONReadOptions.defaultMaxDepth,
                                  budget: OutputBudget? = nil) throws(TranscodeError) -> NormalizedJSON {
+        try transcode(body, options: options, maxDepth: maxDepth, budget: budget, fastPath: true)
+    }
+
+    /// `fastPath: false` parses with libxml2 alone (tests and benchmarks compare the two).
+    static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(), maxDepth: Int = JSONReadOptions.defaultMaxDepth,
+                          budget: OutputBudget? = nil, fastPath: Bool) throws(TranscodeError) -> NormalizedJSON {
+        try XMLSAXParser.checkSize(body)
+        let bytes = try XMLEncoding.utf8Copy(of: body) ?? body
         // The JSON is written straight into the array returned, given the input's size (XML
         // is the wordier form; never empty); only output that outgrows it is copied once more.
         var failure: TranscodeError?
         var builder: XMLJSONBuilder?
         var json = [UInt8](unsafeUninitializedCapacity: max(body.count, 64)) { memory, initialized in
-            let sink = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth,
-                                      budget: budget ?? OutputBudget(input: body.count))
-            builder = sink
+            let budget = budget ?? OutputBudget(input: body.count)
+            var sink = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth, budget: budget)
             do throws(TranscodeError) {
-                try XMLSAXParser.parse(body, sink: sink)
+                var scanned = false
+                if fastPath { scanned = try scan(bytes, into: sink) }
+                if !scanned {
+                    // libxml2 parses from the start, into a builder that has seen nothing.
+                    sink = XMLJSONBuilder(options: options, output: memory, maxDepth: maxDepth, budget: budget)
+                    try XMLSAXParser.parse(utf8: bytes, sink: sink)
+                }
+                builder = sink
                 try sink.core.finish()
             } catch {
                 failure = error
@@ -30,6 +44,23 @@ public enum XMLTranscoder {
         // Outgrown: the array's memory goes before the copy is made.
         json = []
         return NormalizedJSON(trusted: builder.core.out.array)
+    }
+
+    /// The fast path (XMLFastScanner): false when it leaves the body to libxml2.
+    static func scan(_ bytes: [UInt8], into sink: XMLJSONBuilder) throws(TranscodeError) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        return try bytes.withUnsafeBufferPointer { (buffer) throws(TranscodeError) -> Bool in
+            var scanner = XMLFastScanner(buffer)
+            do throws(XMLFastStop) {
+                try scanner.run(into: &sink.core)
+                return true
+            } catch {
+                switch error {
+                case .unsupported: return false
+                case .failed(let failure): throw failure
+                }
+            }
+        }
     }
 }
 

@@ -239,17 +239,23 @@ extension XMLFastScanner {
     /// `S? = S? "…"` (or single quotes): leaves `i` past the closing quote and returns the
     /// value's length, which ends one byte before `i`.
     mutating func quotedEnd() throws(XMLFastStop) -> Int {
-        _ = skipSpace()
-        guard i < n, p[i] == 0x3D else { throw .unsupported }
-        i += 1
-        _ = skipSpace()
-        guard i < n, p[i] == 0x22 || p[i] == 0x27 else { throw .unsupported }
-        let quote = p[i]
-        i += 1
+        let quote = try openingQuote()
         let start = i
         while i < n && p[i] != quote && p[i] != 0x3E { i += 1 }
         guard i < n, p[i] == quote else { throw .unsupported }
         i += 1
         return i - 1 - start
+    }
+
+    /// `S? = S?` and a quote, which is returned; `i` is then past it.
+    @inline(__always)
+    mutating func openingQuote() throws(XMLFastStop) -> UInt8 {
+        _ = skipSpace()
+        guard i < n, p[i] == 0x3D else { throw .unsupported }
+        i += 1
+        _ = skipSpace()
+        guard i < n, p[i] == 0x22 || p[i] == 0x27 else { throw .unsupported }
+        i += 1
+        return p[i - 1]
     }
 }

@@ -266,13 +266,7 @@ struct XMLFastScanner: ~Copyable {
     /// One attribute or namespace declaration, name to closing quote.
     mutating func attribute() throws(XMLFastStop) {
         let (prefix, prefixID, local, localID) = try qualifiedName()
-        _ = skipSpace()
-        guard i < n, p[i] == 0x3D else { throw .unsupported }
-        i += 1
-        _ = skipSpace()
-        guard i < n, p[i] == 0x22 || p[i] == 0x27 else { throw .unsupported }
-        let quote = p[i]
-        i += 1
+        let quote = try openingQuote()
         let start = i
         while i < n {
             let c = p[i]

@@ -43,6 +43,7 @@ import Testing
         "<r>caf\u{E9} \u{2713} \u{1F600} a]b ]] c&#x1F600;&#233;&#0000065;</r>",
         "<r><a/><b/><a/><!----><c>1</c><c>2</c></r>",
         "<r>lead<i>x</i>mid<i>y</i>tail</r>",
+        "<?xml version='1.0'?><?xml-stylesheet href='s.xsl' type='text/xsl'?><r><?php echo '<a>'; ?>x<?p?></r><?done \u{E9}?>",
         String(repeating: "<d>", count: 256) + String(repeating: "</d>", count: 256),
     ]
 
@@ -63,8 +64,11 @@ import Testing
 
     static let left: [(String, String)] = [
         ("a DOCTYPE", "<!DOCTYPE a><a/>"),
-        ("a processing instruction", "<?xml-stylesheet href='s'?><a/>"),
-        ("a PI inside", "<a><?p x?></a>"),
+        ("a PI named xml", "<a><?xml x?></a>"),
+        ("a PI named XmL", "<?XmL?><a/>"),
+        ("a PI target with a colon", "<a><?p:q x?></a>"),
+        ("a PI without space after its target", "<a><?p?x?></a>"),
+        ("a declaration without its space", "<?xml?><a/>"),
         ("version 1.1", "<?xml version='1.1'?><a/>"),
         ("a declaration not first", " <?xml version='1.0'?><a/>"),
         ("a non-ASCII name", "<caf\u{E9}/>"),

@@ -207,6 +207,43 @@ extension XMLFastScanner {
         throw .unsupported
     }
 
+    /// A processing instruction, from `<?` past `?>`, skipped: an ASCII target that is not
+    /// `xml` in any case and has no colon (libxml2 refuses both), then `?>` or whitespace,
+    /// characters and `?>`.
+    mutating func processingInstruction() throws(XMLFastStop) {
+        i += 2
+        let start = i
+        guard i < n, XMLBytes.isNameStart(p[i]) else { throw .unsupported }
+        while i < n && XMLBytes.isNameByte(p[i]) { i += 1 }
+        guard i < n, p[i] < 0x80, p[i] != 0x3A, i - start <= 1000 else { throw .unsupported }
+        if i - start == 3 && (p[start] | 0x20) == 0x78 && (p[start + 1] | 0x20) == 0x6D && (p[start + 2] | 0x20) == 0x6C {
+            throw .unsupported
+        }
+        if has("?>", at: i) {
+            i += 2
+            return
+        }
+        guard skipSpace() else { throw .unsupported }
+        let content = i
+        while i < n {
+            let c = p[i]
+            if c == 0x3F && i + 1 < n && p[i + 1] == 0x3E {
+                guard i - content <= Self.maxRun else { throw .unsupported }
+                i += 2
+                return
+            }
+            if c >= 0x80 {
+                let length = XMLBytes.charLength(p, i, n)
+                guard length > 0 else { throw .unsupported }
+                i += length
+                continue
+            }
+            guard c >= 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { throw .unsupported }
+            i += 1
+        }
+        throw .unsupported
+    }
+
     /// `<?xml version="1.0" encoding="…" standalone="…"?>`, strictly: anything else in
     /// the declaration (another version, a stray pseudo-attribute) is left to libxml2. The
     /// encoding named is not acted on: the body is UTF-8 by now (XMLEncoding).

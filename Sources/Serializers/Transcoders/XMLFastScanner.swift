@@ -13,15 +13,15 @@ enum XMLFastStop: Error {
 
 /// XML → JSON events without libxml2, for the documents most upstreams send: UTF-8, an
 /// optional XML declaration, ASCII names, namespaces, attributes, text with the predefined
-/// entities and character references, CDATA and comments. It feeds the same JSON builder the
-/// same events libxml2's SAX2 parser would (names interned, line ends and attribute
-/// whitespace normalized, references replaced), and
-/// checks what XML 1.0 and Namespaces require of those constructs. Anything else — a DOCTYPE,
-/// a processing instruction, a non-ASCII name, a malformed byte, an unbound prefix, 257
-/// levels or attributes — is `unsupported`, and libxml2 parses the body from the start: the
-/// fast path never decides that a document is malformed, and never accepts one libxml2
-/// refuses (fuzz/xml checks both against libxml2). libxml2 spends about 70 % of the time
-/// of an XML transcode; this does the same work in a fraction of it (BENCHMARKS.md).
+/// entities and character references, CDATA, comments and processing instructions (checked
+/// and skipped: the builder has no use for them). It feeds the JSON builder the events
+/// libxml2's SAX2 parser would (names interned, line ends and attribute whitespace
+/// normalized, references replaced) and checks what XML 1.0 and Namespaces require of those
+/// constructs. Anything else — a DOCTYPE, a non-ASCII name, a malformed byte, an unbound
+/// prefix, 257 levels or attributes — is `unsupported`, and libxml2 parses the body from the
+/// start: the fast path never decides that a document is malformed, and never accepts one
+/// libxml2 refuses (fuzz/xml checks both). With the builder it takes about half the time of
+/// libxml2's parse alone (BENCHMARKS.md, issue 13, eighth part).
 struct XMLFastScanner: ~Copyable {
     struct Attribute {
         var prefix: UnsafePointer<UInt8>?
@@ -119,7 +119,7 @@ struct XMLFastScanner: ~Copyable {
     /// The whole document, events into `core`.
     mutating func run(into core: inout XMLJSONCore) throws(XMLFastStop) {
         if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
-        if has("<?xml", at: i) { try declaration() }
+        if has("<?xml", at: i) && i + 5 < n && XMLBytes.isSpace(p[i + 5]) { try declaration() }
         try misc()
         guard i + 1 < n, p[i] == 0x3C, XMLBytes.isNameStart(p[i + 1]) else { throw .unsupported }
         try startTag(&core)
@@ -136,6 +136,8 @@ struct XMLFastScanner: ~Copyable {
                 try comment()
             } else if has("<![CDATA[", at: i) {
                 try cdata(&core)
+            } else if c == 0x3F {
+                try processingInstruction()
             } else {
                 throw .unsupported
             }
@@ -157,12 +159,17 @@ struct XMLFastScanner: ~Copyable {
         return i > start
     }
 
-    /// Whitespace and comments, before and after the root element.
+    /// Whitespace, comments and processing instructions, before and after the root element.
     mutating func misc() throws(XMLFastStop) {
         while true {
             _ = skipSpace()
-            guard has("<!--", at: i) else { return }
-            try comment()
+            if has("<!--", at: i) {
+                try comment()
+            } else if has("<?", at: i) {
+                try processingInstruction()
+            } else {
+                return
+            }
         }
     }
 

@@ -122,6 +122,24 @@ import Testing
         #expect(outcome(bytes, XMLOptions(), fastPath: true).contains("more than 256 attributes"))
     }
 
+    /// Runs near libxml2's 10^7-byte limits (attribute values, CDATA sections, comments,
+    /// processing instructions) are its to judge: over the limit it refuses all but the
+    /// comment; the fast path leaves every such run over 9×10^6 bytes to it.
+    @Test func longRunsAreLeftToLibxml2() throws {
+        let run = String(repeating: "x", count: 10_000_100)
+        for (note, text) in [("a value", "<a b='\(run)'/>"), ("CDATA", "<a><![CDATA[\(run)]]></a>"),
+                             ("a comment", "<a><!--\(run)--></a>"), ("a PI", "<a><?p \(run)?></a>")] {
+            let bytes = Array(text.utf8)
+            #expect(try !takes(bytes), "\(note)")
+            // One namespace convention: these documents have no prefixes, and each parse of
+            // 10 MB is slow in a debug build.
+            let expected = outcome(bytes, XMLOptions(), fastPath: false)
+            #expect(outcome(bytes, XMLOptions(), fastPath: true) == expected, "\(note)")
+            #expect(expected.hasPrefix("error:") == (note != "a comment"), "\(note): \(expected.prefix(80))")
+        }
+        #expect(try takes(Array("<a><![CDATA[\(run.prefix(8_000_000))]]></a>".utf8)))
+    }
+
     /// The builder's own refusals come through as they are, not as a second parse.
     @Test func theBuildersLimitsApplyOnTheFastPath() throws {
         let deep = Array((String(repeating: "<d>", count: 70) + String(repeating: "</d>", count: 70)).utf8)

@@ -139,8 +139,8 @@ enum PlistScalars {
     /// empty, stray characters), which `integer` then reads or refuses.
     static func appendDecimalInteger(_ text: [UInt8], to out: inout [UInt8]) -> Bool {
         var lo = 0, hi = text.count
-        while lo < hi && XMLJSONCore.isSpace(text[lo]) { lo += 1 }
-        while hi > lo && XMLJSONCore.isSpace(text[hi - 1]) { hi -= 1 }
+        while lo < hi && XMLBytes.isSpace(text[lo]) { lo += 1 }
+        while hi > lo && XMLBytes.isSpace(text[hi - 1]) { hi -= 1 }
         var negative = false
         if lo < hi && (text[lo] == UInt8(ascii: "-") || text[lo] == UInt8(ascii: "+")) {
             negative = text[lo] == UInt8(ascii: "-")

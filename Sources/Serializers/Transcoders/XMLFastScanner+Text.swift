@@ -187,24 +187,9 @@ extension XMLFastScanner {
     /// A comment, from `<!--` past `-->`: no `--` inside, every character an XML `Char`.
     mutating func comment() throws(XMLFastStop) {
         i += 4
-        let start = i
-        while i < n {
-            let c = p[i]
-            if c == 0x2D && i + 1 < n && p[i + 1] == 0x2D {
-                guard i + 2 < n, p[i + 2] == 0x3E, i - start <= Self.maxRun else { throw .unsupported }
-                i += 3
-                return
-            }
-            if c >= 0x80 {
-                let length = XMLBytes.charLength(p, i, n)
-                guard length > 0 else { throw .unsupported }
-                i += length
-                continue
-            }
-            guard c >= 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { throw .unsupported }
-            i += 1
-        }
-        throw .unsupported
+        try skipCharacters(until: 0x2D, 0x2D)
+        guard has("-->", at: i) else { throw .unsupported }
+        i += 3
     }
 
     /// A processing instruction, from `<?` past `?>`, skipped: an ASCII target that is not
@@ -219,17 +204,22 @@ extension XMLFastScanner {
         if i - start == 3 && (p[start] | 0x20) == 0x78 && (p[start + 1] | 0x20) == 0x6D && (p[start + 2] | 0x20) == 0x6C {
             throw .unsupported
         }
-        if has("?>", at: i) {
-            i += 2
-            return
+        if !has("?>", at: i) {
+            guard skipSpace() else { throw .unsupported }
+            try skipCharacters(until: 0x3F, 0x3E)
         }
-        guard skipSpace() else { throw .unsupported }
-        let content = i
+        i += 2
+    }
+
+    /// Advances over XML `Char`s to the first `a` followed by `b`, leaving `i` at that `a`.
+    /// A byte that is no `Char`, the end, or more than `maxRun` bytes leave the body to
+    /// libxml2.
+    mutating func skipCharacters(until a: UInt8, _ b: UInt8) throws(XMLFastStop) {
+        let start = i
         while i < n {
             let c = p[i]
-            if c == 0x3F && i + 1 < n && p[i + 1] == 0x3E {
-                guard i - content <= Self.maxRun else { throw .unsupported }
-                i += 2
+            if c == a && i + 1 < n && p[i + 1] == b {
+                guard i - start <= Self.maxRun else { throw .unsupported }
                 return
             }
             if c >= 0x80 {

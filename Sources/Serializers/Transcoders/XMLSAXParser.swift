@@ -41,22 +41,23 @@ enum XMLSAXParser {
     static let initialized: Void = { xmlInitParser() }()
 
     static func parse(_ body: [UInt8], sink: XMLEventSink) throws(TranscodeError) {
-        try checkSize(body)
-        // From here on the bytes are UTF-8 (or declared so), whatever the body's encoding.
-        try parse(utf8: XMLEncoding.utf8Copy(of: body) ?? body, sink: sink)
+        try parse(utf8: utf8(body), sink: sink)
     }
 
-    static func checkSize(_ body: [UInt8]) throws(TranscodeError) {
+    /// The body as both XML parsers read it: UTF-8 (or declared so), whatever its encoding.
+    /// The size bound keeps a converted body (at most 3 bytes a byte) within libxml2's
+    /// 32-bit lengths.
+    static func utf8(_ body: [UInt8]) throws(TranscodeError) -> [UInt8] {
         guard body.count < Int(Int32.max) / 3 else { throw TranscodeError("XML body larger than 682 MiB") }
+        return try XMLEncoding.utf8Copy(of: body) ?? body
     }
 
-    /// A body already in UTF-8 (XMLEncoding has run).
+    /// A body `utf8(_:)` has returned.
     static func parse(utf8 bytes: [UInt8], sink: XMLEventSink) throws(TranscodeError) {
         _ = initialized
         // libxml2 reports some errors (e.g. encoding conversion) only on its generic
         // channel, which prints to stderr; the structured handler below has the facts.
         silenceGenericErrors()
-        try checkSize(bytes)
         try XMLAttributeScan.check(bytes)
         let box = Unmanaged.passRetained(sink)
         defer { box.release() }

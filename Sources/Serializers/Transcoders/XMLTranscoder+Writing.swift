@@ -157,12 +157,10 @@ extension XMLJSONCore {
         UnsafeBufferPointer(start: text.base + range.lowerBound, count: range.count)
     }
 
-    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-
     mutating func trimmed(_ range: Range<Int>) -> Range<Int> {
         var low = range.lowerBound, high = range.upperBound
-        while low < high && Self.isSpace(text[low]) { low += 1 }
-        while high > low && Self.isSpace(text[high - 1]) { high -= 1 }
+        while low < high && XMLBytes.isSpace(text[low]) { low += 1 }
+        while high > low && XMLBytes.isSpace(text[high - 1]) { high -= 1 }
         return low..<high
     }
 }

@@ -14,8 +14,7 @@ public enum XMLTranscoder {
     /// `fastPath: false` parses with libxml2 alone (tests and benchmarks compare the two).
     static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(), maxDepth: Int = JSONReadOptions.defaultMaxDepth,
                           budget: OutputBudget? = nil, fastPath: Bool) throws(TranscodeError) -> NormalizedJSON {
-        try XMLSAXParser.checkSize(body)
-        let bytes = try XMLEncoding.utf8Copy(of: body) ?? body
+        let bytes = try XMLSAXParser.utf8(body)
         // The JSON is written straight into the array returned, given the input's size (XML
         // is the wordier form; never empty); only output that outgrows it is copied once more.
         var failure: TranscodeError?
@@ -212,7 +211,7 @@ struct XMLJSONCore: ~Copyable {
     @inline(__always)
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
         // Leading whitespace is trimmed anyway; most of it sits between elements.
-        if text.count == Int(frames[frames.count - 1].textStart) && bytes.allSatisfy(Self.isSpace) { return }
+        if text.count == Int(frames[frames.count - 1].textStart) && bytes.allSatisfy(XMLBytes.isSpace) { return }
         text.append(bytes)
     }
 

@@ -15,7 +15,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case methodNotAllowed(allow: [String])
     case invalidPath(String)
     case headersTooLarge(limit: Int)
-    case forbidden
+    /// An admin request from a network not in `admin.allow` (host nil), or naming a `Host`
+    /// admin does not answer to (DNS rebinding).
+    case forbidden(host: String?)
     case badRequest(String)
     /// An admin endpoint's query parameter it does not know (`/-/recent?format=xml`).
     case invalidQuery(String)
@@ -132,7 +134,10 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .noRoute(let request): return "no route matches \(request); GET /-/routes lists the configured routes"
         case .headersTooLarge(let limit): return "the request head exceeds \(limit) bytes (limits.max_header_bytes)"
         case .requestTooLarge(let limit): return "the body exceeds \(limit) bytes (limits.max_request_body)"
-        case .forbidden: return "the client's address is not in admin.allow"
+        case .forbidden(nil): return "the client's address is not in admin.allow"
+        case .forbidden(let host?):
+            return "admin endpoints answer only to loopback names and addresses, the listen address and admin.hosts; "
+                + "this request names Host '\(host)' (add the name to admin.hosts to allow it)"
         case .overloaded: return "response bytes held in memory reached limits.max_buffered_bytes"
         case .unavailable: return "in-flight requests are finishing (timeouts.shutdown_grace); new ones are refused"
         case .loopDetected: return "the request carries this daemon's own Via entry: a route's upstream points back at serializerd"

@@ -35,10 +35,15 @@ struct ConfigOptions: ParsableArguments {
         return String(text[colon.upperBound...])
     }
 
+    /// A config file is a page of YAML; anything this large is a mistake (a device, a log).
+    static let maxConfigBytes = 1 << 20
+
     func load(environment: [String: String]) throws -> ServerConfig {
         let path = try resolvedPath(environment: environment)
         let bytes: [UInt8]
-        do { bytes = try StandardStreams.readAll(path: path) } catch {
+        do { bytes = try StandardStreams.readAll(path: path, limit: Self.maxConfigBytes) } catch let error as InputTooLarge {
+            throw ConfigFailure(message: "\(path): error: the configuration file is larger than \(error.limit) bytes (1 MiB), the most serializerd reads")
+        } catch {
             throw ConfigFailure(message: "\(path): error: cannot read the configuration file (\(Self.reason(error)))")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

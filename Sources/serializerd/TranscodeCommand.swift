@@ -71,7 +71,13 @@ struct TranscodeCommand: ParsableCommand {
         }
         // The daemon's allocator settings, so the cost here is the cost a route pays.
         MallocTuning.apply()
-        let body = try StandardStreams.readAll(path: file)
+        // Like a route's upstream body: over the cap is upstream-body-too-large, found
+        // before the whole input is read (`/dev/zero`, endless stdin).
+        let body: [UInt8]
+        do { body = try StandardStreams.readAll(path: file, limit: settings.maxOutput) } catch let error as InputTooLarge {
+            StandardStreams.write(ProblemDocument.render(.upstreamBodyTooLarge(limit: error.limit, url: nil)) + [0x0A])
+            throw ExitCode(1)
+        }
         let responseSerializer: any ResponseSerializer
         do { responseSerializer = try ResponseSerializerRegistry.make(settings) } catch { throw ValidationError(error.message) }
 

@@ -54,6 +54,88 @@ struct ListenerTests {
         #expect(!FileManager.default.fileExists(atPath: socketPath))
     }
 
+    static func unixConfig(_ socketPath: String, stubPort: Int) throws -> String {
+        let yaml = """
+            listen: unix:\(socketPath)
+            workers: 2
+            routes:
+              - name: api
+                match: { prefix: /api/ }
+                upstream: http://127.0.0.1:\(stubPort)/v1
+
+            """
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString).yaml").path
+        try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+        return config
+    }
+
+    static func curl(_ socketPath: String, _ path: String, headers: [String] = []) throws -> CommandResult {
+        try ServerBinary.run(["-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", socketPath] + headers.flatMap { ["-H", $0] }
+                             + ["http://localhost\(path)"], executable: URL(fileURLWithPath: "/usr/bin/curl"))
+    }
+
+    @Test func aFileThatIsNotASocketIsNeverReplaced() throws {
+        let (stub, stubPort) = try StubUpstream.start()
+        defer { stub.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A regular file named like a socket, and a directory: both stay as they are.
+        let file = dir + "/http.sock"
+        try "precious data\n".write(toFile: file, atomically: false, encoding: .utf8)
+        let directory = dir + "/dir.sock"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        for path in [file, directory] {
+            let config = try Self.unixConfig(path, stubPort: stubPort)
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            let run = try ServerBinary.run(["serve", "--config", config], timeout: 20)
+            #expect(run.status == 1)
+            #expect(run.stderrText.contains("listen unix:\(path): exists and is not a socket"), "\(run.stderrText)")
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious data\n")
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
+    @Test func aSuccessorsSocketOnTheSamePathSurvivesTheFirstDaemonsExit() throws {
+        let (stub, stubPort) = try StubUpstream.start()
+        defer { stub.stop() }
+        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let config = try Self.unixConfig(socketPath, stubPort: stubPort)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let first = try Spawned(ServerBinary.url, ["serve", "--config", config])
+        #expect(first.waitForLine { $0.contains("\"msg\":\"ready\"") } != nil, "\(first.text)")
+        // The path is taken over (as by a successor started while the first drains): the
+        // first daemon's file goes, the successor binds its own at the same path.
+        unlink(socketPath)
+        let second = try Spawned(ServerBinary.url, ["serve", "--config", config])
+        defer { second.stop() }
+        #expect(second.waitForLine { $0.contains("\"msg\":\"ready\"") } != nil, "\(second.text)")
+        #expect(first.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: socketPath))
+        #expect(try Self.curl(socketPath, "/api/json").stdoutText.hasSuffix("\n200"))
+        #expect(second.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    @Test func aUnixClientGetsNoMadeUpForwardedFor() throws {
+        let (stub, stubPort) = try StubUpstream.start()
+        defer { stub.stop() }
+        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let config = try Self.unixConfig(socketPath, stubPort: stubPort)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try Spawned(ServerBinary.url, ["serve", "--config", config])
+        defer { daemon.stop() }
+        #expect(daemon.waitForLine { $0.contains("\"msg\":\"ready\"") } != nil, "\(daemon.text)")
+        let plain = try Self.curl(socketPath, "/api/echo").stdoutText
+        #expect(plain.hasSuffix("\n200") && !plain.contains("x-forwarded-for") && plain.contains("\"via\""), "\(plain)")
+        // A front end's own chain goes on untouched.
+        let chained = try Self.curl(socketPath, "/api/echo", headers: ["X-Forwarded-For: 192.0.2.7"]).stdoutText
+        #expect(chained.contains("\"x-forwarded-for\":\"192.0.2.7\""), "\(chained)")
+        // Any Host over a Unix socket: it is on this host already.
+        #expect(try Self.curl(socketPath, "/-/health", headers: ["Host: evil.example"]).stdoutText.hasSuffix("\n200"))
+    }
+
     @Test func sighupTheMomentReadyIsLoggedNeverKillsTheDaemon() throws {
         let (stub, stubPort) = try StubUpstream.start()
         defer { stub.stop() }

@@ -22,8 +22,9 @@ final class ProxyHarness {
         }
     }
 
-    func get(_ target: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawResponse {
-        try RawHTTP.request(port: port, method: method, target: target, headers: headers, body: body)
+    func get(_ target: String, method: String = "GET", headers: [(String, String)] = [], body: [UInt8] = [],
+             host: String? = nil) throws -> RawResponse {
+        try RawHTTP.request(port: port, method: method, target: target, headers: headers, body: body, host: host)
     }
 
     func json(_ response: RawResponse) -> [String: Any]? {

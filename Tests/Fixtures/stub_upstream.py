@@ -31,9 +31,14 @@ class Stub(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
+    def date_time_string(self, timestamp=None):
+        # `date=TEXT` replaces the Date header's value (an upstream's own, valid or not).
+        return getattr(self, "fixed_date", None) or super().date_time_string(timestamp)
+
     def handle_any(self):
         url = urlparse(self.path)
         q = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        self.fixed_date = q.get("date")
         # `h=Name:value` (repeatable) adds response headers to the json scenario.
         added = [tuple(part.strip() for part in h.split(":", 1)) for h in parse_qs(url.query).get("h", [])]
         name = url.path.rstrip("/").split("/")[-1]

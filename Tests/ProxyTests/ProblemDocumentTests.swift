@@ -45,7 +45,7 @@ import Testing
             (.upstreamBodyTooLarge(limit: 10, url: nil), 502, "upstream-body-too-large", 63),
             (.noRoute("GET /x"), 404, "no-route", 404), (.methodNotAllowed(allow: ["GET"]), 405, "method-not-allowed", 405),
             (.invalidPath(".."), 400, "invalid-path", 400), (.headersTooLarge(limit: 1), 431, "headers-too-large", 431),
-            (.forbidden, 403, "forbidden", 403), (.badRequest("x"), 400, "bad-request", -1016),
+            (.forbidden(host: nil), 403, "forbidden", 403), (.badRequest("x"), 400, "bad-request", -1016),
             (.requestTooLarge(limit: 1), 413, "request-too-large", 413), (.unavailable, 503, "unavailable", 503),
         ]
         for (failure, status, suffix, code) in rows {

@@ -16,9 +16,10 @@ public struct RawResponse: Sendable {
 
 public enum RawHTTP {
     /// Sends one request with `Connection: close` and reads the whole reply (bounded).
+    /// `host` replaces the Host field's value (`127.0.0.1:PORT`).
     public static func request(port: Int, method: String = "GET", target: String, headers: [(String, String)] = [],
-                               body: [UInt8] = [], timeout: Double = 20) throws -> RawResponse {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+                               body: [UInt8] = [], host: String? = nil, timeout: Double = 20) throws -> RawResponse {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"

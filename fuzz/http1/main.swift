@@ -1,3 +1,5 @@
+import HTTPCore
+
 // libFuzzer target for the HTTP/1.1 request parser (Sources/EventLoop/HTTP1), built by
 // fuzz/run.sh with `swiftc -sanitize=fuzzer,address`. Besides memory safety it checks
 // that the parser's result does not depend on how the bytes are split into reads: the
@@ -60,5 +62,45 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytewise = run(input, piece: 1)
     // An error may be found earlier with more input in hand only as the same kind at the same request.
     precondition(whole == bytewise, "the outcome depends on how the input was split: \(whole) vs \(bytewise)")
+    // The Host check against a reference written from RFC 3986's grammar another way.
+    let host = HostField.split(input)
+    precondition((host != nil) == referenceHostIsValid(Array(input)), "HostField disagrees with the grammar on \(Array(input))")
+    if let (hostEnd, portStart) = host {
+        precondition(hostEnd <= input.count && (portStart.map { $0 == hostEnd + 1 } ?? (hostEnd == input.count)), "split points")
+    }
     return 0
+}
+
+/// uri-host [ ":" port ], port 0-65535 in at most five digits, from the grammar's pieces.
+func referenceHostIsValid(_ v: [UInt8]) -> Bool {
+    let text = String(decoding: v, as: UTF8.self)
+    guard text.utf8.elementsEqual(v) else { return false }
+    var host = Substring(text), port: Substring?
+    if text.hasPrefix("[") {
+        guard let close = text.firstIndex(of: "]") else { return false }
+        host = text[...close]
+        let rest = text[text.index(after: close)...]
+        if !rest.isEmpty {
+            guard rest.first == ":" else { return false }
+            port = rest.dropFirst()
+        }
+        let inside = host.dropFirst().dropLast()
+        guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+    } else {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        host = parts[0]
+        if parts.count == 2 { port = parts[1] }
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=")
+        var chars = Array(host)
+        while let k = chars.firstIndex(of: "%") {
+            guard k + 2 < chars.count, chars[k + 1].isHexDigit, chars[k + 2].isHexDigit else { return false }
+            chars.removeSubrange(k...(k + 2))
+        }
+        guard chars.allSatisfy(allowed.contains) else { return false }
+    }
+    if let port {
+        guard port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        if !port.isEmpty, Int(port)! > 65535 { return false }
+    }
+    return true
 }

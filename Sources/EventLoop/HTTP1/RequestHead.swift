@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// A request line and its header fields, validated strictly (RFC 9112 §2–§6), kept as
 /// the bytes received plus the offsets of each field, so reading a header costs no
 /// String unless one is asked for.
@@ -164,6 +166,7 @@ struct HeadReader {
         switch name.count {
         case 4 where ByteClass.equalsIgnoringCase(name, "host"):
             hostCount += 1
+            guard HostField.isValid(value) else { throw .malformed("the Host header is not a valid uri-host[:port]") }
         case 6 where ByteClass.equalsIgnoringCase(name, "expect"):
             if ByteClass.equalsIgnoringCase(value, "100-continue") { expectsContinue = true }
         case 10 where ByteClass.equalsIgnoringCase(name, "connection"):

@@ -15,14 +15,20 @@ extension Connection {
             closeAfterReply = true
         }
         var head = ReplyHead(status: status, capacity: 160 + headers.count * 48)
+        // Exactly one Date: the first valid one given (an upstream's), else ours.
+        var dated = false
         for (name, value) in headers {
             if name.utf8.count == 10, name.lowercased() == "connection" {
                 if value.lowercased() == "close" { closeAfterReply = true }
                 continue
             }
+            if name.utf8.count == 4, name.lowercased() == "date" {
+                if dated || !HTTPDate.isValid(value) { continue }
+                dated = true
+            }
             head.add(name, value)
         }
-        head.add("Date", server.date())
+        if !dated { head.add("Date", server.date()) }
         if !bodyless { head.addContentLength(body.count) }
         if closeAfterReply {
             head.add("Connection", "close")

@@ -23,23 +23,40 @@ public enum ListeningSocket {
 
     static func display(_ host: String, _ port: Int) -> String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// A listening Unix socket at `path`, mode 0660. A stale socket file (nobody accepts
-    /// on it) is replaced; a live one is "address already in use".
-    public static func openUnix(path: String) throws(EventLoopError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw failure("socket") }
+    /// Which file a Unix socket is: what the daemon created, told apart from whatever
+    /// another process may have put at the same path since.
+    public struct FileIdentity: Sendable, Equatable {
+        public let device: UInt64
+        public let inode: UInt64
+
+        /// lstat(2) of `path`, when it is a socket.
+        public static func ofSocket(at path: String) -> FileIdentity? {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+            return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        }
+    }
+
+    /// A listening Unix socket at `path`, mode 0660, and the identity of the file it
+    /// made. A stale socket file (nobody accepts on it) is replaced; a live one is
+    /// "address already in use"; anything else at the path (a regular file, a directory,
+    /// a link) is never touched.
+    public static func openUnix(path: String) throws(EventLoopError) -> (fd: Int32, file: FileIdentity) {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (k, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[k] = byte }
         }
-        if access(path, F_OK) == 0 {
-            if isLive(address) {
-                close(fd)
-                throw EventLoopError("bind unix:\(path): address already in use")
-            }
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw EventLoopError("listen unix:\(path): exists and is not a socket") }
+            if isLive(address) { throw EventLoopError("bind unix:\(path): address already in use") }
             unlink(path)
         }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket") }
+        // bind(2) creates the file and fails with EADDRINUSE if anything got there first:
+        // what it made is ours, and nothing else is ever replaced.
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -48,13 +65,24 @@ public enum ListeningSocket {
             close(fd)
             throw error
         }
+        guard let file = FileIdentity.ofSocket(at: path) else {
+            close(fd)
+            throw EventLoopError("listen unix:\(path): the socket file vanished after bind")
+        }
         chmod(path, 0o660)
         guard listen(fd, 1024) == 0 else {
             let error = failure("listen")
             close(fd)
+            removeUnix(path: path, ifStill: file)
             throw error
         }
-        return fd
+        return (fd, file)
+    }
+
+    /// Removes the socket file at `path` only while it is still `file`: a successor that
+    /// bound the path after us keeps its socket.
+    public static func removeUnix(path: String, ifStill file: FileIdentity) {
+        if FileIdentity.ofSocket(at: path) == file { unlink(path) }
     }
 
     /// Something accepts connections on this Unix socket address.

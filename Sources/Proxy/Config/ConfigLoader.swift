@@ -1,3 +1,4 @@
+import HTTPCore
 import Logging
 import Serializers
 import Yams
@@ -48,6 +49,7 @@ public enum ConfigLoader {
         if let node = top["timeouts"], let timeouts = node.attempt({ () throws(ConfigError) in try timeouts(node) }) { config.timeouts = timeouts }
         if let node = top["admin"], let admin = node.attempt({ () throws(ConfigError) in try admin(node) }) {
             if let allow = admin.allow { config.adminAllow = allow }
+            if let hosts = admin.hosts { config.adminHosts = hosts }
             if let keep = admin.keepFailures { config.keepFailures = keep }
         }
         if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
@@ -71,18 +73,29 @@ public enum ConfigLoader {
         return address
     }
 
-    /// `admin.allow` and `admin.keep_failures`, each when given.
-    static func admin(_ node: ConfigNode) throws(ConfigError) -> (allow: [CIDR]?, keepFailures: Bool?) {
-        let admin = try node.mapping(allowed: ["allow", "keep_failures"])
+    /// `admin.allow`, `admin.hosts` and `admin.keep_failures`, each when given.
+    static func admin(_ node: ConfigNode) throws(ConfigError) -> (allow: [CIDR]?, hosts: [String]?, keepFailures: Bool?) {
+        let admin = try node.mapping(allowed: ["allow", "hosts", "keep_failures"])
         let keepFailures = try admin["keep_failures"].map { (n) throws(ConfigError) in try n.bool() }
-        guard let allow = admin["allow"] else { return (nil, keepFailures) }
+        var hosts: [String]?
+        if let list = admin["hosts"] {
+            hosts = []
+            for item in try list.sequence() {
+                let text = try item.string()
+                guard let name = HostField.name(text), !name.isEmpty, !text.contains(":") || text.hasPrefix("[") && text.hasSuffix("]") else {
+                    throw item.error("expected a host name or address without a port, such as dev.example.test, found '\(text)'")
+                }
+                hosts?.append(name)
+            }
+        }
+        guard let allow = admin["allow"] else { return (nil, hosts, keepFailures) }
         var networks: [CIDR] = []
         for item in try allow.sequence() {
             let text = try item.string()
             guard let cidr = CIDR(text) else { throw item.error("expected an address or network like 127.0.0.0/8, found '\(text)'") }
             networks.append(cidr)
         }
-        return (networks, keepFailures)
+        return (networks, hosts, keepFailures)
     }
 
     static func syntaxError(_ error: YamlError, file: String) -> ConfigError {

@@ -11,6 +11,9 @@ public struct ServerConfig: Sendable {
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var adminAllow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]
+    /// `admin.hosts`: Host names admin answers to besides loopback names and addresses
+    /// and the listen address; lowercased, without a trailing dot.
+    public var adminHosts: [String] = []
     /// `admin.keep_failures`: keep failed requests' upstream responses for /-/failures
     /// (bodies can hold secrets, so it can be turned off).
     public var keepFailures = true

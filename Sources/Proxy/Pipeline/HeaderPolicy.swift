@@ -18,6 +18,7 @@ enum HeaderPolicy {
     static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
 
     static let retryAfter = HeaderNames(["retry-after"])
+    static let date = HeaderNames(["date"])
 
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
     static let hopByHopDownstream = HeaderNames([
@@ -36,8 +37,9 @@ enum HeaderPolicy {
     /// then X-Forwarded-For, X-Request-Id and Via (the client's entries, then this
     /// daemon's). Read and written as bytes: most requests carry several headers and none
     /// of them needs to become a String.
+    /// `peer` is nil for a Unix-socket client.
     static func upstreamHeaders(client request: any ClientExchange, route: Route, contentType: String?,
-                                peer: String, requestID: String, via: String) -> HeaderLines {
+                                peer: String?, requestID: String, via: String) -> HeaderLines {
         var lines = HeaderLines()
         var prior: [UInt8] = []
         var vias: [UInt8] = []
@@ -61,9 +63,13 @@ enum HeaderPolicy {
         }
         for (name, value) in route.headers { lines.append(name, value) }
         if let contentType { lines.append("Content-Type", contentType) }
-        if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
-        prior += peer.utf8
-        prior.withUnsafeBufferPointer { lines.append("X-Forwarded-For", value: $0) }
+        // A Unix-socket peer has no address to add: the client's own chain (a local
+        // front end's) goes on as it came, and none is made up.
+        if let peer {
+            if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+            prior += peer.utf8
+        }
+        if !prior.isEmpty { prior.withUnsafeBufferPointer { lines.append("X-Forwarded-For", value: $0) } }
         lines.append("X-Request-Id", requestID)
         vias += via.utf8
         vias.withUnsafeBufferPointer { lines.append("Via", value: $0) }

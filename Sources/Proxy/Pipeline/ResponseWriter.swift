@@ -125,6 +125,8 @@ struct ResponseWriter {
     func problem(_ failure: ProxyFailure, route: String?, extraHeaders: [(String, String)] = [],
                  reply: UpstreamReply? = nil, serializer: String? = nil, hint: String? = nil) {
         var headers = [("Content-Type", ProblemDocument.contentType)] + extraHeaders
+        // An upstream answered: its Date is the response's (the connection adds ours otherwise).
+        if let reply { reply.headers.appendFields(where: HeaderPolicy.date.contains, to: &headers) }
         if case .methodNotAllowed(let allow) = failure { headers.append(("Allow", allow.joined(separator: ", "))) }
         send(status: failure.clientStatus, headers: headers,
              body: ProblemDocument.render(failure, route: route, requestID: requestID, hint: hint),

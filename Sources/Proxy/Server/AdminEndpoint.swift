@@ -60,7 +60,11 @@ extension Worker {
         // A Unix-socket peer is on this host: it counts as loopback (DESIGN §4).
         let peer = request.peerIsUnixSocket ? IPAddress("127.0.0.1") : IPAddress(request.peerAddress)
         guard let peer, config.adminAllow.contains(where: { $0.contains(peer) }) else {
-            writer.problem(.forbidden, route: nil)
+            writer.problem(.forbidden(host: nil), route: nil)
+            return
+        }
+        if !request.peerIsUnixSocket, let host = request.header("Host"), !Self.answers(host: host, config: config) {
+            writer.problem(.forbidden(host: host), route: nil)
             return
         }
         if endpoint != .unknown, request.method != "GET", request.method != "HEAD" {
@@ -90,7 +94,8 @@ extension Worker {
                 body += Array("]}".utf8)
                 writer.sendJSON(body)
             case .success(.har):
-                let origin = "http://" + (request.header("Host") ?? config.listen.description)
+                // Never the client's Host: the URL names serializerd as configured.
+                let origin = "http://" + (config.listen.unixPath == nil ? config.listen.description : "localhost")
                 writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                    ("Content-Disposition", "attachment; filename=\"serializerd.har\"")],
                             body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string), outcome: .ok)
@@ -107,6 +112,17 @@ extension Worker {
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }
+    }
+
+    /// The DNS-rebinding guard (DESIGN §6): a page whose own name resolves to 127.0.0.1
+    /// sends that name as Host, so admin answers only to names no page can claim:
+    /// loopback names and addresses, the listen address, and what `admin.hosts` lists.
+    /// Any port; names compare case-insensitively, a trailing dot ignored.
+    static func answers(host: String, config: ServerConfig) -> Bool {
+        guard let name = HostField.name(host) else { return false }
+        if name == "localhost" || name == config.listen.host.lowercased() || config.adminHosts.contains(name) { return true }
+        guard let address = IPAddress(name)?.unmapped else { return false }
+        return address.isV6 ? address.bytes == Array(repeating: 0, count: 15) + [1] : address.bytes[0] == 127
     }
 
     static func describe(_ route: Route) -> JSONValue {

@@ -19,8 +19,8 @@ public final class Server {
     private var threads: [pthread_t] = []
     private var heartbeats: [Heartbeat] = []
     private var notifier: ServiceNotifier?
-    /// The Unix socket file this process created, removed on exit.
-    private var unixSocketPath: String?
+    /// The Unix socket file this process created, removed on exit if it is still that file.
+    private var unixSocket: (path: String, file: ListeningSocket.FileIdentity)?
     private let budget: ProcessBudget
     /// Unique to this running daemon, so chained serializerds tell their Via entries apart.
     private let via: String
@@ -77,7 +77,7 @@ public final class Server {
             for thread in threads { pthread_join(thread, nil) }
             for watch in watches { watch.cancel() }
             main.close()
-            if let unixSocketPath { unlink(unixSocketPath) }
+            if let unixSocket { ListeningSocket.removeUnix(path: unixSocket.path, ifStill: unixSocket.file) }
             throw EventLoopError("a worker could not start (see the worker_failed event)")
         }
         if budget.maxConnections < config.limits.maxConnections {
@@ -95,7 +95,7 @@ public final class Server {
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
         main.close()
-        if let unixSocketPath { unlink(unixSocketPath) }
+        if let unixSocket { ListeningSocket.removeUnix(path: unixSocket.path, ifStill: unixSocket.file) }
         logger.notice("stopped")
     }
 
@@ -110,8 +110,8 @@ public final class Server {
         }
         if let path = config.listen.unixPath {
             // One socket, a duplicate per worker (SO_REUSEPORT does not apply to Unix sockets).
-            let fd = try ListeningSocket.openUnix(path: path)
-            unixSocketPath = path
+            let (fd, file) = try ListeningSocket.openUnix(path: path)
+            unixSocket = (path, file)
             let perWorker = (0..<workers).map { _ in [fcntl(fd, F_DUPFD_CLOEXEC, 3)] }
             close(fd)
             return (perWorker, config.listen.description)
@@ -124,7 +124,9 @@ public final class Server {
             port = opened.port
             perWorker.append([opened.fd])
         }
-        return (perWorker, ListenAddress(host: config.listen.host, port: port).description)
+        // The port the kernel chose (`:0`), for what names this daemon (HAR URLs).
+        config.listen = ListenAddress(host: config.listen.host, port: port)
+        return (perWorker, config.listen.description)
     }
 
     private func status(_ listen: String) -> String {

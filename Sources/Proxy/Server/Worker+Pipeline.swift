@@ -84,7 +84,7 @@ extension Worker {
         }
         writer.upstreamURL = url
         let headers = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
-                                                   peer: request.peerAddress, requestID: writer.requestID, via: via)
+                                                   peer: request.peerIsUnixSocket ? nil : request.peerAddress, requestID: writer.requestID, via: via)
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)

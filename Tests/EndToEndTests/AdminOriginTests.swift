@@ -1,0 +1,111 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Admin answers only to names a web page cannot claim (the DNS-rebinding guard), every
+/// Host is checked, and the headers serializerd adds itself are right.
+@Suite(.timeLimit(.minutes(3)))
+struct AdminOriginTests {
+    static let adminPaths = ["/-/ui", "/-/ui/app.js", "/-/ui/app.css", "/-/events", "/-/recent", "/-/recent?format=har",
+                             "/-/failures", "/-/failures/some-id", "/-/failures/some-id/body", "/-/health", "/-/routes", "/metrics"]
+
+    @Test func aForeignHostGetsForbiddenFromEveryAdminEndpoint() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        defer { proxy.finish() }
+        // Something to read: a failure and a recent flow.
+        #expect(try proxy.get("/api/json?type=text/html").status == 502)
+        for host in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example", "EVIL.example."] {
+            for path in Self.adminPaths {
+                let reply = try proxy.get(path, host: host)
+                #expect(reply.status == 403, "\(host) \(path)")
+                let problem = proxy.json(reply)
+                #expect(problem?["type"] as? String == "urn:serializerd:forbidden", "\(host) \(path)")
+                #expect((problem?["detail"] as? String)?.contains("admin.hosts") == true, "\(host) \(path)")
+                #expect(reply.header("Content-Type") == "application/problem+json", "\(host) \(path)")
+                #expect(reply.header("Access-Control-Allow-Origin") == nil)
+                #expect(!reply.text.contains("text/html") && !reply.text.contains("serializerd_requests_total"), "\(host) \(path)")
+            }
+        }
+        // Proxied routes do not care which name the client used.
+        #expect(try proxy.get("/api/json", host: "evil.example").status == 200)
+    }
+
+    @Test func loopbackNamesAndAddressesReachAdminWithAnyPort() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        defer { proxy.finish() }
+        for host in ["localhost", "LOCALHOST.:1", "localhost:65535", "127.0.0.1", "127.0.0.1:\(proxy.port)", "127.9.8.7:80",
+                     "[::1]", "[::1]:8080", "[::ffff:127.0.0.1]:9"] {
+            #expect(try proxy.get("/-/health", host: host).status == 200, "\(host)")
+            #expect(try proxy.get("/metrics", host: host).status == 200, "\(host)")
+        }
+        // HTTP/1.0 may omit Host: that counts as loopback.
+        let raw = try RawHTTP.exchange(port: proxy.port, bytes: Array("GET /-/health HTTP/1.0\r\n\r\n".utf8), timeout: 10)
+        #expect(String(decoding: raw, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func adminHostsAddsNamesAndNothingElse() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"), top: "admin: { hosts: [Dev.Example.Test, 10.1.2.3] }\n")
+        defer { proxy.finish() }
+        for host in ["dev.example.test", "DEV.example.test.:8080", "10.1.2.3:9090"] {
+            #expect(try proxy.get("/metrics", host: host).status == 200, "\(host)")
+        }
+        for host in ["example.test", "x.dev.example.test", "10.1.2.4"] {
+            #expect(try proxy.get("/metrics", host: host).status == 403, "\(host)")
+        }
+    }
+
+    @Test func aHostThatIsNotAURIHostIsABadRequest() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        defer { proxy.finish() }
+        for host in ["a b", "a/b", "x@y", "[::1", "h:99999x", "h:65536", "h:1:2", "[::1]x", "a%zz", "[]"] {
+            for path in ["/api/json", "/-/health"] {
+                let reply = try proxy.get(path, host: host)
+                #expect(reply.status == 400, "\(host) \(path)")
+                #expect(proxy.json(reply)?["type"] as? String == "urn:serializerd:bad-request", "\(host) \(path)")
+                #expect((proxy.json(reply)?["detail"] as? String)?.contains("Host") == true, "\(host) \(path)")
+            }
+        }
+        for host in ["a.b-c_d~e", "h:", "h:0", "%41.example", "[::1]:1", "192.0.2.1:65535"] {
+            #expect(try proxy.get("/api/json", host: host).status == 200, "\(host)")
+        }
+    }
+
+    @Test func harURLsNameServerializerdNotTheClientsHost() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        defer { proxy.finish() }
+        #expect(try proxy.get("/api/json", host: "attacker.example").status == 200)
+        // The flow reaches the recent ring within a flush; poll for it.
+        var har = try proxy.get("/-/recent?format=har", host: "localhost:1")
+        let deadline = Date().addingTimeInterval(10)
+        while !har.text.contains("/api/json") && Date() < deadline {
+            usleep(20_000)
+            har = try proxy.get("/-/recent?format=har", host: "localhost:1")
+        }
+        #expect(har.status == 200)
+        #expect(!har.text.contains("attacker.example") && !har.text.contains("localhost:1"))
+        #expect(har.text.contains("\"url\":\"http://127.0.0.1:\(proxy.port)/api/json\""), "\(har.text)")
+    }
+
+    @Test func everyReplyCarriesExactlyOneDate() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/")
+            + route("raw", prefix: "/raw/", extra: "    output: { on_failure: passthrough }\n"))
+        defer { proxy.finish() }
+        let upstreamDate = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let date = upstreamDate.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: ",", with: "%2C")
+        let cases: [(String, String?)] = [
+            ("/api/json?date=\(date)", upstreamDate),                  // success: the upstream's
+            ("/raw/json?type=text/html&date=\(date)", upstreamDate),   // passthrough: the upstream's
+            ("/api/json?date=yesterday", nil),                         // invalid: ours
+            ("/api/json?status=404&date=\(date)", upstreamDate),       // a problem about an answer: the upstream's
+            ("/-/health", nil), ("/nowhere", nil),
+        ]
+        for (path, expected) in cases {
+            let reply = try proxy.get(path)
+            let dates = reply.headers.filter { $0.0.lowercased() == "date" }.map(\.1)
+            #expect(dates.count == 1, "\(path): \(reply.headers)")
+            if let expected { #expect(dates.first == expected, "\(path)") } else {
+                #expect(dates.first != upstreamDate && dates.first?.hasSuffix(" GMT") == true, "\(path): \(dates)")
+            }
+        }
+    }
+}

@@ -59,9 +59,7 @@ public enum HostField {
         }
     }
 
-    static func isHex(_ c: UInt8) -> Bool {
-        (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x66)
-    }
+    static func isHex(_ c: UInt8) -> Bool { Hex.value(c) != nil }
 
     /// unreserved / sub-delims (RFC 3986): what a reg-name or IPv4 address is made of,
     /// besides percent-escapes.

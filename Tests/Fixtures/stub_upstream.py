@@ -41,6 +41,9 @@ class Stub(BaseHTTPRequestHandler):
         self.fixed_date = q.get("date")
         # `h=Name:value` (repeatable) adds response headers to the json scenario.
         added = [tuple(part.strip() for part in h.split(":", 1)) for h in parse_qs(url.query).get("h", [])]
+        # A cookie to set, from a request header (a secret never in the URL).
+        if self.headers.get("X-Echo-Set-Cookie"):
+            added.append(("Set-Cookie", self.headers["X-Echo-Set-Cookie"]))
         name = url.path.rstrip("/").split("/")[-1]
         status = int(q.get("status", 200))
         ctype = q.get("type", "application/json")
@@ -64,7 +67,7 @@ class Stub(BaseHTTPRequestHandler):
         if name == "file":
             time.sleep(float(q.get("delay", "0")))
             with open(q["path"], "rb") as f:
-                return self.reply(status, f.read(), q.get("type", "application/octet-stream"))
+                return self.reply(status, f.read(), q.get("type", "application/octet-stream"), added)
         if name == "deepform":
             depth = int(q.get("depth", "8000"))
             return self.reply(status, ("a" + "[b]" * (depth - 1) + "=1").encode(), "application/x-www-form-urlencoded")

@@ -1,3 +1,4 @@
+import Telemetry
 import Serializers
 
 extension ConfigLoader {
@@ -102,9 +103,14 @@ extension ConfigLoader {
         guard let upstreamNode = m["upstream"] else { throw node.error("missing required key 'upstream'") }
         let upstreamText = try upstreamNode.string()
         guard let upstream = UpstreamBase(upstreamText) else {
-            throw upstreamNode.error("expected an http:// or https:// URL without query or credentials, found '\(upstreamText)'")
+            throw upstreamNode.error("expected an http:// or https:// URL without query or credentials, found '\(Redaction().url(upstreamText))'")
         }
         return upstream
+    }
+
+    /// What a config may name as a header: letters, digits, `-` and `_`.
+    static func isHeaderName(_ field: String) -> Bool {
+        !field.isEmpty && field.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }
     }
 
     static func headers(_ headersNode: ConfigNode?) throws(ConfigError) -> [(String, String)] {
@@ -114,7 +120,7 @@ extension ConfigLoader {
         for (key, value) in mapping {
             let keyNode = headersNode.child(key, key.string ?? "?")
             let field = try keyNode.string()
-            guard !field.isEmpty, field.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+            guard isHeaderName(field) else {
                 throw keyNode.error("'\(field)' is not a header name")
             }
             let text = try headersNode.child(value, field).string()

@@ -1,3 +1,4 @@
+import Telemetry
 import HTTPCore
 import Logging
 import Serializers
@@ -6,7 +7,7 @@ import Yams
 /// Loads the YAML config strictly: unknown keys, wrong types, bad values, unknown
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
-    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "log", "defaults", "routes"]
+    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "log", "defaults", "routes"]
     static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
@@ -52,6 +53,7 @@ public enum ConfigLoader {
             if let hosts = admin.hosts { config.adminHosts = hosts }
             if let keep = admin.keepFailures { config.keepFailures = keep }
         }
+        if let node = top["capture"], let capture = node.attempt({ () throws(ConfigError) in try capture(node) }) { config.capture = capture }
         if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
         if let defaults = top["defaults"] { checkDefaults(defaults, config: config) }
         guard let routesNode = top["routes"] else { throw doc.error("missing required key 'routes'") }
@@ -96,6 +98,29 @@ public enum ConfigLoader {
             networks.append(cidr)
         }
         return (networks, hosts, keepFailures)
+    }
+
+    /// `capture:`: each list replaces its default when given (an empty list redacts none).
+    static func capture(_ node: ConfigNode) throws(ConfigError) -> Redaction {
+        let m = try node.mapping(allowed: ["redact_headers", "redact_query", "redact_json"])
+        func names(_ key: String, _ check: (String) -> String?) throws(ConfigError) -> [String]? {
+            guard let list = m[key] else { return nil }
+            var names: [String] = []
+            for item in try list.sequence() {
+                let text = try item.string()
+                if let problem = check(text) { throw item.error(problem) }
+                names.append(text)
+            }
+            return names
+        }
+        let headers = try names("redact_headers") { text in
+            isHeaderName(text) ? nil : "expected a header name, found '\(text)'"
+        }
+        let query = try names("redact_query") { $0.isEmpty ? "expected a query parameter name, found an empty one" : nil }
+        let json = try names("redact_json") { text in
+            Redaction.tokens(text) == nil ? "expected a JSON pointer such as /password or /user/ssn (RFC 6901; * matches any member or element), found '\(text)'" : nil
+        }
+        return Redaction(headers: headers ?? Redaction.defaultHeaders, query: query ?? Redaction.defaultQuery, json: json ?? [])
     }
 
     static func syntaxError(_ error: YamlError, file: String) -> ConfigError {

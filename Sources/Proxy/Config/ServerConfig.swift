@@ -1,3 +1,4 @@
+import Telemetry
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,6 +18,8 @@ public struct ServerConfig: Sendable {
     /// `admin.keep_failures`: keep failed requests' upstream responses for /-/failures
     /// (bodies can hold secrets, so it can be turned off).
     public var keepFailures = true
+    /// `capture:`: what is redacted before anything is kept or shown.
+    public var capture = Redaction()
     public var log = LogSettings()
     public var routes: [Route] = []
     /// The file it came from, for messages.

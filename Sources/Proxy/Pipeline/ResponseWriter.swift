@@ -110,7 +110,9 @@ struct ResponseWriter {
     /// The request's one completion event (also for event streams, when they end).
     func record(status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?) {
         let reply = outcome.reply
-        let url = (reply?.url ?? upstreamURL)?.prefix(upToByte: UInt8(ascii: "?"))
+        var url = (reply?.url ?? upstreamURL)?.prefix(upToByte: UInt8(ascii: "?"))
+        // No query is kept; a password in the userinfo is not either (rare: scanned only then).
+        if let plain = url, plain.utf8.contains(UInt8(ascii: "@")) { url = Redaction().url(plain) }
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,

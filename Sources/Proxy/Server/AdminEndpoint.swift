@@ -82,7 +82,8 @@ extension Worker {
             writer.send(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                         body: shared.metrics.render(), outcome: .ok)
         case .routes:
-            writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map(Self.describe)))])).bytes)
+            let capture = config.capture
+            writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map { Self.describe($0, capture: capture) }))])).bytes)
         case .recent:
             switch RecentFormat.parse(target.query) {
             case .success(.json):
@@ -125,13 +126,13 @@ extension Worker {
         return address.isV6 ? address.bytes == Array(repeating: 0, count: 15) + [1] : address.bytes[0] == 127
     }
 
-    static func describe(_ route: Route) -> JSONValue {
+    static func describe(_ route: Route, capture: Redaction) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("name", .string(route.name)),
             ("prefix", .string(route.prefix)),
             ("methods", route.methods.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
             ("host", route.host.map(JSONValue.string) ?? .null),
-            ("upstream", .string(route.upstream.description)),
+            ("upstream", .string(capture.url(route.upstream.description))),
             ("timeout_seconds", .number(NumberText.shortest(route.timeout))),
             ("connect_timeout_seconds", .number(NumberText.shortest(route.connectTimeout))),
             ("follow_redirects", .number(String(route.followRedirects))),

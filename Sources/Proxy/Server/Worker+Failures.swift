@@ -6,14 +6,25 @@ import Upstream
 /// Failure evidence (DESIGN §6): kept when a serializer refuses an upstream response,
 /// served by `/-/failures`.
 extension Worker {
-    /// Keeps what the upstream sent and how to redo the serialization offline. Runs on
-    /// the failure path only: the success path never reaches the store's lock.
-    func keepEvidence(_ reply: UpstreamReply, failure: ProxyFailure, route: Route, writer: ResponseWriter, hint: String?) {
+    /// Keeps what the upstream sent and how to redo the serialization offline, redacted
+    /// by `capture` first: the URL, the headers, JSON and form bodies, and the problem
+    /// document rendered from them. Runs on the failure path only: the success path
+    /// never reaches the store's lock.
+    func keepEvidence(_ reply: UpstreamReply, error: SerializationError, evidence: UpstreamEvidence, route: Route,
+                      writer: ResponseWriter, hint: String?) {
         guard config.keepFailures else { return }
+        let capture = config.capture
+        let body = capture.body(reply.body, contentType: reply.contentType) ?? reply.body
+        var kept = evidence
+        kept.body = body
+        if let parsed = evidence.parsed, let redacted = capture.body(parsed.bytes, contentType: "application/json") {
+            kept.parsed = (try? JSONValue.parse(redacted)).map { NormalizedJSON($0) }
+        }
+        let failure = ProxyFailure.response(error, upstream: kept)
         shared.failures.keep(FailureEvidence(
             requestID: writer.requestID, startedAt: writer.startedWall, route: route.name, method: writer.request.method,
-            path: writer.path, upstreamURL: reply.url, status: reply.status, headers: reply.headers.all,
-            contentType: reply.contentType, body: reply.body,
+            path: writer.path, upstreamURL: capture.url(reply.url), status: reply.status, headers: capture.headers(reply.headers.all),
+            contentType: reply.contentType, body: body,
             problem: ProblemDocument.render(failure, route: route.name, requestID: writer.requestID, hint: hint),
             problemType: ProblemDocument.typePrefix + failure.typeSuffix,
             transcodeArguments: Self.transcodeArguments(reply, route: route, file: Self.bodyFileName(writer.requestID))))

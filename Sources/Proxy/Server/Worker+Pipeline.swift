@@ -114,13 +114,16 @@ extension Worker {
 
     func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter) {
         let reply: UpstreamReply
+        // Problem documents show the URL with capture.redact_query applied (a route's
+        // upstream may carry a key); only failures pay for it.
+        var shownURL: String { config.capture.url(url) }
         switch result {
-        case .failure(.timeout): return writer.problem(.upstreamTimeout(url: url, seconds: route.timeout), route: route.name)
-        case .failure(.bodyTooLarge(let limit)): return writer.problem(.upstreamBodyTooLarge(limit: limit, url: url), route: route.name)
+        case .failure(.timeout): return writer.problem(.upstreamTimeout(url: shownURL, seconds: route.timeout), route: route.name)
+        case .failure(.bodyTooLarge(let limit)): return writer.problem(.upstreamBodyTooLarge(limit: limit, url: shownURL), route: route.name)
         case .failure(.aborted): return writer.problem(.unavailable, route: route.name)
         case .failure(.overloaded): return writer.problem(.overloaded, route: route.name, extraHeaders: [("Retry-After", "1")])
         case .failure(.unavailable(let code, let message)):
-            return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: url), route: route.name)
+            return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: shownURL), route: route.name)
         case .success(let success): reply = success
         }
         let started = Clock.now()
@@ -131,10 +134,11 @@ extension Worker {
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
         } else {
             let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
-            let evidence = UpstreamEvidence(url: url, status: reply.status, contentType: reply.contentType, body: reply.body, parsed: outcome.value)
+            let evidence = UpstreamEvidence(url: shownURL, status: reply.status, contentType: reply.contentType, body: reply.body,
+                                            parsed: outcome.value)
             let failure = ProxyFailure.response(error, upstream: evidence)
             let hint = route.response.hint(for: error)
-            keepEvidence(reply, failure: failure, route: route, writer: writer, hint: hint)
+            keepEvidence(reply, error: error, evidence: evidence, route: route, writer: writer, hint: hint)
             if route.output.onFailure == .passthrough {
                 writer.passthrough(reply, failure: failure, serializer: outcome.serializer)
             } else {

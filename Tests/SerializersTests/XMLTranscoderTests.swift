@@ -253,3 +253,37 @@ import Testing
         }
     }
 }
+
+/// DESIGN §5: an object serializerd builds never repeats a member, and nothing but
+/// whitespace, comments and processing instructions follows the root.
+@Suite struct XMLObjectKeysTests {
+    let strip = XMLOptions(namespaces: .strip)
+
+    func xml(_ text: String, _ options: XMLOptions) throws -> String {
+        try XMLTranscoder.transcode(Array(text.utf8), options: options).text
+    }
+
+    @Test func attributesThatCollideAfterStrippingAreGroupedInDocumentOrder() throws {
+        #expect(try xml(#"<r xmlns:p="u1" xmlns:q="u2" p:x="1" q:x="2"/>"#, strip) == #"{"r":{"@x":["1","2"]}}"#)
+        #expect(try xml(#"<r xmlns:p="u1" xmlns:q="u2" y="0" p:x="1" q:y="2" x="3" z="4"><a/></r>"#, strip)
+                == #"{"r":{"@y":["0","2"],"@x":["1","3"],"@z":"4","a":null}}"#)
+        // Kept prefixes do not collide; neither do distinct names when stripped.
+        #expect(try xml(#"<r xmlns:p="u1" xmlns:q="u2" p:x="1" q:x="2"/>"#, XMLOptions())
+                == #"{"r":{"@xmlns:p":"u1","@xmlns:q":"u2","@p:x":"1","@q:x":"2"}}"#)
+        #expect(try xml(#"<r xmlns:p="u1" p:x="1" y="2"/>"#, strip) == #"{"r":{"@x":"1","@y":"2"}}"#)
+    }
+
+    @Test func elementsThatCollideAfterStrippingAreSiblingsOfOneName() throws {
+        #expect(try xml(#"<r xmlns:p="u1" xmlns:q="u2"><p:a>1</p:a><b/><q:a>2</q:a><a>3</a></r>"#, strip)
+                == #"{"r":{"a":["1","2","3"],"b":null}}"#)
+    }
+
+    @Test func aNulByteAnywhereIsRefused() throws {
+        for text in ["<r>x</r>\0<y>garbage", "<r>x</r>\0", "<r>x\0</r>", "<?xml version=\"1.0\"?>\0<r/>"] {
+            #expect(throws: TranscodeError.self, "\(text.debugDescription)") { try xml(text, XMLOptions()) }
+        }
+        // What may follow the root still does.
+        #expect(try xml("<r>x</r> <!-- c --> <?pi x?>\n", XMLOptions()) == #"{"r":"x"}"#)
+        #expect(throws: TranscodeError.self) { try xml("<r>x</r>garbage", XMLOptions()) }
+    }
+}

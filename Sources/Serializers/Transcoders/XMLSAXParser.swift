@@ -59,6 +59,13 @@ enum XMLSAXParser {
         // channel, which prints to stderr; the structured handler below has the facts.
         silenceGenericErrors()
         try XMLAttributeScan.check(bytes)
+        // libxml2 takes a NUL for the end of the input and accepts whatever follows it
+        // (`<r/>\0<y>garbage`); NUL is no XML character, so the document is refused.
+        let nul = bytes.withUnsafeBufferPointer { p -> Int? in
+            guard let base = p.baseAddress, let found = memchr(base, 0, p.count) else { return nil }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+        }
+        if let nul { throw TranscodeError("a NUL byte at byte \(nul): NUL is not an XML character") }
         let box = Unmanaged.passRetained(sink)
         defer { box.release() }
         guard !bytes.isEmpty else { throw TranscodeError("XML document has no root element (empty body)") }

@@ -113,6 +113,12 @@ extension XMLJSONCore {
 
     mutating func writeAttributes(_ tag: XMLStartTag, into frame: UnsafeMutablePointer<Frame>) {
         guard let attrs = tag.attributes else { return }
+        // `namespaces: strip` can give two attributes one name (`p:x`, `q:x`): an object
+        // never repeats a member, so those are grouped like repeated siblings.
+        if strip && tag.attributeCount > 1 {
+            let ids = (0..<tag.attributeCount).map { names.id(prefix: nil, local: attrs[5 * $0]!, attribute: true) }
+            if Set(ids).count < ids.count { return writeGroupedAttributes(tag, ids: ids, into: frame) }
+        }
         for k in 0..<tag.attributeCount {
             let base = 5 * k
             let id = names.id(prefix: strip ? nil : attrs[base + 1], local: attrs[base]!, attribute: true)
@@ -140,6 +146,26 @@ extension XMLJSONCore {
             out.didWrite(upTo: at)
             frame.pointee.opened = true
             frame.pointee.members += 1
+        }
+    }
+
+    /// Attributes whose names collide after stripping: `"@x":["1","2"]`, in the order of
+    /// each name's first occurrence, values in document order.
+    mutating func writeGroupedAttributes(_ tag: XMLStartTag, ids: [Int], into frame: UnsafeMutablePointer<Frame>) {
+        let attrs = tag.attributes!
+        var written = Set<Int>()
+        for id in ids where written.insert(id).inserted {
+            let group = ids.indices.filter { ids[$0] == id }
+            openMember(frame)
+            out.append(names.quoted(id))
+            out.append(UInt8(ascii: ":"))
+            if group.count > 1 { out.append(UInt8(ascii: "[")) }
+            for (n, index) in group.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                let start = attrs[5 * index + 3]!, end = attrs[5 * index + 4]!
+                out.appendQuoted(UnsafeBufferPointer(start: start, count: end - start))
+            }
+            if group.count > 1 { out.append(UInt8(ascii: "]")) }
         }
     }
 

@@ -37,13 +37,15 @@ public final class CompletionEvent: @unchecked Sendable {
     public let error: String?
     /// The Content-Type sent to the client (HAR).
     public let responseContentType: String?
+    /// Numbers in the upstream's payload that a double cannot hold exactly (`output.numbers`).
+    public let unsafeNumbers: Int
     /// `json`, once rendered for the sinks that need it.
     var rendered: [UInt8]?
 
     public init(startedAt: Double, requestID: String, route: String, method: String, path: String, upstreamURL: String?,
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
-                error: String?, responseContentType: String?) {
+                error: String?, responseContentType: String?, unsafeNumbers: Int = 0) {
         self.startedAt = startedAt
         self.requestID = requestID
         self.route = route
@@ -62,6 +64,7 @@ public final class CompletionEvent: @unchecked Sendable {
         self.serializeDuration = serializeDuration
         self.error = error
         self.responseContentType = responseContentType
+        self.unsafeNumbers = unsafeNumbers
     }
 }
 

@@ -55,9 +55,17 @@ struct TranscodeCommand: ParsableCommand {
         var settings = ResponseSettings()
         do { settings.serializer = try SerializerName(parsing: serializer) } catch { throw ValidationError("--serializer: " + error.reason) }
         var canonical = false
+        var numbers: NumberGuard.Mode?
         for option in options {
             if option.hasPrefix("canonical=") {
                 canonical = option == "canonical=true"
+                continue
+            }
+            if option.hasPrefix("numbers=") {
+                guard let mode = NumberGuard.Mode(rawValue: String(option.dropFirst("numbers=".count))) else {
+                    throw ValidationError("--option numbers: expected keep, string or reject, found '\(option.dropFirst("numbers=".count))'")
+                }
+                numbers = mode
                 continue
             }
             do { try settings.apply(option: option) } catch { throw ValidationError(error.message) }
@@ -81,8 +89,12 @@ struct TranscodeCommand: ParsableCommand {
         let responseSerializer: any ResponseSerializer
         do { responseSerializer = try ResponseSerializerRegistry.make(settings) } catch { throw ValidationError(error.message) }
 
+        if numbers == .keep && canonical {
+            throw ValidationError("--option numbers=keep cannot be combined with canonical=true (canonical output would round the numbers it keeps); use string or reject")
+        }
         let meter = stats ? CostMeter() : nil
-        let result = responseSerializer.serialize(UpstreamResponse(status: status, contentType: upstreamContentType, body: body))
+        var result = responseSerializer.serialize(UpstreamResponse(status: status, contentType: upstreamContentType, body: body))
+        (result, _) = NumberGuard.apply(result, mode: numbers ?? (canonical ? .reject : .keep))
         meter?.report(input: body.count, output: result.value?.bytes.count ?? 0, succeeded: result.succeeded)
         if result.succeeded, var value = result.value {
             if canonical {

@@ -68,7 +68,9 @@ import Testing
     /// The output cap is the config's `limits.max_response_body`, 32 MiB unless raised.
     @Test func maxResponseBodySetsTheOutputCap() throws {
         let body = Array(("[" + String(repeating: "1,", count: 999) + "1]").utf8)   // 2,001 bytes
-        let capped = try ServerBinary.run(["transcode", "--serializer", "json", "--max-response-body", "1KiB"], stdin: body)
+        // Input within the cap whose JSON outgrows it (each `<b/>` becomes `null,`).
+        let xml = Array(("<r>" + String(repeating: "<b/>", count: 240) + "</r>").utf8)   // 967 bytes
+        let capped = try ServerBinary.run(["transcode", "--serializer", "xml", "--max-response-body", "1KiB"], stdin: xml)
         #expect(capped.status == 1)
         #expect(capped.stdoutText.contains("the output cap (limits.max_response_body)"), "\(capped.stdoutText)")
         let raised = try ServerBinary.run(["transcode", "--serializer", "json", "--max-response-body", "4KiB"], stdin: body)

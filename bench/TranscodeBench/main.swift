@@ -104,6 +104,23 @@ func ours(_ p: Payload) -> Int {
     }
 }
 
+/// The JSON serializer's transcode, then `output.numbers: keep` on its output (as a route
+/// runs it), against the transcode alone: one row for BENCHMARKS.
+func numbersGuardRow(_ p: Payload, options: Options) -> String {
+    var on: [Double] = [], off: [Double] = []
+    var unsafe = 0
+    for _ in 0..<max(options.reps, 5) {
+        off.append(measure(minSeconds: options.minSeconds) { _ = try? JSONNormalizer.normalizeNotingNumbers(p.bytes) })
+        on.append(measure(minSeconds: options.minSeconds) {
+            guard let (bytes, mayHold) = try? JSONNormalizer.normalizeNotingNumbers(p.bytes) else { return }
+            unsafe = mayHold ? NumberGuard.count(bytes) : 0
+        })
+    }
+    let perRound = zip(on, off).map { $0 / $1 }
+    return String(format: "output.numbers guard, %@: %d unsafe numbers; CPU time on/off %.3f× (per round: median %.3f×, %.3f–%.3f); off %.0f µs, on %.0f µs",
+                  p.name, unsafe, median(on) / median(off), median(perRound), perRound.min()!, perRound.max()!, median(off) * 1e6, median(on) * 1e6)
+}
+
 /// Foundation on the same bytes: JSONSerialization parse+serialize, an XMLParser pass
 /// with a counting delegate (no tree), PropertyListSerialization parse.
 func foundation(_ p: Payload, _ data: Data) -> Int {
@@ -318,6 +335,13 @@ func run() throws {
                          reference, versusReference, outputBytes, memory)
         rows.append(row)
         print(row)
+    }
+    // output.numbers: the JSON path with the guard (keep: count the unsafe numbers) against
+    // the same path without it, interleaved; the ratio is the guard's cost.
+    for payload in payloads where payload.format == "json" {
+        let result = numbersGuardRow(payload, options: options)
+        rows.append(result)
+        print(result)
     }
     if let helper = options.xmlFloor {
         for payload in payloads where payload.format == "xml" {

@@ -23,6 +23,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let tree = try? JSONValue.parse(input, options: options)
     precondition((ours == nil) == (tree == nil), "the normalizer and the tree parser disagree on \(Array(input.prefix(64)))")
     if let ours {
+        // output.numbers skips the scan when the fast path saw no number it must check:
+        // then there must be none.
+        if let noted = try? JSONNormalizer.normalizeNotingNumbers(input, options: options), !noted.mayHoldUnsafeNumbers {
+            precondition(NumberGuard.count(noted.bytes) == 0, "an unsafe number the fast path called safe by its shape")
+        }
+        // NumberSafety against Double's own parse and print, for the plain short forms.
+        NumberGuard.forEachNumber(ours) { range, p in
+            let lexeme = UnsafeBufferPointer(rebasing: p[range])
+            if NumberSafety.isSafeByShape(lexeme) { precondition(NumberSafety.isSafe(lexeme), "shape and value disagree") }
+            return true
+        }
         precondition(NormalizedJSON(trusted: ours).value == tree, "the normalizer and the tree parser read different values")
         precondition((try? JSONNormalizer.normalize(ours, options: options)) == ours, "normalizing normalized JSON changed it")
         // Never longer than UTF-8 input (UTF-16 input may grow: 2 bytes can be 3 in UTF-8).

@@ -213,6 +213,7 @@ typedef struct {
     size_t depth, max_depth;
     uint8_t *stack;             // per open container: 1 = array
     size_t rw, rr;              // rewrites: output is final below rw; bytes from rr move down
+    size_t number_candidates;   // numbers sj_scalar could not call safe by their shape
 } sj_state;
 
 SJ_TARGET static inline __m256i sj_lookup(__m256i table, __m256i idx) { return _mm256_shuffle_epi8(table, idx); }
@@ -592,8 +593,10 @@ SJ_TARGET static inline uint64_t sj_digits(const uint8_t *p) {
     return (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8((char)(0x80 + 10)), d));
 }
 
-// Whether the n bytes at p are exactly one JSON number, literal or nothing else. p has at
-// least 32 readable bytes (the output's slack).
+// Whether the n bytes at p are exactly one JSON number, literal or nothing else: 0 when
+// not; 1 for a literal, or a number of at most 15 digits with at most a fraction point (a
+// double holds those exactly); 2 for any other number, which output.numbers must check.
+// p has at least 32 readable bytes (the output's slack).
 SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n) {
     // A literal by one 8-byte load, its bytes past n cleared.
     if (p[0] >= 'a') {
@@ -611,10 +614,10 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
         // sign: told from the mask of the other bytes alone.
         unsigned sign = p[0] == '-';
         uint64_t other = _bzhi_u64(~d, (unsigned)n) & ~(uint64_t)sign;
-        if (other == 0) return n > sign && (p[sign] != '0' || n == sign + 1);
+        if (other == 0) return (n > sign && (p[sign] != '0' || n == sign + 1)) << (n - sign > 15);
         size_t point = _tzcnt_u64(other);
         if (_blsr_u64(other) == 0 && p[point] == '.')
-            return point > sign && point + 1 < n && (p[sign] != '0' || point == sign + 1);
+            return (point > sign && point + 1 < n && (p[sign] != '0' || point == sign + 1)) << (n - sign > 16);
     }
     if (p[0] != '-' && (uint8_t)(p[0] - '0') >= 10) return 0;
 #define SJ_IS_DIGIT(i) (masked ? (int)(d >> (i) & 1) : (i) < n && (uint8_t)(p[i] - '0') < 10)
@@ -635,7 +638,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
     }
 #undef SJ_IS_DIGIT
 #undef SJ_SKIP_DIGITS
-    return i == n;
+    return (i == n) << 1;
 }
 
 enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
@@ -652,7 +655,7 @@ enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whol
 SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
-    size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth;
+    size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth, candidates = 0;
     uint8_t c = 0;
     if (count == 0) return 0;
 // Moves to the next listed position, suspending when the list is used up.
@@ -664,7 +667,9 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
 #define SJ_VALUE(then) \
     if (out[cursor] == '"') { cursor = p; goto then; } \
     if (p > cursor) { \
-        if (!sj_scalar(out + cursor, p - cursor)) return -1; \
+        int scalar = sj_scalar(out + cursor, p - cursor); \
+        if (!scalar) return -1; \
+        candidates += (size_t)scalar >> 1; \
         cursor = p; \
         goto then; \
     } \
@@ -727,6 +732,7 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
         // Only the sentinel may follow the top-level value.
         if (!final || k + 1 != count || p != cursor) return -1;
         st->resume = SJ_DOCUMENT_DONE;
+        st->number_candidates += candidates;
         return 0;
     default:
         return -1;
@@ -734,6 +740,7 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
     return -1;
 suspend:
     st->cursor = cursor; st->depth = depth;
+    st->number_candidates += candidates;
     return 0;
 #undef SJ_NEXT
 #undef SJ_VALUE
@@ -745,11 +752,15 @@ suspend:
 // for 32-bit positions: the caller's own path decides those).
 // With `in_place`, 64 bytes after the input are readable too, and the output may be the
 // input itself: then *output_is_input is set and nothing is written to `out`.
+// *number_candidates counts the numbers that output.numbers must look at (0: none can be
+// unsafe).
 SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
                                                                   int allow_fragments, size_t max_depth, int kernel,
-                                                                  int in_place, int *output_is_input) {
+                                                                  int in_place, int *output_is_input,
+                                                                  size_t *number_candidates) {
     if (n >= (1ULL << 31)) return -1;
     *output_is_input = 0;
+    *number_candidates = 0;
     // The input as the walk reads it while it is the output (the walk never writes).
     uint8_t *const source = in_place ? (uint8_t *)(uintptr_t)in : NULL;
     sj_state st;
@@ -823,6 +834,7 @@ SJ_TARGET static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t 
     if (st.rw != st.rr) memmove(out + st.rw, out + st.rr, st.w - st.rr);
     result = (ptrdiff_t)(st.rw + st.w - st.rr);
 done:
+    *number_candidates = st.number_candidates;
     if (st.stack && st.stack != local_stack) free(st.stack);
     if (escapes.on_heap) free(escapes.at);
     return result;
@@ -832,9 +844,10 @@ done:
 static inline int serializerd_json_fast_available(void) { return 0; }
 static inline ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
                                                         int allow_fragments, size_t max_depth, int kernel,
-                                                        int in_place, int *output_is_input) {
+                                                        int in_place, int *output_is_input, size_t *number_candidates) {
     (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth; (void)kernel; (void)in_place;
     *output_is_input = 0;
+    *number_candidates = 0;
     return -1;
 }
 #endif

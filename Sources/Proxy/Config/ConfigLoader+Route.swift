@@ -203,9 +203,19 @@ extension ConfigLoader {
     static func output(_ node: ConfigNode?) throws(ConfigError) -> OutputSettings {
         var output = OutputSettings()
         guard let node else { return output }
-        let m = try node.mapping(allowed: ["envelope", "canonical", "on_failure"])
+        let m = try node.mapping(allowed: ["envelope", "canonical", "numbers", "on_failure"])
         if let n = m["envelope"] { output.envelope = try n.bool() }
         if let n = m["canonical"] { output.canonical = try n.bool() }
+        if let n = m["numbers"] {
+            let text = try n.string()
+            guard let mode = NumberGuard.Mode(rawValue: text) else { throw n.error("expected keep, string or reject, found '\(text)'") }
+            // Canonical output rounds every number to a double: keeping an unsafe one
+            // there would silently change its value.
+            if mode == .keep && output.canonical {
+                throw n.error("keep cannot be combined with canonical: true (canonical output would round the numbers it keeps); use string or reject")
+            }
+            output.numbers = mode
+        }
         if let n = m["on_failure"] {
             let text = try n.string()
             guard let mode = OutputSettings.OnFailure(rawValue: text) else { throw n.error("expected problem or passthrough, found '\(text)'") }

@@ -19,6 +19,8 @@ struct ResponseWriter {
     var upstreamURL: String?
     var upstreamSeconds: Double?
     var serializeSeconds: Double?
+    /// Unsafe numbers the route's output.numbers found in the payload.
+    var unsafeNumbers = 0
 
     /// What the completion event says besides the status.
     struct Outcome {
@@ -118,7 +120,7 @@ struct ResponseWriter {
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,
             outcome: outcome.label, bytesIn: outcome.upstreamBytes ?? reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
-            responseContentType: responseContentType))
+            responseContentType: responseContentType, unsafeNumbers: unsafeNumbers))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.

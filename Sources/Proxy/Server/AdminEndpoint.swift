@@ -143,6 +143,7 @@ extension Worker {
         if let serializers = route.response.serializers { members.append(("serializers", .array(serializers.map { .string($0.rawValue) }))) }
         members.append(("output", .object([
             ("envelope", .bool(route.output.envelope)), ("canonical", .bool(route.output.canonical)),
+            ("numbers", .string(route.output.effectiveNumbers.rawValue)),
             ("on_failure", .string(route.output.onFailure.rawValue)),
         ])))
         return .object(members)

@@ -38,6 +38,7 @@ extension Worker {
                          "--status", String(reply.status)]
         for option in route.response.optionArguments { arguments += ["--option", option] }
         if route.output.canonical { arguments += ["--option", "canonical=true"] }
+        if let numbers = route.output.numbers { arguments += ["--option", "numbers=" + numbers.rawValue] }
         if route.response.maxOutput != OutputBudget.defaultCap { arguments += ["--max-response-body", String(route.response.maxOutput)] }
         arguments.append(file)
         return arguments

@@ -11,6 +11,13 @@ import HTTPCore
 /// (`maxDepth`), never a stack overflow.
 public enum JSONNormalizer {
     public static func normalize(_ input: [UInt8], options: JSONReadOptions = .init()) throws(JSONError) -> [UInt8] {
+        try normalizeNotingNumbers(input, options: options).bytes
+    }
+
+    /// The output, and whether a number in it may be one a double cannot hold exactly
+    /// (false only when the fast path saw none that needs `NumberSafety`'s look).
+    public static func normalizeNotingNumbers(_ input: [UInt8], options: JSONReadOptions = .init())
+        throws(JSONError) -> (bytes: [UInt8], mayHoldUnsafeNumbers: Bool) {
         let detected = input.withUnsafeBufferPointer { JSONEncodingDetection.detect($0) }
         if case .utf8(let bom) = detected {
             return try normalizeUTF8(input, from: bom, options: options)
@@ -21,13 +28,14 @@ public enum JSONNormalizer {
         return try normalizeUTF8(utf8, from: 0, options: options)
     }
 
-    static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) throws(JSONError) -> [UInt8] {
+    static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) throws(JSONError)
+        -> (bytes: [UInt8], mayHoldUnsafeNumbers: Bool) {
         // The fast path only says valid or not: invalid input is read again here, for the
         // error and its offset. (Dropping nulls is left to this path too.)
-        if !options.removeNullValues, let out = fastNormalizeUTF8(input, from: start, options: options) {
-            return out
+        if !options.removeNullValues, let (out, candidates) = fastNormalizeCounting(input, from: start, options: options) {
+            return (out, candidates > 0)
         }
-        return try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self)
+        return (try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self), true)
     }
 
     /// The fast path's best kernel on this machine (`json_fast.h`): 0 none, 1 AVX2 (with
@@ -42,24 +50,31 @@ public enum JSONNormalizer {
     /// capacity (a number's digits 32 bytes at a time) and writes nothing there.
     static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel,
                                   inPlace: Bool = true) -> [UInt8]? {
+        fastNormalizeCounting(input, from: start, options: options, kernel: kernel, inPlace: inPlace)?.bytes
+    }
+
+    /// The fast path's output and the count of numbers it could not call safe by shape.
+    static func fastNormalizeCounting(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel,
+                                      inPlace: Bool = true) -> (bytes: [UInt8], candidates: Int)? {
         let n = input.count - start
         guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }
         let room = inPlace && start == 0 && input.capacity - input.count >= BodyRoom.bytes
         var valid = false
         var outputIsInput: Int32 = 0
+        var candidates = 0
         // It writes whole blocks past the output it keeps: 64 bytes of room beyond the input.
         let out = input.withUnsafeBufferPointer { inBuf in
             [UInt8](unsafeUninitializedCapacity: n + 64) { outBuf, count in
                 let base = inBuf.baseAddress!
                 let length = serializerd_json_fast_normalize(base + start, n, outBuf.baseAddress!,
                                                              options.allowFragments ? 1 : 0, options.maxDepth, Int32(kernel),
-                                                             room ? 1 : 0, &outputIsInput)
+                                                             room ? 1 : 0, &outputIsInput, &candidates)
                 valid = length >= 0 && outputIsInput == 0
                 count = valid ? length : 0
             }
         }
-        if outputIsInput != 0 { return input }
-        return valid ? out : nil
+        if outputIsInput != 0 { return (input, candidates) }
+        return valid ? (out, candidates) : nil
     }
 
     /// `scan` chooses the inner loops; tests run `ByteScan` against the same cases.

@@ -2,15 +2,22 @@
 /// escapes. Response serializers return it so the JSON path never needs a tree.
 public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
     public let bytes: [UInt8]
+    /// False when no number in `bytes` can be one a double cannot hold exactly (the JSON
+    /// fast path saw only short plain numbers): `output.numbers` then has nothing to read.
+    public let mayHoldUnsafeNumbers: Bool
 
     /// Wraps bytes known to be normalized JSON (from the normalizer or `JSONWriter`).
-    init(trusted bytes: [UInt8]) {
+    init(trusted bytes: [UInt8], mayHoldUnsafeNumbers: Bool = true) {
         self.bytes = bytes
+        self.mayHoldUnsafeNumbers = mayHoldUnsafeNumbers
     }
+
+    public static func == (a: NormalizedJSON, b: NormalizedJSON) -> Bool { a.bytes == b.bytes }
 
     public init(_ value: JSONValue) {
         // Writing a JSONValue fails only in canonical mode.
         self.bytes = (try? value.encoded()) ?? Array("null".utf8)
+        mayHoldUnsafeNumbers = true
     }
 
     /// Writes a value, charging `budget` as it goes (DESIGN §5, "Bounded work").
@@ -19,6 +26,7 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
         try? writer.write(value) // fails only in canonical mode
         if writer.exceeded { throw budget.exceeded("the JSON") }
         self.bytes = writer.bytes
+        mayHoldUnsafeNumbers = true
     }
 
     public static let null = NormalizedJSON(trusted: Array("null".utf8))

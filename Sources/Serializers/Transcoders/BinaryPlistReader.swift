@@ -150,10 +150,17 @@ struct BinaryPlistReader {
             let size = 1 << Int(marker & 0x0F)
             let range = try span(at + 1, size)
             guard size <= 16 else { throw TranscodeError("integer of \(size) bytes at byte \(at)") }
-            // 128-bit integers: libplist and CF store values that fit 64 bits in the low half.
-            let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound + (size == 16 ? 8 : 0), min(size, 8))
-            // Sizes below 8 bytes are unsigned; 8 and 16 are two's complement.
-            appendDecimal(raw, negative: size >= 8 && Int64(bitPattern: raw) < 0)
+            if size == 16 {
+                // Two's complement over 128 bits: CF and Python's plistlib write unsigned
+                // 64-bit values from 2^63 up this way (the high half zero).
+                let high = BinaryPlistReader.uint(b.bytes, range.lowerBound, 8)
+                let low = BinaryPlistReader.uint(b.bytes, range.lowerBound + 8, 8)
+                out.append(contentsOf: String(Int128(bitPattern: UInt128(high) << 64 | UInt128(low))).utf8)
+            } else {
+                let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound, size)
+                // Sizes below 8 bytes are unsigned; 8 is two's complement.
+                appendDecimal(raw, negative: size == 8 && Int64(bitPattern: raw) < 0)
+            }
         case 0x2:
             let size = 1 << Int(marker & 0x0F)
             let range = try span(at + 1, size)

@@ -120,6 +120,7 @@ extension CompletionEvent {
         line.milliseconds("duration_ms", duration)
         line.milliseconds("upstream_ms", upstreamDuration)
         line.milliseconds("serialize_ms", serializeDuration)
+        line.int("unsafe_numbers", unsafeNumbers)
         line.string("error", error)
     }
 }

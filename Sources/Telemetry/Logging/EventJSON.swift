@@ -54,6 +54,8 @@ extension CompletionEvent {
         w.milliseconds(upstreamDuration)
         w.raw(",\"serialize_ms\":")
         w.milliseconds(serializeDuration)
+        w.raw(",\"unsafe_numbers\":")
+        w.int(unsafeNumbers)
         w.raw(",\"error\":")
         w.string(error)
         w.raw("}")

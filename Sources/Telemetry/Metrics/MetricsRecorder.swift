@@ -25,6 +25,7 @@ public final class MetricsRecorder: CompletionSink {
         if let upstream = event.upstreamDuration { cells.upstreamDuration.observe(upstream) }
         cells.upstreamBytes.add(UInt64(event.bytesIn))
         cells.responseBytes.add(UInt64(event.bytesOut))
+        if event.unsafeNumbers > 0 { cells.unsafeNumbers.add(UInt64(event.unsafeNumbers)) }
         if let serializer = event.serializer, let seconds = event.serializeDuration {
             let key = SerializerSeries(route: event.route, serializer: serializer)
             let histogram = serialization[key] ?? {

@@ -65,6 +65,7 @@ public final class MetricsRegistry: Sendable {
         var serialization: [SerializerSeries: HistogramSnapshot] = [:]
         var upstreamBytes: [String: UInt64] = [:]
         var responseBytes: [String: UInt64] = [:]
+        var unsafeNumbers: [String: UInt64] = [:]
         var inflight: UInt64 = 0
         for shard in shards.withLock({ $0 }) {
             let tables = shard.tables.withLock { $0 }
@@ -74,6 +75,7 @@ public final class MetricsRegistry: Sendable {
                 upstreamDuration[route, default: HistogramSnapshot()].add(cells.upstreamDuration)
                 upstreamBytes[route, default: 0] += cells.upstreamBytes.value
                 responseBytes[route, default: 0] += cells.responseBytes.value
+                unsafeNumbers[route, default: 0] += cells.unsafeNumbers.value
             }
             for (series, cells) in tables.serialization { serialization[series, default: HistogramSnapshot()].add(cells) }
             inflight &+= shard.inflight.value
@@ -103,6 +105,11 @@ public final class MetricsRegistry: Sendable {
         out.family("serializerd_response_bytes_total", "counter", "Response body bytes sent to clients.")
         for (route, value) in responseBytes.sorted(by: { $0.key < $1.key }) {
             out.sample("serializerd_response_bytes_total", [("route", route)], value)
+        }
+        out.family("serializerd_unsafe_numbers_total", "counter",
+                   "Numbers in upstream payloads that no IEEE 754 double holds exactly (kept, stringified or refused per output.numbers).")
+        for (route, value) in unsafeNumbers.sorted(by: { $0.key < $1.key }) where route != RouteLabel.admin && route != RouteLabel.unmatched {
+            out.sample("serializerd_unsafe_numbers_total", [("route", route)], value)
         }
         out.family("serializerd_inflight_requests", "gauge", "Requests waiting on an upstream right now.")
         out.sample("serializerd_inflight_requests", [], inflight)

@@ -4,4 +4,5 @@ final class RouteCells: Sendable {
     let upstreamDuration = HistogramCells()
     let upstreamBytes = Cell()
     let responseBytes = Cell()
+    let unsafeNumbers = Cell()
 }

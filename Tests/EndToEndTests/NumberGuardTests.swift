@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `output.numbers` (DESIGN §5) end to end: numbers at the edges of what a double holds,
+/// in JSON, XML and binary plists, under each setting, against Python's Decimal as oracle.
+@Suite(.timeLimit(.minutes(3)))
+struct NumberGuardTests {
+    static let routes = ["keep", "string", "reject"].map { mode in
+        route(mode, prefix: "/\(mode)/", extra: "    output: { numbers: \(mode) }\n")
+            + route("p" + mode, prefix: "/p\(mode)/", extra: "    response: { serializer: plist }\n    output: { numbers: \(mode) }\n")
+    }.joined()
+
+    @Test func everySettingAgreesWithAnIndependentOracle() throws {
+        let proxy = try ProxyHarness(routes: Self.routes)
+        defer { proxy.finish() }
+        let run = try ServerBinary.run([Fixture.path("numbers_oracle.py"), String(proxy.port)], timeout: 120,
+                                       executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(run.status == 0, "\(run.stderrText)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any], "\(run.stdoutText)")
+        #expect(summary["count"] as? Int == 200)
+        #expect((summary["checked"] as? Int ?? 0) >= 400)
+        let mismatches = summary["mismatches"] as? [String] ?? ["none listed"]
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(20))")
+        let unsafe = summary["unsafe"] as? Int ?? 0
+        #expect(unsafe > 50 && unsafe < 150, "\(unsafe)")
+        // The count reaches the metrics and the completion events: once per keep request.
+        let deadline = Date().addingTimeInterval(10)
+        var counted: Double?
+        repeat {
+            counted = Metrics(try proxy.get("/metrics").text)["serializerd_unsafe_numbers_total{route=\"keep\"}"]
+            if counted == Double(unsafe) { break }
+            usleep(20_000)
+        } while Date() < deadline
+        #expect(counted == Double(unsafe))
+        let keepEvent = completedLines(proxy.daemon.text).first { $0["route"] as? String == "keep" }
+        #expect(keepEvent?["unsafe_numbers"] as? Int == unsafe)
+    }
+
+    @Test func canonicalOutputNeverRoundsAValue() throws {
+        let proxy = try ProxyHarness(routes: route("canon", prefix: "/canon/", extra: "    output: { canonical: true }\n")
+            + route("canonstr", prefix: "/canonstr/", extra: "    output: { canonical: true, numbers: string }\n"))
+        defer { proxy.finish() }
+        let body = "%7B%22b%22%3A9007199254740993%2C%22a%22%3A1.10%7D"   // {"b":9007199254740993,"a":1.10}
+        let refused = try proxy.get("/canon/json?body=\(body)")
+        #expect(refused.status == 502)
+        #expect((proxy.json(refused)?["detail"] as? String)?.contains("9007199254740993 at /b") == true, "\(refused.text)")
+        let strung = try proxy.get("/canonstr/json?body=\(body)")
+        #expect(strung.text == #"{"a":1.1,"b":"9007199254740993"}"#)
+        // Safe numbers alone: canonical as before.
+        #expect(try proxy.get("/canon/json?body=%5B1.10%2C1e23%5D").text == "[1.1,1e+23]")
+    }
+
+    @Test func keepBesideCanonicalIsAConfigError() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("numbers-\(UUID().uuidString).yaml").path
+        try """
+            routes:
+              - name: a
+                match: { prefix: /a/ }
+                upstream: http://127.0.0.1:9/
+                output: { canonical: true, numbers: keep }
+              - name: b
+                match: { prefix: /b/ }
+                upstream: http://127.0.0.1:9/
+                output: { numbers: round }
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try ServerBinary.run(["check", path])
+        #expect(result.status == 1)
+        #expect(result.stderrText.contains(":5:41: error: routes[0].output.numbers: keep cannot be combined with canonical: true"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("routes[1].output.numbers: expected keep, string or reject, found 'round'"), "\(result.stderrText)")
+    }
+}

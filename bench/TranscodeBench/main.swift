@@ -110,15 +110,39 @@ func numbersGuardRow(_ p: Payload, options: Options) -> String {
     var on: [Double] = [], off: [Double] = []
     var unsafe = 0
     for _ in 0..<max(options.reps, 5) {
-        off.append(measure(minSeconds: options.minSeconds) { _ = try? JSONNormalizer.normalizeNotingNumbers(p.bytes) })
+        off.append(measure(minSeconds: options.minSeconds) { _ = try? JSONNormalizer.normalize(p.bytes) })
         on.append(measure(minSeconds: options.minSeconds) {
-            guard let (bytes, mayHold) = try? JSONNormalizer.normalizeNotingNumbers(p.bytes) else { return }
-            unsafe = mayHold ? NumberGuard.count(bytes) : 0
+            guard let (bytes, known) = try? JSONNormalizer.normalizeNotingNumbers(p.bytes) else { return }
+            unsafe = known ?? NumberGuard.count(bytes)
         })
     }
     let perRound = zip(on, off).map { $0 / $1 }
     return String(format: "output.numbers guard, %@: %d unsafe numbers; CPU time on/off %.3f× (per round: median %.3f×, %.3f–%.3f); off %.0f µs, on %.0f µs",
                   p.name, unsafe, median(on) / median(off), median(perRound), perRound.min()!, perRound.max()!, median(off) * 1e6, median(on) * 1e6)
+}
+
+/// Where output.numbers' time goes on one JSON file: the scan alone, the parts of the check.
+func numbersParts(_ path: String) {
+    let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
+    guard let (json, _) = try? JSONNormalizer.normalizeNotingNumbers(bytes) else { return }
+    var lexemes: [Range<Int>] = []
+    NumberGuard.forEachNumber(json) { range, _ in lexemes.append(range); return true }
+    let normalize = measure(minSeconds: 0.5) { _ = try? JSONNormalizer.normalizeNotingNumbers(bytes) }
+    let scan = measure(minSeconds: 0.5) { var n = 0; NumberGuard.forEachNumber(json) { _, _ in n += 1; return true }; precondition(n >= 0) }
+    let full = measure(minSeconds: 0.5) { _ = NumberGuard.count(json) }
+    var undecided = 0, shaped = 0
+    let exact = json.withUnsafeBufferPointer { p in
+        measure(minSeconds: 0.5) {
+            undecided = 0; shaped = 0
+            for r in lexemes {
+                let lexeme = UnsafeBufferPointer(rebasing: p[r])
+                if NumberSafety.isSafeByShape(lexeme) { shaped += 1; continue }
+                if NumberSafety.exactCheck(lexeme) == .undecided { undecided += 1 }
+            }
+        }
+    }
+    print(String(format: "%@: %d numbers (%d by shape, %d undecided); normalize %.0f µs, scan %.0f µs, count %.0f µs, shape+exact %.0f µs (%.1f ns a number)",
+                 path, lexemes.count, shaped, undecided, normalize * 1e6, scan * 1e6, full * 1e6, exact * 1e6, exact * 1e9 / Double(max(1, lexemes.count))))
 }
 
 /// Foundation on the same bytes: JSONSerialization parse+serialize, an XMLParser pass
@@ -289,6 +313,10 @@ func run() throws {
         let size = CommandLine.arguments.dropFirst(at + 1).first.flatMap { Int($0) } ?? 8 << 20
         let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
         exit(WorstCases.run(size: size, only: only) ? 0 : 1)
+    }
+    if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--numbers-parts" {
+        numbersParts(CommandLine.arguments[2])
+        return
     }
     let options = parseArguments()
     let payloads = try loadPayloads(options).filter { options.only == nil || $0.name.contains(options.only!) }

@@ -23,10 +23,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let tree = try? JSONValue.parse(input, options: options)
     precondition((ours == nil) == (tree == nil), "the normalizer and the tree parser disagree on \(Array(input.prefix(64)))")
     if let ours {
-        // output.numbers skips the scan when the fast path saw no number it must check:
-        // then there must be none.
-        if let noted = try? JSONNormalizer.normalizeNotingNumbers(input, options: options), !noted.mayHoldUnsafeNumbers {
-            precondition(NumberGuard.count(noted.bytes) == 0, "an unsafe number the fast path called safe by its shape")
+        // output.numbers takes the fast path's count (C) when it has one: the same as
+        // NumberGuard's own (Swift, printing where it must).
+        if let noted = try? JSONNormalizer.normalizeNotingNumbers(input, options: options), let known = noted.unsafeNumbers {
+            precondition(known == NumberGuard.count(noted.bytes), "the fast path counted \(known) unsafe numbers, NumberGuard \(NumberGuard.count(noted.bytes))")
         }
         // NumberSafety against Double's own parse and print, for the plain short forms.
         NumberGuard.forEachNumber(ours) { range, p in

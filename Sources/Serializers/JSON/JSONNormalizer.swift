@@ -11,31 +11,37 @@ import HTTPCore
 /// (`maxDepth`), never a stack overflow.
 public enum JSONNormalizer {
     public static func normalize(_ input: [UInt8], options: JSONReadOptions = .init()) throws(JSONError) -> [UInt8] {
-        try normalizeNotingNumbers(input, options: options).bytes
+        try normalize(input, options: options, countingNumbers: false).bytes
     }
 
-    /// The output, and whether a number in it may be one a double cannot hold exactly
-    /// (false only when the fast path saw none that needs `NumberSafety`'s look).
+    /// The output, and how many of its numbers no double holds exactly (output.numbers)
+    /// when the fast path could tell them all; nil when `NumberGuard` must look.
     public static func normalizeNotingNumbers(_ input: [UInt8], options: JSONReadOptions = .init())
-        throws(JSONError) -> (bytes: [UInt8], mayHoldUnsafeNumbers: Bool) {
+        throws(JSONError) -> (bytes: [UInt8], unsafeNumbers: Int?) {
+        try normalize(input, options: options, countingNumbers: true)
+    }
+
+    static func normalize(_ input: [UInt8], options: JSONReadOptions, countingNumbers: Bool)
+        throws(JSONError) -> (bytes: [UInt8], unsafeNumbers: Int?) {
         let detected = input.withUnsafeBufferPointer { JSONEncodingDetection.detect($0) }
         if case .utf8(let bom) = detected {
-            return try normalizeUTF8(input, from: bom, options: options)
+            return try normalizeUTF8(input, from: bom, options: options, countingNumbers: countingNumbers)
         }
         let utf8 = try input.withUnsafeBufferPointer { (b) throws(JSONError) in
             try JSONEncodingDetection.transcodeToUTF8(b, detected)
         }
-        return try normalizeUTF8(utf8, from: 0, options: options)
+        return try normalizeUTF8(utf8, from: 0, options: options, countingNumbers: countingNumbers)
     }
 
-    static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions) throws(JSONError)
-        -> (bytes: [UInt8], mayHoldUnsafeNumbers: Bool) {
+    static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, countingNumbers: Bool) throws(JSONError)
+        -> (bytes: [UInt8], unsafeNumbers: Int?) {
         // The fast path only says valid or not: invalid input is read again here, for the
         // error and its offset. (Dropping nulls is left to this path too.)
-        if !options.removeNullValues, let (out, candidates) = fastNormalizeCounting(input, from: start, options: options) {
-            return (out, candidates > 0)
+        if !options.removeNullValues,
+           let (out, unsafe) = fastNormalizeCounting(input, from: start, options: options, countingNumbers: countingNumbers) {
+            return (out, unsafe)
         }
-        return (try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self), true)
+        return (try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self), nil)
     }
 
     /// The fast path's best kernel on this machine (`json_fast.h`): 0 none, 1 AVX2 (with
@@ -50,31 +56,37 @@ public enum JSONNormalizer {
     /// capacity (a number's digits 32 bytes at a time) and writes nothing there.
     static func fastNormalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel,
                                   inPlace: Bool = true) -> [UInt8]? {
-        fastNormalizeCounting(input, from: start, options: options, kernel: kernel, inPlace: inPlace)?.bytes
+        fastNormalizeCounting(input, from: start, options: options, kernel: kernel, inPlace: inPlace, countingNumbers: false)?.bytes
     }
 
-    /// The fast path's output and the count of numbers it could not call safe by shape.
+    /// The fast path's output and the count of numbers no double holds exactly (nil when
+    /// some were left to `NumberSafety`).
     static func fastNormalizeCounting(_ input: [UInt8], from start: Int, options: JSONReadOptions, kernel: Int = fastKernel,
-                                      inPlace: Bool = true) -> (bytes: [UInt8], candidates: Int)? {
+                                      inPlace: Bool = true, countingNumbers: Bool = true) -> (bytes: [UInt8], unsafe: Int?)? {
         let n = input.count - start
         guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }
         let room = inPlace && start == 0 && input.capacity - input.count >= BodyRoom.bytes
         var valid = false
         var outputIsInput: Int32 = 0
-        var candidates = 0
+        var unsafe: Int?
         // It writes whole blocks past the output it keeps: 64 bytes of room beyond the input.
         let out = input.withUnsafeBufferPointer { inBuf in
             [UInt8](unsafeUninitializedCapacity: n + 64) { outBuf, count in
-                let base = inBuf.baseAddress!
-                let length = serializerd_json_fast_normalize(base + start, n, outBuf.baseAddress!,
-                                                             options.allowFragments ? 1 : 0, options.maxDepth, Int32(kernel),
-                                                             room ? 1 : 0, &outputIsInput, &candidates)
-                valid = length >= 0 && outputIsInput == 0
-                count = valid ? length : 0
+                // Numbers by verdict: safe, unsafe, left to NumberSafety.
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 3) { numbers in
+                    numbers.initialize(repeating: 0)
+                    let base = inBuf.baseAddress!
+                    let length = serializerd_json_fast_normalize(base + start, n, outBuf.baseAddress!,
+                                                                 options.allowFragments ? 1 : 0, options.maxDepth, Int32(kernel),
+                                                                 room ? 1 : 0, &outputIsInput, countingNumbers ? numbers.baseAddress! : nil)
+                    valid = length >= 0 && outputIsInput == 0
+                    count = valid ? length : 0
+                    unsafe = countingNumbers && numbers[2] == 0 ? numbers[1] : nil
+                }
             }
         }
-        if outputIsInput != 0 { return (input, candidates) }
-        return valid ? (out, candidates) : nil
+        if outputIsInput != 0 { return (input, unsafe) }
+        return valid ? (out, unsafe) : nil
     }
 
     /// `scan` chooses the inner loops; tests run `ByteScan` against the same cases.

@@ -2,14 +2,14 @@
 /// escapes. Response serializers return it so the JSON path never needs a tree.
 public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
     public let bytes: [UInt8]
-    /// False when no number in `bytes` can be one a double cannot hold exactly (the JSON
-    /// fast path saw only short plain numbers): `output.numbers` then has nothing to read.
-    public let mayHoldUnsafeNumbers: Bool
+    /// How many numbers in `bytes` no double holds exactly, when whoever wrote them
+    /// counted (the JSON fast path does): `output.numbers` then need not read them.
+    public let knownUnsafeNumbers: Int?
 
     /// Wraps bytes known to be normalized JSON (from the normalizer or `JSONWriter`).
-    init(trusted bytes: [UInt8], mayHoldUnsafeNumbers: Bool = true) {
+    init(trusted bytes: [UInt8], knownUnsafeNumbers: Int? = nil) {
         self.bytes = bytes
-        self.mayHoldUnsafeNumbers = mayHoldUnsafeNumbers
+        self.knownUnsafeNumbers = knownUnsafeNumbers
     }
 
     public static func == (a: NormalizedJSON, b: NormalizedJSON) -> Bool { a.bytes == b.bytes }
@@ -17,7 +17,7 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
     public init(_ value: JSONValue) {
         // Writing a JSONValue fails only in canonical mode.
         self.bytes = (try? value.encoded()) ?? Array("null".utf8)
-        mayHoldUnsafeNumbers = true
+        knownUnsafeNumbers = nil
     }
 
     /// Writes a value, charging `budget` as it goes (DESIGN §5, "Bounded work").
@@ -26,7 +26,7 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
         try? writer.write(value) // fails only in canonical mode
         if writer.exceeded { throw budget.exceeded("the JSON") }
         self.bytes = writer.bytes
-        mayHoldUnsafeNumbers = true
+        knownUnsafeNumbers = nil
     }
 
     public static let null = NormalizedJSON(trusted: Array("null".utf8))

@@ -49,7 +49,7 @@ public enum NumberGuard {
     }
 
     /// Calls `body` with each number token's range until it returns false.
-    static func forEachNumber(_ json: [UInt8], _ body: (Range<Int>, UnsafeBufferPointer<UInt8>) -> Bool) {
+    public static func forEachNumber(_ json: [UInt8], _ body: (Range<Int>, UnsafeBufferPointer<UInt8>) -> Bool) {
         json.withUnsafeBufferPointer { p in
             let n = p.count
             var i = 0
@@ -124,10 +124,8 @@ extension NumberGuard {
     /// `output.numbers` applied to a serializer's result: the result (stringified, or a
     /// serialization failure for `reject`) and the count of unsafe numbers it held.
     public static func apply(_ result: SerializationResult, mode: Mode) -> (SerializationResult, unsafe: Int) {
-        guard result.succeeded, let value = result.value, value.mayHoldUnsafeNumbers, numberSources.contains(result.serializer) else {
-            return (result, 0)
-        }
-        let unsafe = count(value.bytes)
+        guard result.succeeded, let value = result.value, numberSources.contains(result.serializer) else { return (result, 0) }
+        let unsafe = value.knownUnsafeNumbers ?? count(value.bytes)
         guard unsafe > 0 else { return (result, 0) }
         switch mode {
         case .keep:

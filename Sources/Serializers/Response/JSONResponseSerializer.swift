@@ -8,16 +8,16 @@ struct JSONResponseSerializer: ResponseSerializer {
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
-            let json: [UInt8], mayHoldUnsafeNumbers: Bool
+            let json: [UInt8], unsafeNumbers: Int?
             do throws(JSONError) {
-                (json, mayHoldUnsafeNumbers) = try JSONNormalizer.normalizeNotingNumbers(body, options: options)
+                (json, unsafeNumbers) = try JSONNormalizer.normalizeNotingNumbers(body, options: options)
             } catch {
                 throw TranscodeError(error)
             }
             // Charged once it is written: the normalizer's output buffer is the size of
             // its UTF-8 input, which it cannot outgrow.
             try budget.charge(json.count)
-            return NormalizedJSON(trusted: json, mayHoldUnsafeNumbers: mayHoldUnsafeNumbers)
+            return NormalizedJSON(trusted: json, knownUnsafeNumbers: unsafeNumbers)
         }
     }
 }

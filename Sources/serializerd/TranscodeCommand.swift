@@ -94,7 +94,7 @@ struct TranscodeCommand: ParsableCommand {
         }
         let meter = stats ? CostMeter() : nil
         var result = responseSerializer.serialize(UpstreamResponse(status: status, contentType: upstreamContentType, body: body))
-        (result, _) = NumberGuard.apply(result, mode: numbers ?? (canonical ? .reject : .keep))
+        _ = NumberGuard.apply(&result, mode: numbers ?? (canonical ? .reject : .keep))
         meter?.report(input: body.count, output: result.value?.bytes.count ?? 0, succeeded: result.succeeded)
         if result.succeeded, var value = result.value {
             if canonical {

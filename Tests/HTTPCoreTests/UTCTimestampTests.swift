@@ -18,3 +18,15 @@ import Testing
         #expect(UTCTimestamp.format(unixSeconds: 59.9996, fraction: .trimmedMilliseconds) == "1970-01-01T00:01:00Z")
     }
 }
+
+@Suite struct HTTPDateTests {
+    @Test func onlyIMFFixdatesAreValid() {
+        #expect(HTTPDate.isValid("Sun, 06 Nov 1994 08:49:37 GMT"))
+        #expect(HTTPDate.isValid("Fri, 27 Nov 2026 23:59:60 GMT"))
+        for text in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC",
+                     "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nox 1994 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 1994 24:49:37 GMT", "sun, 06 Nov 1994 08:49:37 GMT", "", "yesterday"] {
+            #expect(!HTTPDate.isValid(text), "\(text)")
+        }
+    }
+}

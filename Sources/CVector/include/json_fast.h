@@ -786,6 +786,11 @@ static int sj_number_verdict_of(uint64_t m, int k, long q) {
     return other < distance ? 1 : other == distance ? 2 : 0;
 }
 
+// A number the walk could not call safe by shape: its verdict counted when asked for.
+__attribute__((noinline, cold)) static void sj_count_number(sj_state *st, const uint8_t *p, size_t n) {
+    if (st->count_numbers) st->numbers[sj_number_verdict(p, n)]++;
+}
+
 enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
 
 // Stage 2 over listed positions idx[0..count), the structural bytes: the grammar as a
@@ -814,7 +819,7 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
     if (p > cursor) { \
         int scalar = sj_scalar(out + cursor, p - cursor); \
         if (!scalar) return -1; \
-        if (__builtin_expect(scalar == 2, 0) && st->count_numbers) st->numbers[sj_number_verdict(out + cursor, p - cursor)]++; \
+        if (__builtin_expect(scalar == 2, 0)) sj_count_number(st, out + cursor, p - cursor); \
         cursor = p; \
         goto then; \
     } \

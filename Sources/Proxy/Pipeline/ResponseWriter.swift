@@ -114,7 +114,7 @@ struct ResponseWriter {
         let reply = outcome.reply
         var url = (reply?.url ?? upstreamURL)?.prefix(upToByte: UInt8(ascii: "?"))
         // No query is kept; a password in the userinfo is not either (rare: scanned only then).
-        if let plain = url, plain.utf8.contains(UInt8(ascii: "@")) { url = Redaction().url(plain) }
+        if let plain = url, HeaderPolicy.hasUserinfo(plain) { url = Redaction().url(plain) }
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,

@@ -128,7 +128,7 @@ extension Worker {
         }
         let started = Clock.now()
         var outcome = route.responseSerializer.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
-        (outcome, writer.unsafeNumbers) = NumberGuard.apply(outcome, mode: route.output.effectiveNumbers)
+        writer.unsafeNumbers = NumberGuard.apply(&outcome, mode: route.output.effectiveNumbers)
         if route.output.canonical { outcome = Self.canonicalized(outcome) }
         writer.serializeSeconds = Clock.now() - started
         if outcome.succeeded, let value = outcome.value {

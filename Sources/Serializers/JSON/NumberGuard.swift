@@ -117,28 +117,29 @@ public enum NumberGuard {
 }
 
 extension NumberGuard {
-    /// The serializers whose output carries the upstream's numbers (a compound's winner
-    /// counts by its own name); the others write only numbers of their own (image sizes).
-    static let numberSources: Set<String> = [SerializerName.json.rawValue, SerializerName.plist.rawValue]
-
-    /// `output.numbers` applied to a serializer's result: the result (stringified, or a
-    /// serialization failure for `reject`) and the count of unsafe numbers it held.
-    public static func apply(_ result: SerializationResult, mode: Mode) -> (SerializationResult, unsafe: Int) {
-        guard result.succeeded, let value = result.value, numberSources.contains(result.serializer) else { return (result, 0) }
+    /// `output.numbers` applied to a serializer's result, in place (stringified, or a
+    /// serialization failure for `reject`); returns the count of unsafe numbers it held.
+    /// Only json and plist output (a compound's winner counts by its own name) carries an
+    /// upstream's numbers; the others write only numbers of their own (image sizes).
+    public static func apply(_ result: inout SerializationResult, mode: Mode) -> Int {
+        guard result.error == nil, let value = result.value,
+              result.serializer == SerializerName.json.rawValue || result.serializer == SerializerName.plist.rawValue else { return 0 }
         let unsafe = value.knownUnsafeNumbers ?? count(value.bytes)
-        guard unsafe > 0 else { return (result, 0) }
+        guard unsafe > 0 else { return 0 }
         switch mode {
         case .keep:
-            return (result, unsafe)
+            return unsafe
         case .string:
-            return (SerializationResult(value: NormalizedJSON(trusted: stringified(value.bytes)), error: nil, serializer: result.serializer), unsafe)
+            result = SerializationResult(value: NormalizedJSON(trusted: stringified(value.bytes)), error: nil, serializer: result.serializer)
+            return unsafe
         case .reject:
             let first = firstUnsafe(value.bytes)
             let detail = "the number \(first?.number ?? "?") at \(first.map { $0.pointer.isEmpty ? "the top level" : $0.pointer } ?? "?") "
                 + "has no exact IEEE 754 double (\(unsafe) such number\(unsafe == 1 ? "" : "s")); output.numbers: reject refuses it, "
                 + "string keeps its exact text as a JSON string"
-            return (SerializationResult(value: nil, error: .serializationFailed(serializer: result.serializer, detail: detail, underlying: nil),
-                                        serializer: result.serializer), unsafe)
+            result = SerializationResult(value: nil, error: .serializationFailed(serializer: result.serializer, detail: detail, underlying: nil),
+                                         serializer: result.serializer)
+            return unsafe
         }
     }
 }

@@ -15,6 +15,7 @@ struct BinaryPlistReader {
     let budget: OutputBudget
     static let onPath: Int32 = -2
     var out: [UInt8] = []
+    var repeatedKeys = RepeatedKeys()
     /// Containers already written, by object number: where their JSON is in `out` and how
     /// deep they nest, so a shared one is copied rather than walked again (a DAG then
     /// costs its output's memcpy, not a walk per node). Flat arrays, 10 bytes an object.
@@ -32,6 +33,7 @@ struct BinaryPlistReader {
         reader.out.reserveCapacity(min(bytes.count, reader.budget.limit))
         _ = try reader.write(object: top, depth: 0)
         try reader.budget.charge(reader.out.count, "the JSON")
+        if reader.repeatedKeys.found { return try RepeatedKeys.lastWins(reader.out, maxDepth: maxDepth) }
         return reader.out
     }
 
@@ -220,16 +222,20 @@ struct BinaryPlistReader {
             let (n, start) = try count(at)
             let range = try span(start, 2 * n * refSize)
             out.append(UInt8(ascii: "{"))
+            let keysMark = repeatedKeys.mark
             for k in 0..<n {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 let keyObject = ref(range.lowerBound + k * refSize)
                 let keyMarker = b[try offset(of: keyObject)] >> 4
                 guard keyMarker == 0x5 || keyMarker == 0x6 else { throw TranscodeError("dictionary key at byte \(at) is not a string") }
+                let keyStart = out.count
                 _ = try write(object: keyObject, depth: depth + 1)
+                out.withUnsafeBytes { repeatedKeys.note(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
                 out.append(UInt8(ascii: ":"))
                 height = max(height, 1 + (try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)))
             }
             out.append(UInt8(ascii: "}"))
+            repeatedKeys.close(from: keysMark)
             remember(object, from: outStart, height: height)
         default:
             throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")

@@ -20,6 +20,8 @@ final class PlistXMLBuilder: XMLEventSink {
         let tag: Tag
         var count = 0
         var awaitingValue = false
+        /// For a dict: where its keys' hashes begin in `repeatedKeys`.
+        var keysMark = 0
     }
 
     let maxDepth: Int
@@ -28,6 +30,7 @@ final class PlistXMLBuilder: XMLEventSink {
     // Only libxml2's callbacks on one thread touch the state, one at a time: dynamic
     // exclusivity checks cost a quarter of the time here.
     @exclusivity(unchecked) var out: [UInt8] = []
+    @exclusivity(unchecked) var repeatedKeys = RepeatedKeys()
     @exclusivity(unchecked) var levels: [Level] = []
     @exclusivity(unchecked) var text: [UInt8] = []
     @exclusivity(unchecked) var sawRoot = false
@@ -80,7 +83,7 @@ final class PlistXMLBuilder: XMLEventSink {
             if parent.count > 0 { out.append(UInt8(ascii: ",")) }
             levels[levels.count - 1].count += 1
         }
-        levels.append(Level(tag: tag))
+        levels.append(Level(tag: tag, keysMark: repeatedKeys.mark))
         text.removeAll(keepingCapacity: true)
         if tag == .dict { out.append(UInt8(ascii: "{")) }
         if tag == .array { out.append(UInt8(ascii: "[")) }
@@ -97,12 +100,14 @@ final class PlistXMLBuilder: XMLEventSink {
         case .dict:
             guard !level.awaitingValue else { throw TranscodeError("<dict> ends after a <key> without a value") }
             out.append(UInt8(ascii: "}"))
+            repeatedKeys.close(from: level.keysMark)
         case .array: out.append(UInt8(ascii: "]"))
         case .key:
             let parent = levels.count - 1
             if levels[parent].count > 0 { out.append(UInt8(ascii: ",")) }
             levels[parent].count += 1
             levels[parent].awaitingValue = true
+            text.withUnsafeBytes { repeatedKeys.note($0) }
             JSONEscaping.appendQuoted(text, to: &out)
             out.append(UInt8(ascii: ":"))
         case .string: JSONEscaping.appendQuoted(text, to: &out)
@@ -128,6 +133,7 @@ final class PlistXMLBuilder: XMLEventSink {
 
     func finish() throws(TranscodeError) -> [UInt8] {
         guard sawRoot else { throw TranscodeError("property list has no value") }
+        if repeatedKeys.found { return try RepeatedKeys.lastWins(out, maxDepth: maxDepth) }
         return out
     }
 }

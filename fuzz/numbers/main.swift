@@ -17,7 +17,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(!safe, "\(lexeme) overflows a double but was called safe")
         return 0
     }
-    guard let source = Decimal(string: lexeme, locale: Locale(identifier: "en_US_POSIX")),
+    // Decimal holds 38 digits: a longer lexeme would be rounded before the comparison.
+    guard lexeme.utf8.filter({ $0 &- 0x30 < 10 }).count <= 34,
+          let source = Decimal(string: lexeme, locale: Locale(identifier: "en_US_POSIX")),
           let shortest = Decimal(string: double.description, locale: Locale(identifier: "en_US_POSIX")),
           !source.isNaN, !shortest.isNaN, abs(source.exponent) < 100, abs(shortest.exponent) < 100,
           source.significand.description.count <= 36 else { return 0 }

@@ -22,29 +22,13 @@ struct ListenerTests {
     }
 
     @Test func servesOnAUnixSocketThatCountsAsLoopbackAndIsRemovedOnExit() throws {
-        let (stub, stubPort) = try StubUpstream.start()
-        defer { stub.stop() }
-        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let yaml = """
-            listen: unix:\(socketPath)
-            workers: 2
-            routes:
-              - name: api
-                match: { prefix: /api/ }
-                upstream: http://127.0.0.1:\(stubPort)/v1
-
-            """
-        let config = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString).yaml").path
-        try yaml.write(toFile: config, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (stub, socketPath, config) = try Self.unixSetup()
+        defer { stub.stop(); try? FileManager.default.removeItem(atPath: config) }
         let daemon = try Spawned(ServerBinary.url, ["serve", "--config", config])
         #expect(daemon.waitForLine { $0.contains("\"msg\":\"ready\"") && $0.contains("unix:\(socketPath)") } != nil, "\(daemon.text)")
         let attributes = try FileManager.default.attributesOfItem(atPath: socketPath)
         #expect((attributes[.posixPermissions] as? Int) == 0o660)
-        let curl = { (path: String) throws -> CommandResult in
-            try ServerBinary.run(["-s", "-o", "-", "-w", "\n%{http_code}", "--unix-socket", socketPath, "http://localhost\(path)"],
-                               executable: URL(fileURLWithPath: "/usr/bin/curl"))
-        }
+        let curl = { (path: String) throws -> CommandResult in try Self.curl(socketPath, path) }
         // A Unix-socket peer counts as loopback: the default admin.allow admits it.
         #expect(try curl("/-/health").stdoutText.hasSuffix("\n200"))
         #expect(try curl("/api/json").stdoutText == "{\"a\":[1,2.50,null],\"b\":\"x/y\"}\n200")
@@ -67,6 +51,13 @@ struct ListenerTests {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString).yaml").path
         try yaml.write(toFile: config, atomically: true, encoding: .utf8)
         return config
+    }
+
+    /// A stub upstream and a config for a daemon on a fresh Unix socket path.
+    static func unixSetup() throws -> (stub: Spawned, socketPath: String, config: String) {
+        let (stub, stubPort) = try StubUpstream.start()
+        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
+        return (stub, socketPath, try unixConfig(socketPath, stubPort: stubPort))
     }
 
     static func curl(_ socketPath: String, _ path: String, headers: [String] = []) throws -> CommandResult {
@@ -98,11 +89,8 @@ struct ListenerTests {
     }
 
     @Test func aSuccessorsSocketOnTheSamePathSurvivesTheFirstDaemonsExit() throws {
-        let (stub, stubPort) = try StubUpstream.start()
-        defer { stub.stop() }
-        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let config = try Self.unixConfig(socketPath, stubPort: stubPort)
-        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (stub, socketPath, config) = try Self.unixSetup()
+        defer { stub.stop(); try? FileManager.default.removeItem(atPath: config) }
         let first = try Spawned(ServerBinary.url, ["serve", "--config", config])
         #expect(first.waitForLine { $0.contains("\"msg\":\"ready\"") } != nil, "\(first.text)")
         // The path is taken over (as by a successor started while the first drains): the
@@ -119,11 +107,8 @@ struct ListenerTests {
     }
 
     @Test func aUnixClientGetsNoMadeUpForwardedFor() throws {
-        let (stub, stubPort) = try StubUpstream.start()
-        defer { stub.stop() }
-        let socketPath = "/tmp/serializerd-test-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let config = try Self.unixConfig(socketPath, stubPort: stubPort)
-        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (stub, socketPath, config) = try Self.unixSetup()
+        defer { stub.stop(); try? FileManager.default.removeItem(atPath: config) }
         let daemon = try Spawned(ServerBinary.url, ["serve", "--config", config])
         defer { daemon.stop() }
         #expect(daemon.waitForLine { $0.contains("\"msg\":\"ready\"") } != nil, "\(daemon.text)")

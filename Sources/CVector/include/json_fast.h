@@ -787,7 +787,7 @@ static int sj_number_verdict_of(uint64_t m, int k, long q) {
 }
 
 // A number the walk could not call safe by shape: its verdict counted when asked for.
-__attribute__((noinline, cold)) static void sj_count_number(sj_state *st, const uint8_t *p, size_t n) {
+__attribute__((noinline)) static void sj_count_number(sj_state *st, const uint8_t *p, size_t n) {
     if (st->count_numbers) st->numbers[sj_number_verdict(p, n)]++;
 }
 

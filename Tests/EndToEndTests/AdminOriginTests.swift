@@ -14,7 +14,7 @@ struct AdminOriginTests {
         defer { proxy.finish() }
         // Something to read: a failure and a recent flow.
         #expect(try proxy.get("/api/json?type=text/html").status == 502)
-        for host in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example", "EVIL.example."] {
+        for host in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example", "EVIL.example.", "", ":8080"] {
             for path in Self.adminPaths {
                 let reply = try proxy.get(path, host: host)
                 #expect(reply.status == 403, "\(host) \(path)")

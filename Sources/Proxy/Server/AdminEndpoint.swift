@@ -120,7 +120,7 @@ extension Worker {
     /// loopback names and addresses, the listen address, and what `admin.hosts` lists.
     /// Any port; names compare case-insensitively, a trailing dot ignored.
     static func answers(host: String, config: ServerConfig) -> Bool {
-        guard let name = HostField.name(host) else { return false }
+        guard let name = HostField.name(host), !name.isEmpty else { return false }
         if name == "localhost" || name == config.listen.host.lowercased() || config.adminHosts.contains(name) { return true }
         guard let address = IPAddress(name)?.unmapped else { return false }
         return address.isV6 ? address.bytes == Array(repeating: 0, count: 15) + [1] : address.bytes[0] == 127

@@ -1,8 +1,9 @@
 @testable import Serializers
 import Testing
 
-/// `output.numbers`' decision (DESIGN §5): the exact 128-bit check and the shape shortcut
-/// against the reference (strtod, then Swift's shortest print).
+/// `output.numbers`' decision (DESIGN §5): the exact 128-bit check (json_fast.h, shared with
+/// the JSON walk) and the shape shortcut against the reference (strtod, then Swift's
+/// shortest print).
 @Suite struct NumberSafetyTests {
     func safe(_ text: String) -> Bool {
         var text = text
@@ -32,7 +33,13 @@ import Testing
             var m = UInt64.random(in: low..<(low * 10), using: &rng)
             if n % 3 == 0 { m = m / 1000 * 1000 + [1, 3, 7, 9][n % 4] }   // near round numbers
             let q = Int.random(in: -20...20, using: &rng)
-            let text = "\(m)e\(q)"
+            // Every form the parse meets: an exponent, a point inside the digits, leading
+            // fraction zeros, a sign, trailing zeros.
+            let plain = String(m)
+            let cut = Int.random(in: 1..<plain.count, using: &rng)
+            let pointed: String = String(plain.prefix(cut)) + "." + String(plain.dropFirst(cut))
+            let forms: [String] = ["\(m)e\(q)", pointed, "0.000" + plain, "-" + plain + "000", "-" + pointed + "00e\(q / 2)"]
+            let text = forms[n % forms.count]
             let verdict = text.utf8.withContiguousStorageIfAvailable { NumberSafety.exactCheck($0) }!
             let reference = text.utf8.withContiguousStorageIfAvailable { NumberSafety.isSafeByPrinting($0) }!
             switch verdict {
@@ -45,23 +52,7 @@ import Testing
         #expect(undecided < trials / 50, "\(undecided) undecided")
         #expect(unsafe > trials / 10 && unsafe < trials, "\(unsafe) unsafe")
     }
-
-    @Test func significandsReadEveryForm() {
-        func s(_ text: String) -> (UInt64, Int, Int) {
-            let r = text.utf8.withContiguousStorageIfAvailable { NumberSafety.significand($0) }!
-            return (r.m, r.k, r.q)
-        }
-        #expect(s("-120.50") == (1205, 4, -1))
-        #expect(s("0.000123") == (123, 3, -6))
-        #expect(s("1.5e-3") == (15, 2, -4))
-        #expect(s("100") == (1, 1, 2))
-        #expect(s("0.0") == (0, 0, 0))
-        #expect(s("12345678901234567") == (12345678901234567, 17, 0))
-        #expect(s("123456789012345678").1 == 18)
-        #expect(s("1234567890123456700000") == (12345678901234567, 17, 5))
-    }
 }
-
 
 /// The JSON fast path decides numbers in C (json_fast.h): the same count as NumberSafety.
 @Suite struct FastPathNumberCountTests {
@@ -95,5 +86,33 @@ import Testing
         }.joined(separator: ",") + "]").utf8)
         let (decidedBytes, decidedKnown) = try #require(JSONNormalizer.fastNormalizeCounting(decided, from: 0, options: .init()))
         #expect(decidedKnown == NumberGuard.count(decidedBytes))
+    }
+}
+
+/// The property-list readers count unsafe numbers as they write them: the same count a
+/// scan of their output gives.
+@Suite struct PlistNumberCountTests {
+    @Test func bothReadersCountWhatTheScanFinds() throws {
+        let numbers = ["9007199254740993", "9007199254740992", "-9223372036854775808", "12345678901234567", "7", "1.10",
+                       "0.30000000000000004440892098500626", "1e400", "123456789012345678"]
+        let xml = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><array>"
+            + numbers.map { $0.contains(".") || $0.contains("e") ? "<real>\($0)</real>" : "<integer>\($0)</integer>" }.joined()
+            + "</array></dict></plist>"
+        let fromXML = try PlistTranscoder.transcode(Array(xml.utf8))
+        #expect(fromXML.knownUnsafeNumbers == NumberGuard.count(fromXML.bytes))
+        #expect(fromXML.knownUnsafeNumbers == 6)
+        // bplist00: [9007199254740993 (8 bytes), 7 (1 byte), 2^63 + 1 (16 bytes), 1.5 (real)]
+        var binary = Array("bplist00".utf8) + [0xA4, 1, 2, 3, 4]
+        binary += [0x13, 0x00, 0x20, 0, 0, 0, 0, 0, 0x01]                                   // object 1 at 13
+        binary += [0x10, 7]                                                                  // object 2 at 22
+        binary += [0x14] + [UInt8](repeating: 0, count: 8) + [0x80, 0, 0, 0, 0, 0, 0, 0x01]  // object 3 at 24
+        binary += [0x23, 0x3F, 0xF8, 0, 0, 0, 0, 0, 0]                                       // object 4 at 41
+        let table = binary.count
+        binary += [8, 13, 22, 24, 41]
+        binary += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 5] + [UInt8](repeating: 0, count: 8)
+            + [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
+        let fromBinary = try PlistTranscoder.transcode(binary)
+        #expect(fromBinary.text == "[9007199254740993,7,9223372036854775809,1.5]")
+        #expect(fromBinary.knownUnsafeNumbers == 2 && NumberGuard.count(fromBinary.bytes) == 2)
     }
 }

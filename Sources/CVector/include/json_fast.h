@@ -29,6 +29,156 @@
 #include <string.h>
 #include <stdlib.h>
 
+// output.numbers' decision for one number (DESIGN §5): 0 when its nearest double prints
+// back (shortest round trip, as RFC 8785 and JavaScript print it) as the same value, 1 when
+// not, 2 when this exact check cannot tell (magnitudes past its 128-bit range, a tie), which
+// NumberSafety (Swift) then decides by printing. Up to 15 significant digits a double
+// holds them; over 17 it cannot; for 16 and 17 the number is the shortest form exactly
+// when neither (k-1)-digit neighbour lies in the double's rounding interval and its
+// k-digit neighbour on the double's side is not closer (Steele and White, Ryu), checked
+// in 128-bit integers. Plain C, on every architecture: the JSON walk calls it (through
+// sj_count_number, not inlined, so the walk keeps its registers) and so does
+// NumberSafety, through serializerd_number_verdict: one implementation of the rule.
+static const uint64_t sj_pow10[20] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+    10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+    10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL};
+static const double sj_pow10d[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static inline unsigned __int128 sj_pow10_wide(int n) {
+    return n < 20 ? (unsigned __int128)sj_pow10[n] : (unsigned __int128)sj_pow10[19] * sj_pow10[n - 19];
+}
+
+static int sj_number_verdict_of(uint64_t m, int k, long q);
+
+__attribute__((noinline)) static int sj_number_verdict(const uint8_t *p, size_t n) {
+    size_t i = p[0] == '-';
+    // The common form first: at most 19 digits, one point, no exponent (coordinates,
+    // prices, ids): one pass with one branch a byte.
+    if (n <= 20) {
+        uint64_t m = 0;
+        size_t point = n, digits = 0;
+        for (; i < n; i++) {
+            unsigned d = (unsigned)p[i] - '0';
+            if (d < 10) { m = m * 10 + d; digits++; } else if (p[i] == '.') point = i; else break;
+        }
+        if (i == n && digits <= 19) {   // (20 digits may have overflowed m)
+            if (m == 0) return 0;
+            long q = point == n ? 0 : -(long)(n - point - 1);
+            while (m % 10 == 0) { m /= 10; q++; }
+            int bits = 64 - __builtin_clzll(m), guess = (bits * 1233) >> 12;   // ⌊bits·log10 2⌋
+            int k = guess + (guess < 20 && m >= sj_pow10[guess]);
+            return k > 17 ? 1 : sj_number_verdict_of(m, k, q);
+        }
+        i = p[0] == '-';
+    }
+    uint64_t m = 0;
+    int taken = 0, last_nonzero = -1, significant = 0, integer_digits = 0, leading_zeros = 0, in_fraction = 0;
+    for (; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == '.') { in_fraction = 1; continue; }
+        if ((uint8_t)(c - '0') >= 10) break;
+        if (significant == 0 && c == '0') { leading_zeros += in_fraction; continue; }
+        if (c != '0') last_nonzero = significant;
+        if (taken < 17) { m = m * 10 + (uint64_t)(c - '0'); taken++; }
+        significant++;
+        integer_digits += !in_fraction;
+    }
+    if (last_nonzero < 0) return 0;          // zero, in any form
+    if (last_nonzero >= 17) return 1;        // more digits than any shortest form has
+    long exponent = 0;
+    if (i < n) {                             // the exponent, saturated far past any double
+        i++;
+        int negative = p[i] == '-';
+        if (p[i] == '-' || p[i] == '+') i++;
+        for (; i < n; i++) if (exponent < 1000000) exponent = exponent * 10 + (p[i] - '0');
+        if (negative) exponent = -exponent;
+    }
+    int k = last_nonzero + 1;
+    for (int j = k; j < taken; j++) m /= 10;
+    return sj_number_verdict_of(m, k, (integer_digits > 0 ? integer_digits : -leading_zeros) - k + exponent);
+}
+
+// The verdict for m·10^q, m of k digits (no trailing zeros, k ≤ 17).
+static int sj_number_verdict_of(uint64_t m, int k, long q) {
+    typedef unsigned __int128 u128;
+    if (k <= 15) return q + k >= -290 && q + k <= 290 ? 0 : 2;
+    const u128 one = 1;
+    u128 x_scale, d_scaled, up, down;
+    int even;
+    if (q >= 0) {
+        if (q > 20) return 2;
+        u128 pw = sj_pow10_wide((int)q);
+        if (m != 0 && pw > (~(u128)0 >> 4) / m) return 2;
+        u128 value = (u128)m * pw;
+        if (value >= one << 124) return 2;
+        if (value <= one << 53) return 0;    // an integer a double holds exactly
+        uint64_t hi = (uint64_t)(value >> 64);
+        int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)value);
+        int shift = bits - 53, e = shift;
+        u128 mantissa = value >> shift, rest = value & ((one << shift) - 1), half = one << (shift - 1);
+        if (rest > half || (rest == half && (mantissa & 1))) mantissa++;
+        if (mantissa == one << 53) { mantissa >>= 1; e++; }
+        even = !(mantissa & 1);
+        x_scale = pw << 2;
+        d_scaled = mantissa << (e + 2);
+        up = one << (e + 1);
+        down = mantissa == one << 52 ? one << e : up;
+    } else {
+        int t = (int)-q;
+        if (t > 21) return 2;
+        u128 scale = sj_pow10_wide(t);
+        double estimate = (double)m / sj_pow10d[t];
+        uint64_t estimate_bits;
+        memcpy(&estimate_bits, &estimate, sizeof estimate_bits);
+        // ⌊log2 estimate⌋ from its exponent field (a normal double: m ≥ 10^15, t ≤ 21).
+        int e = 52 - ((int)(estimate_bits >> 52 & 0x7FF) - 1023);
+        u128 mantissa = 0;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            if (e < -60 || e > 66) return 2;
+            u128 numerator = (u128)m << (e > 0 ? e : 0), divisor = scale << (e < 0 ? -e : 0);
+            uint64_t power_bits = (uint64_t)(1023 + e) << 52;   // 2^e, e within ±66
+            double power;
+            memcpy(&power, &power_bits, sizeof power);
+            u128 guess = (u128)(uint64_t)(estimate * power);
+            u128 product = guess * divisor;
+            while (product > numerator) { guess--; product -= divisor; }
+            while (numerator - product >= divisor) { guess++; product += divisor; }
+            if (guess >= one << 53) { e--; continue; }
+            if (guess < one << 52) { e++; continue; }
+            u128 rest2 = (numerator - product) << 1;
+            if (rest2 > divisor || (rest2 == divisor && (guess & 1))) guess++;
+            if (guess == one << 53) { guess = one << 52; e--; }
+            mantissa = guess;
+            break;
+        }
+        if (mantissa == 0 || e < -60) return 2;
+        int exp2 = e < 0 ? -e : 0;
+        even = !(mantissa & 1);
+        x_scale = one << ((e > 0 ? e : 0) + 2);
+        d_scaled = mantissa * scale << (exp2 + 2);
+        up = scale << (exp2 + 1);
+        down = mantissa == one << 52 ? scale << exp2 : up;
+    }
+    u128 low = d_scaled - down, high = d_scaled + up;
+#define SJ_IN(x) (((x) > low || (even && (x) == low)) && ((x) < high || (even && (x) == high)))
+    u128 s = (u128)m * x_scale;
+    u128 below = (u128)(m / 10 * 10) * x_scale, above = below + 10 * x_scale;
+    if (SJ_IN(below) || SJ_IN(above)) return 1;
+    if (s == d_scaled) return 0;
+    u128 neighbour = s < d_scaled ? s + x_scale : s - x_scale;
+    if (!SJ_IN(neighbour)) return 0;
+#undef SJ_IN
+    u128 distance = s < d_scaled ? d_scaled - s : s - d_scaled;
+    u128 other = neighbour < d_scaled ? d_scaled - neighbour : neighbour - d_scaled;
+    return other < distance ? 1 : other == distance ? 2 : 0;
+}
+
+// The same verdict for Swift: 0 safe, 1 unsafe, 2 left to printing. `p` is a valid JSON
+// number of `n` bytes.
+static inline int serializerd_number_verdict(const uint8_t *p, size_t n) { return sj_number_verdict(p, n); }
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <cpuid.h>
@@ -640,150 +790,6 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
 #undef SJ_IS_DIGIT
 #undef SJ_SKIP_DIGITS
     return (i == n) << 1;
-}
-
-// output.numbers' decision for one number (DESIGN §5): 0 when its nearest double prints
-// back (shortest round trip, as RFC 8785 and JavaScript print it) as the same value, 1 when
-// not, 2 when this exact check cannot tell (magnitudes past its 128-bit range, a tie), which
-// NumberSafety (Swift) then decides by printing. The same rules as NumberSafety.exactCheck:
-// up to 15 significant digits a double holds them; over 17 it cannot; for 16 and 17 the
-// number is the shortest form exactly when neither (k-1)-digit neighbour lies in the
-// double's rounding interval and its k-digit neighbour on the double's side is not closer.
-// Not inlined: the walk's hot loop keeps its registers.
-static const uint64_t sj_pow10[20] = {
-    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
-    10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
-    10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL};
-static const double sj_pow10d[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-static inline unsigned __int128 sj_pow10_wide(int n) {
-    return n < 20 ? (unsigned __int128)sj_pow10[n] : (unsigned __int128)sj_pow10[19] * sj_pow10[n - 19];
-}
-
-static int sj_number_verdict_of(uint64_t m, int k, long q);
-
-__attribute__((noinline)) static int sj_number_verdict(const uint8_t *p, size_t n) {
-    size_t i = p[0] == '-';
-    // The common form first: at most 19 digits, one point, no exponent (coordinates,
-    // prices, ids): one pass with one branch a byte.
-    if (n <= 20) {
-        uint64_t m = 0;
-        size_t point = n, digits = 0;
-        for (; i < n; i++) {
-            unsigned d = (unsigned)p[i] - '0';
-            if (d < 10) { m = m * 10 + d; digits++; } else if (p[i] == '.') point = i; else break;
-        }
-        if (i == n && digits <= 19) {   // (20 digits may have overflowed m)
-            if (m == 0) return 0;
-            long q = point == n ? 0 : -(long)(n - point - 1);
-            while (m % 10 == 0) { m /= 10; q++; }
-            int bits = 64 - __builtin_clzll(m), guess = (bits * 1233) >> 12;   // ⌊bits·log10 2⌋
-            int k = guess + (guess < 20 && m >= sj_pow10[guess]);
-            return k > 17 ? 1 : sj_number_verdict_of(m, k, q);
-        }
-        i = p[0] == '-';
-    }
-    uint64_t m = 0;
-    int taken = 0, last_nonzero = -1, significant = 0, integer_digits = 0, leading_zeros = 0, in_fraction = 0;
-    for (; i < n; i++) {
-        uint8_t c = p[i];
-        if (c == '.') { in_fraction = 1; continue; }
-        if ((uint8_t)(c - '0') >= 10) break;
-        if (significant == 0 && c == '0') { leading_zeros += in_fraction; continue; }
-        if (c != '0') last_nonzero = significant;
-        if (taken < 17) { m = m * 10 + (uint64_t)(c - '0'); taken++; }
-        significant++;
-        integer_digits += !in_fraction;
-    }
-    if (last_nonzero < 0) return 0;          // zero, in any form
-    if (last_nonzero >= 17) return 1;        // more digits than any shortest form has
-    long exponent = 0;
-    if (i < n) {                             // the exponent, saturated far past any double
-        i++;
-        int negative = p[i] == '-';
-        if (p[i] == '-' || p[i] == '+') i++;
-        for (; i < n; i++) if (exponent < 1000000) exponent = exponent * 10 + (p[i] - '0');
-        if (negative) exponent = -exponent;
-    }
-    int k = last_nonzero + 1;
-    for (int j = k; j < taken; j++) m /= 10;
-    return sj_number_verdict_of(m, k, (integer_digits > 0 ? integer_digits : -leading_zeros) - k + exponent);
-}
-
-// The verdict for m·10^q, m of k digits (no trailing zeros, k ≤ 17).
-static int sj_number_verdict_of(uint64_t m, int k, long q) {
-    typedef unsigned __int128 u128;
-    if (k <= 15) return q + k >= -290 && q + k <= 290 ? 0 : 2;
-    const u128 one = 1;
-    u128 x_scale, d_scaled, up, down;
-    int even;
-    if (q >= 0) {
-        if (q > 20) return 2;
-        u128 pw = sj_pow10_wide((int)q);
-        if (m != 0 && pw > (~(u128)0 >> 4) / m) return 2;
-        u128 value = (u128)m * pw;
-        if (value >= one << 124) return 2;
-        if (value <= one << 53) return 0;    // an integer a double holds exactly
-        uint64_t hi = (uint64_t)(value >> 64);
-        int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)value);
-        int shift = bits - 53, e = shift;
-        u128 mantissa = value >> shift, rest = value & ((one << shift) - 1), half = one << (shift - 1);
-        if (rest > half || (rest == half && (mantissa & 1))) mantissa++;
-        if (mantissa == one << 53) { mantissa >>= 1; e++; }
-        even = !(mantissa & 1);
-        x_scale = pw << 2;
-        d_scaled = mantissa << (e + 2);
-        up = one << (e + 1);
-        down = mantissa == one << 52 ? one << e : up;
-    } else {
-        int t = (int)-q;
-        if (t > 21) return 2;
-        u128 scale = sj_pow10_wide(t);
-        double estimate = (double)m / sj_pow10d[t];
-        uint64_t estimate_bits;
-        memcpy(&estimate_bits, &estimate, sizeof estimate_bits);
-        // ⌊log2 estimate⌋ from its exponent field (a normal double: m ≥ 10^15, t ≤ 21).
-        int e = 52 - ((int)(estimate_bits >> 52 & 0x7FF) - 1023);
-        u128 mantissa = 0;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            if (e < -60 || e > 66) return 2;
-            u128 numerator = (u128)m << (e > 0 ? e : 0), divisor = scale << (e < 0 ? -e : 0);
-            uint64_t power_bits = (uint64_t)(1023 + e) << 52;   // 2^e, e within ±66
-            double power;
-            memcpy(&power, &power_bits, sizeof power);
-            u128 guess = (u128)(uint64_t)(estimate * power);
-            u128 product = guess * divisor;
-            while (product > numerator) { guess--; product -= divisor; }
-            while (numerator - product >= divisor) { guess++; product += divisor; }
-            if (guess >= one << 53) { e--; continue; }
-            if (guess < one << 52) { e++; continue; }
-            u128 rest2 = (numerator - product) << 1;
-            if (rest2 > divisor || (rest2 == divisor && (guess & 1))) guess++;
-            if (guess == one << 53) { guess = one << 52; e--; }
-            mantissa = guess;
-            break;
-        }
-        if (mantissa == 0 || e < -60) return 2;
-        int exp2 = e < 0 ? -e : 0;
-        even = !(mantissa & 1);
-        x_scale = one << ((e > 0 ? e : 0) + 2);
-        d_scaled = mantissa * scale << (exp2 + 2);
-        up = scale << (exp2 + 1);
-        down = mantissa == one << 52 ? scale << exp2 : up;
-    }
-    u128 low = d_scaled - down, high = d_scaled + up;
-#define SJ_IN(x) (((x) > low || (even && (x) == low)) && ((x) < high || (even && (x) == high)))
-    u128 s = (u128)m * x_scale;
-    u128 below = (u128)(m / 10 * 10) * x_scale, above = below + 10 * x_scale;
-    if (SJ_IN(below) || SJ_IN(above)) return 1;
-    if (s == d_scaled) return 0;
-    u128 neighbour = s < d_scaled ? s + x_scale : s - x_scale;
-    if (!SJ_IN(neighbour)) return 0;
-#undef SJ_IN
-    u128 distance = s < d_scaled ? d_scaled - s : s - d_scaled;
-    u128 other = neighbour < d_scaled ? d_scaled - neighbour : neighbour - d_scaled;
-    return other < distance ? 1 : other == distance ? 2 : 0;
 }
 
 // A number the walk could not call safe by shape: its verdict counted when asked for.

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventLoop
 import HTTPCore
 import Upstream
@@ -77,14 +74,6 @@ enum HeaderPolicy {
         vias += via.utf8
         vias.withUnsafeBufferPointer { lines.append("Via", value: $0) }
         return lines
-    }
-
-    /// Whether a URL (without its query) holds an `@`, so possibly a userinfo: a plain
-    /// byte loop (the generic `contains` on a Substring's UTF-8 view cost ~1,000
-    /// instructions a request).
-    static func hasUserinfo(_ url: String) -> Bool {
-        var url = url
-        return url.withUTF8 { p in p.baseAddress.map { memchr($0, Int32(UInt8(ascii: "@")), p.count) != nil } ?? false }
     }
 
     /// A Via entry of this daemon's among the client's: the request came back (DESIGN §4).

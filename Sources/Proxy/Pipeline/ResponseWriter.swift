@@ -112,9 +112,8 @@ struct ResponseWriter {
     /// The request's one completion event (also for event streams, when they end).
     func record(status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?) {
         let reply = outcome.reply
-        var url = (reply?.url ?? upstreamURL)?.prefix(upToByte: UInt8(ascii: "?"))
-        // No query is kept; a password in the userinfo is not either (rare: scanned only then).
-        if let plain = url, HeaderPolicy.hasUserinfo(plain) { url = Redaction().url(plain) }
+        // No query is kept, and no password in the userinfo either.
+        let url = (reply?.url ?? upstreamURL).map { Redaction.withoutPassword($0.prefix(upToByte: UInt8(ascii: "?"))) }
         telemetry.record(CompletionEvent(
             startedAt: startedWall, requestID: requestID, route: route, method: request.method, path: path, upstreamURL: url,
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,

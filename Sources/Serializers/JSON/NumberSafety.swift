@@ -1,3 +1,4 @@
+import CVector
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,6 +16,12 @@ public enum NumberSafety {
     struct Decimal: Equatable {
         var digits: [UInt8] = []
         var exponent = 0
+    }
+
+    /// 1 when the number just written at `out[start...]` is unsafe, else 0: for writers that
+    /// count as they go (the property-list readers), so `output.numbers` need not scan.
+    static func unsafeCount(_ out: [UInt8], from start: Int) -> Int {
+        out.withUnsafeBufferPointer { isSafe(UnsafeBufferPointer(rebasing: $0[start...])) ? 0 : 1 }
     }
 
     /// `lexeme` is a valid JSON number (the serializers' output guarantees it).
@@ -101,142 +108,15 @@ public enum NumberSafety {
 
     public enum Verdict: Sendable { case safe, unsafe, undecided }
 
-    /// The significant digits of a lexeme as one integer with its power of ten, read
-    /// without allocating: `m` × 10^`q`, `k` digits (no trailing zeros); `k` is 18 for
-    /// "more than 17" (m is then unused). Zero has k 0.
-    static func significand(_ p: UnsafeBufferPointer<UInt8>) -> (m: UInt64, k: Int, q: Int) {
-        var i = p.first == UInt8(ascii: "-") ? 1 : 0
-        var m: UInt64 = 0
-        var taken = 0            // digits in m (the first 17 significant ones)
-        var lastNonzero = -1     // index among significant digits
-        var significant = 0      // significant digits seen
-        var integerDigits = 0    // significant digits before the point
-        var leadingFractionZeros = 0
-        var inFraction = false
-        while i < p.count {
-            let c = p[i]
-            if c == UInt8(ascii: ".") { inFraction = true; i += 1; continue }
-            guard c &- 0x30 < 10 else { break }
-            if significant == 0 && c == UInt8(ascii: "0") {
-                if inFraction { leadingFractionZeros += 1 }
-            } else {
-                if c != UInt8(ascii: "0") { lastNonzero = significant }
-                if taken < 17 { m = m &* 10 &+ UInt64(c - 0x30); taken += 1 }
-                significant += 1
-                if !inFraction { integerDigits += 1 }
-            }
-            i += 1
-        }
-        guard lastNonzero >= 0 else { return (0, 0, 0) }
-        if lastNonzero >= 17 { return (0, 18, 0) }
-        var exponent = 0
-        if i < p.count {   // the exponent: saturated far past any double's range
-            i += 1
-            var negative = false
-            if p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+") { negative = p[i] == UInt8(ascii: "-"); i += 1 }
-            while i < p.count {
-                if exponent < 1_000_000 { exponent = exponent * 10 + Int(p[i] - 0x30) }
-                i += 1
-            }
-            if negative { exponent = -exponent }
-        }
-        let k = lastNonzero + 1
-        for _ in k..<taken { m /= 10 }
-        // value = 0.d1…dk × 10^position
-        let position = integerDigits > 0 ? integerDigits : -leadingFractionZeros
-        return (m, k, position - k + exponent)
-    }
-
-    static let powersOfTen: [UInt128] = (0...38).map { n in (0..<n).reduce(UInt128(1)) { r, _ in r * 10 } }
-    /// 10^0 … 10^22, each exact in a double.
-    static let doublePowersOfTen: [Double] = (0...22).map { n in (0..<n).reduce(1.0) { r, _ in r * 10 } }
-
-    /// UInt64 → UInt128 without the generic conversion (unspecialized across modules, it
-    /// cost more than the whole check).
-    @inline(__always) static func wide(_ x: UInt64) -> UInt128 { UInt128(_low: x, _high: 0) }
-
-    /// The decision for 16 and 17 digits in exact 128-bit arithmetic, where the magnitudes
-    /// fit (most numbers that reach here): the shortest form of a double is the decimal
-    /// with the fewest digits in its rounding interval, the closest to it among those
-    /// (Steele and White, Ryu). `m` × 10^`q` is that form exactly when neither of its
-    /// (k−1)-digit neighbours is in the interval and its k-digit neighbour on the double's
-    /// side is not closer. Anything out of range, or a tie, is left to printing.
+    /// The exact check (`json_fast.h`'s `sj_number_verdict`, the one the JSON walk runs):
+    /// up to 15 significant digits safe, over 17 unsafe, 16 and 17 decided in 128-bit
+    /// integers; `undecided` for ties and magnitudes past its range, which printing decides.
     public static func exactCheck(_ p: UnsafeBufferPointer<UInt8>) -> Verdict {
-        let (m, k, q) = significand(p)
-        if k == 0 { return .safe }
-        if k > 17 { return .unsafe }
-        // Fewer than 16 digits: safe wherever doubles are normal (see isSafeByPrinting).
-        if k <= 15 { return (-290...290).contains(q + k) ? .safe : .undecided }
-        // Scaled so every quantity is an integer: a decimal x (in units of 10^q) becomes
-        // x·xScale, the double d becomes dScaled, its half-gaps up and down `up`, `down`.
-        let xScale: UInt128, dScaled: UInt128, up: UInt128, down: UInt128, even: Bool
-        let one: UInt128 = 1
-        if q >= 0 {
-            guard q <= 20 else { return .undecided }
-            let (value, overflow) = wide(m).multipliedReportingOverflow(by: powersOfTen[q])
-            guard !overflow, value < one << 124 else { return .undecided }
-            if value <= one << 53 { return .safe }   // an integer a double holds exactly
-            let shift = (128 - value.leadingZeroBitCount) - 53
-            var mantissa = value >> shift
-            let rest = value & ((one << shift) - 1), half = one << (shift - 1)
-            if rest > half || (rest == half && mantissa & 1 == 1) { mantissa += 1 }
-            var e = shift
-            if mantissa == one << 53 { mantissa >>= 1; e += 1 }
-            even = mantissa & 1 == 0
-            xScale = powersOfTen[q] << 2
-            dScaled = mantissa << (e + 2)
-            up = one << (e + 1)
-            down = mantissa == one << 52 ? one << e : up
-        } else {
-            let t = -q
-            guard t <= 21 else { return .undecided }
-            let scale = powersOfTen[t]
-            // d = M·2^-e with M in [2^52, 2^53): e from a double estimate, M by exact
-            // multiplication (no 128-bit division), rounded half to even.
-            let estimate = Double(m) / doublePowersOfTen[t]
-            guard estimate.isNormal else { return .undecided }
-            var e = 52 - Int(estimate.exponent)
-            var mantissa: UInt128 = 0
-            for _ in 0..<3 {
-                guard e >= -60, e <= 66 else { return .undecided }
-                // M = round(m·2^e / 10^t); a negative e divides by 2^-e instead.
-                let numerator = wide(m) << max(0, e), divisor = scale << max(0, -e)
-                var guess = wide(UInt64((estimate * Double(sign: .plus, exponent: e, significand: 1)).rounded(.down)))
-                var product = guess * divisor
-                while product > numerator { guess -= 1; product -= divisor }
-                while numerator - product >= divisor { guess += 1; product += divisor }
-                // Out of [2^52, 2^53) before rounding: the estimate's exponent was off by one.
-                if guess >= one << 53 { e -= 1; continue }
-                if guess < one << 52 { e += 1; continue }
-                let rest2 = (numerator - product) << 1
-                if rest2 > divisor || (rest2 == divisor && guess & 1 == 1) { guess += 1 }
-                if guess == one << 53 { guess = one << 52; e -= 1 }
-                mantissa = guess
-                break
-            }
-            guard mantissa != 0, e >= -60 else { return .undecided }
-            // Scaled by 4·10^t·2^max(e, 0): d = M·2^-e exactly, half-gaps 2^(-e-1) (2^(-e-2)
-            // below a power of two).
-            let exponent = max(0, -e)
-            even = mantissa & 1 == 0
-            xScale = one << (max(0, e) + 2)
-            dScaled = mantissa * scale << (exponent + 2)
-            up = scale << (exponent + 1)
-            down = mantissa == one << 52 ? scale << exponent : up
+        guard let base = p.baseAddress, !p.isEmpty else { return .undecided }
+        switch serializerd_number_verdict(base, p.count) {
+        case 0: return .safe
+        case 1: return .unsafe
+        default: return .undecided
         }
-        func inInterval(_ x: UInt128) -> Bool {
-            let low = dScaled - down, high = dScaled + up
-            return (x > low || (even && x == low)) && (x < high || (even && x == high))
-        }
-        let s = wide(m) * xScale
-        let shorterBelow = wide(m / 10 * 10) * xScale, shorterAbove = shorterBelow + 10 * xScale
-        if inInterval(shorterBelow) || inInterval(shorterAbove) { return .unsafe }
-        if s == dScaled { return .safe }
-        let neighbour = s < dScaled ? s + xScale : s - xScale
-        guard inInterval(neighbour) else { return .safe }
-        let distance = s < dScaled ? dScaled - s : s - dScaled
-        let other = neighbour < dScaled ? dScaled - neighbour : neighbour - dScaled
-        if other < distance { return .unsafe }
-        return other == distance ? .undecided : .safe
     }
 }

@@ -16,6 +16,9 @@ struct BinaryPlistReader {
     static let onPath: Int32 = -2
     var out: [UInt8] = []
     var repeatedKeys = RepeatedKeys()
+    /// Unsafe numbers written (`output.numbers`), counted as they are; nil once a shared
+    /// container was copied (its numbers would count once, appear twice).
+    var unsafeNumbers: Int? = 0
     /// Containers already written, by object number: where their JSON is in `out` and how
     /// deep they nest, so a shared one is copied rather than walked again (a DAG then
     /// costs its output's memcpy, not a walk per node). Flat arrays, 10 bytes an object.
@@ -26,6 +29,12 @@ struct BinaryPlistReader {
     var writtenHeight: [UInt16] = []
 
     static func transcode(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil) throws(TranscodeError) -> [UInt8] {
+        try transcodeNotingNumbers(bytes, maxDepth: maxDepth, budget: budget).json
+    }
+
+    /// The JSON, and how many unsafe numbers it holds when that was counted as it was written.
+    static func transcodeNotingNumbers(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil)
+        throws(TranscodeError) -> (json: [UInt8], unsafeNumbers: Int?) {
         var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth, budget: budget ?? OutputBudget(input: bytes.count))
         let top = reader.trailerInt(16)
         // JSON is about as long as the binary plist it comes from: one buffer from the
@@ -33,8 +42,8 @@ struct BinaryPlistReader {
         reader.out.reserveCapacity(min(bytes.count, reader.budget.limit))
         _ = try reader.write(object: top, depth: 0)
         try reader.budget.charge(reader.out.count, "the JSON")
-        if reader.repeatedKeys.found { return try RepeatedKeys.lastWins(reader.out, maxDepth: maxDepth) }
-        return reader.out
+        if reader.repeatedKeys.found { return (try RepeatedKeys.lastWins(reader.out, maxDepth: maxDepth), nil) }
+        return (reader.out, reader.unsafeNumbers)
     }
 
     init(_ bytes: [UInt8], maxDepth: Int, budget: OutputBudget) throws(TranscodeError) {
@@ -121,6 +130,7 @@ struct BinaryPlistReader {
             let height = Int(writtenHeight[object])
             guard depth + height < maxDepth else { throw TranscodeError("nesting deeper than the limit of \(maxDepth) (limits.max_json_depth)") }
             try budget.charge(out.count + range.count, "shared object references expanded to JSON")
+            if height > 0 { unsafeNumbers = nil }
             // Copied in place: a slice of `out` appended to `out` would copy the whole buffer.
             let at = out.count
             // The first copy reserves the whole budget at once: pages are only touched as
@@ -152,6 +162,11 @@ struct BinaryPlistReader {
             let size = 1 << Int(marker & 0x0F)
             let range = try span(at + 1, size)
             guard size <= 16 else { throw TranscodeError("integer of \(size) bytes at byte \(at)") }
+            let numberStart = out.count
+            defer {
+                // Below 8 bytes an integer is under 2^32: safe. (Reals are printed shortest: safe.)
+                if size >= 8, let counted = unsafeNumbers { unsafeNumbers = counted + NumberSafety.unsafeCount(out, from: numberStart) }
+            }
             if size == 16 {
                 // Two's complement over 128 bits: CF and Python's plistlib write unsigned
                 // 64-bit values from 2^63 up this way (the high half zero).

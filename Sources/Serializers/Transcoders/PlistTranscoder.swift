@@ -7,10 +7,12 @@ public enum PlistTranscoder {
             guard body.starts(with: Array("bplist00".utf8)) else {
                 throw TranscodeError("unsupported binary property list version '\(String(decoding: body.prefix(8), as: UTF8.self))'")
             }
-            return NormalizedJSON(trusted: try BinaryPlistReader.transcode(body, maxDepth: maxDepth, budget: budget))
+            let (json, unsafe) = try BinaryPlistReader.transcodeNotingNumbers(body, maxDepth: maxDepth, budget: budget)
+            return NormalizedJSON(trusted: json, knownUnsafeNumbers: unsafe)
         }
         let builder = PlistXMLBuilder(maxDepth: maxDepth, budget: budget)
         try XMLSAXParser.parse(body, sink: builder)
-        return NormalizedJSON(trusted: try builder.finish())
+        let (json, unsafe) = try builder.finish()
+        return NormalizedJSON(trusted: json, knownUnsafeNumbers: unsafe)
     }
 }

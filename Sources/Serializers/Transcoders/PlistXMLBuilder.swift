@@ -31,6 +31,8 @@ final class PlistXMLBuilder: XMLEventSink {
     // exclusivity checks cost a quarter of the time here.
     @exclusivity(unchecked) var out: [UInt8] = []
     @exclusivity(unchecked) var repeatedKeys = RepeatedKeys()
+    /// Unsafe numbers written (`output.numbers`), counted as they are.
+    @exclusivity(unchecked) var unsafeNumbers = 0
     @exclusivity(unchecked) var levels: [Level] = []
     @exclusivity(unchecked) var text: [UInt8] = []
     @exclusivity(unchecked) var sawRoot = false
@@ -112,10 +114,15 @@ final class PlistXMLBuilder: XMLEventSink {
             out.append(UInt8(ascii: ":"))
         case .string: JSONEscaping.appendQuoted(text, to: &out)
         case .integer:
+            let start = out.count
             if !PlistScalars.appendDecimalInteger(text, to: &out) {
                 out.append(contentsOf: try PlistScalars.integer(trimmedText).utf8)
             }
-        case .real: out.append(contentsOf: try PlistScalars.real(trimmedText).utf8)
+            unsafeNumbers += NumberSafety.unsafeCount(out, from: start)
+        case .real:
+            let start = out.count
+            out.append(contentsOf: try PlistScalars.real(trimmedText).utf8)
+            unsafeNumbers += NumberSafety.unsafeCount(out, from: start)
         case .true: out.append(contentsOf: "true".utf8)
         case .false: out.append(contentsOf: "false".utf8)
         case .date: JSONEscaping.appendQuoted(try PlistScalars.xmlDate(trimmedText), to: &out)
@@ -131,10 +138,11 @@ final class PlistXMLBuilder: XMLEventSink {
 
     var trimmedText: String { String(decoding: text, as: UTF8.self).trimmingASCIIWhitespace() }
 
-    func finish() throws(TranscodeError) -> [UInt8] {
+    /// The JSON, and how many unsafe numbers it holds (nil when rebuilt for repeated keys).
+    func finish() throws(TranscodeError) -> (json: [UInt8], unsafeNumbers: Int?) {
         guard sawRoot else { throw TranscodeError("property list has no value") }
-        if repeatedKeys.found { return try RepeatedKeys.lastWins(out, maxDepth: maxDepth) }
-        return out
+        if repeatedKeys.found { return (try RepeatedKeys.lastWins(out, maxDepth: maxDepth), nil) }
+        return (out, unsafeNumbers)
     }
 }
 

@@ -18,14 +18,13 @@ struct RepeatedKeys {
 
     /// The dictionary whose keys begin at `mark` has ended.
     mutating func close(from mark: Int) {
-        let n = hashes.count - mark
-        if n > 1 && !found {
-            if n <= 16 {
-                outer: for i in mark..<hashes.count - 1 {
-                    for j in (i + 1)..<hashes.count where hashes[i] == hashes[j] { found = true; break outer }
-                }
-            } else {
-                found = Set(hashes[mark...]).count < n
+        if hashes.count - mark > 1 && !found {
+            // Sorted where they lie (they go next anyway): equal hashes end up side by side,
+            // with nothing allocated.
+            hashes[mark...].sort()
+            for k in (mark + 1)..<hashes.count where hashes[k] == hashes[k - 1] {
+                found = true
+                break
             }
         }
         hashes.removeSubrange(mark...)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPCore
 
 /// `capture:` (DESIGN §2, §6): what is replaced by `[redacted]` before serializerd keeps,
@@ -56,20 +59,29 @@ public struct Redaction: Sendable {
     /// A URL with named query parameters' values and any userinfo password replaced:
     /// `https://u:pw@h/p?api_key=k&x=1` → `https://u:[redacted]@h/p?api_key=[redacted]&x=1`.
     public func url(_ url: String) -> String {
+        let text = Self.withoutPassword(url)
+        guard let question = text.firstIndex(of: "?") else { return text }
+        let fragmentStart = text[question...].firstIndex(of: "#") ?? text.endIndex
+        let query = text[text.index(after: question)..<fragmentStart]
+        return String(text[...question]) + self.query(String(query)) + String(text[fragmentStart...])
+    }
+
+    /// A URL with any userinfo password replaced, whatever `capture` says: the completion
+    /// event's URL passes here on every request, so one memchr decides when it holds no `@`.
+    public static func withoutPassword(_ url: String) -> String {
         var text = url
+        let hasAt = text.withUTF8 { p in p.baseAddress.map { memchr($0, Int32(UInt8(ascii: "@")), p.count) != nil } ?? false }
+        guard hasAt else { return url }
         let schemeEnd = text.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }
         if let colon = text.firstIndex(of: ":"), colon < (schemeEnd ?? text.endIndex), text[colon...].hasPrefix("://") {
             let start = text.index(colon, offsetBy: 3)
             let authorityEnd = text[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
             let authority = text[start..<authorityEnd]
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                text.replaceSubrange(text.index(after: colon)..<at, with: Self.marker)
+                text.replaceSubrange(text.index(after: colon)..<at, with: marker)
             }
         }
-        guard let question = text.firstIndex(of: "?") else { return text }
-        let fragmentStart = text[question...].firstIndex(of: "#") ?? text.endIndex
-        let query = text[text.index(after: question)..<fragmentStart]
-        return String(text[...question]) + self.query(String(query)) + String(text[fragmentStart...])
+        return text
     }
 
     /// A query string (or form body) with the values of named parameters replaced.

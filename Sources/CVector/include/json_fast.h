@@ -100,10 +100,49 @@ __attribute__((noinline)) static int sj_number_verdict(const uint8_t *p, size_t 
     return sj_number_verdict_of(m, k, (integer_digits > 0 ? integer_digits : -leading_zeros) - k + exponent);
 }
 
+// The verdict for m/10^t (1 ≤ t ≤ 19, m of 16 or 17 digits, no trailing zero), the
+// common fraction: x = m/10^t in doubles, then the exact remainder (s - x)·10^t in ulps of
+// x, which puts s, its neighbours and x's rounding interval on one integer scale (2·10^t
+// to the ulp) with no search. -1 where x sits at a binade's edge: sj_number_verdict_of's
+// general path decides those.
+static inline int sj_fraction_verdict(uint64_t m, int t) {
+    typedef unsigned __int128 u128;
+    typedef __int128 i128;
+    double x = (double)m / sj_pow10d[t];
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int E = (int)(bits >> 52 & 0x7FF) - 1075;
+    if (E >= 0 || E < -70) return -1;
+    uint64_t M = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+    uint64_t P = sj_pow10[t];
+    i128 R = (i128)(((u128)m << -E) - (u128)M * P);   // (s - x)·10^t / ulp
+    i128 twoR = R * 2;
+    if (twoR > (i128)P || (twoR == (i128)P && (M & 1))) { M++; twoR -= 2 * (i128)P; }
+    else if (twoR < -(i128)P || (twoR == -(i128)P && (M & 1))) { M--; twoR += 2 * (i128)P; }
+    if (M <= (1ULL << 52) || M >= (1ULL << 53) - 1) return -1;
+    if (twoR > (i128)P || twoR < -(i128)P) return -1;
+    int even = !(M & 1);
+    i128 half = P, g = (i128)1 << (1 - E);
+    uint64_t a = m % 10;
+#define SJ_IN(v) (((v) > -half && (v) < half) || (even && ((v) == -half || (v) == half)))
+    i128 below = twoR - (i128)a * g, above = twoR + (i128)(10 - a) * g;
+    if (SJ_IN(below) || SJ_IN(above)) return 1;
+    if (twoR == 0) return 0;
+    i128 nb = twoR > 0 ? twoR - g : twoR + g;
+    if (!SJ_IN(nb)) return 0;
+#undef SJ_IN
+    i128 dn = nb < 0 ? -nb : nb, ds = twoR < 0 ? -twoR : twoR;
+    return dn < ds ? 1 : dn == ds ? 2 : 0;
+}
+
 // The verdict for m·10^q, m of k digits (no trailing zeros, k ≤ 17).
 static int sj_number_verdict_of(uint64_t m, int k, long q) {
     typedef unsigned __int128 u128;
     if (k <= 15) return q + k >= -290 && q + k <= 290 ? 0 : 2;
+    if (q < 0 && q >= -19) {
+        int verdict = sj_fraction_verdict(m, (int)-q);
+        if (verdict >= 0) return verdict;
+    }
     const u128 one = 1;
     u128 x_scale, d_scaled, up, down;
     int even;

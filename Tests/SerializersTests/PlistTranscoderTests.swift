@@ -140,4 +140,47 @@ import Testing
         #expect(try PlistTranscoder.transcode(bytes, maxDepth: 7).text == "[[[[7]]],[[[[[7]]]]]]")
         #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(bytes, maxDepth: 6) }
     }
+
+    /// A binary plist of `objects` (raw, in order; object 0 the top), with 2-byte
+    /// references and offsets.
+    static func binaryPlist(_ objects: [[UInt8]]) -> [UInt8] {
+        var body = Array("bplist00".utf8), offsets: [UInt8] = []
+        for object in objects {
+            offsets += [UInt8(body.count >> 8), UInt8(body.count & 0xFF)]
+            body += object
+        }
+        let table = body.count
+        body += offsets + [0, 0, 0, 0, 0, 0, 2, 2]
+        for field in [objects.count, 0, table] { body += (0..<8).reversed().map { UInt8(truncatingIfNeeded: field >> ($0 * 8)) } }
+        return body
+    }
+
+    static func references(_ objects: [Int]) -> [UInt8] { objects.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+
+    /// A dictionary of n keys, written with a count byte (n >= 15) where it needs one.
+    static func dictionary(keys: [Int], values: [Int]) -> [UInt8] {
+        let head: [UInt8] = keys.count < 15 ? [0xD0 | UInt8(keys.count)] : [0xDF, 0x10, UInt8(keys.count)]
+        return head + references(keys) + references(values)
+    }
+
+    /// The last of a repeated key wins whatever the writer did: one key object referenced
+    /// twice, or two objects of the same text, in a small dictionary (pairs compared) and
+    /// in one past 16 keys (hashes sorted).
+    @Test func repeatedBinaryKeysKeepTheLast() throws {
+        let ascii = { (text: String) -> [UInt8] in [0x50 | UInt8(text.utf8.count)] + Array(text.utf8) }
+        let int = { (value: UInt8) -> [UInt8] in [0x10, value] }
+        // One object referenced twice: objects 1 "a", 2 "b", 3...5 values.
+        let shared = Self.binaryPlist([Self.dictionary(keys: [1, 2, 1], values: [3, 4, 5]), ascii("a"), ascii("b"), int(1), int(2), int(3)])
+        #expect(try PlistTranscoder.transcode(shared).text == #"{"b":2,"a":3}"#)
+        // 20 distinct keys k0...k19 (objects 1...20), then "k3" again as object 21; values 22...42.
+        let keys = (0..<20).map { ascii("k\($0)") } + [ascii("k3")]
+        let values = (0..<21).map { int(UInt8($0)) }
+        let large = Self.binaryPlist([Self.dictionary(keys: Array(1...21), values: Array(22...42))] + keys + values)
+        let members = (0..<20).filter { $0 != 3 }.map { "\"k\($0)\":\($0)" } + [#""k3":20"#]
+        #expect(try PlistTranscoder.transcode(large).text == "{" + members.joined(separator: ",") + "}")
+        // The same 20 without the repeat: kept as they are (no rebuild, nothing lost).
+        let distinct = Self.binaryPlist([Self.dictionary(keys: Array(1...20), values: Array(22...41))] + keys + values)
+        let all = (0..<20).map { "\"k\($0)\":\($0)" }
+        #expect(try PlistTranscoder.transcode(distinct).text == "{" + all.joined(separator: ",") + "}")
+    }
 }

@@ -15,7 +15,12 @@ struct BinaryPlistReader {
     let budget: OutputBudget
     static let onPath: Int32 = -2
     var out: [UInt8] = []
-    var repeatedKeys = RepeatedKeys()
+    /// Some dictionary repeats a key: the output is rebuilt with the last of each (RepeatedKeys).
+    var repeatedKeys = false
+    /// keyHash's table: which object each slot holds (-1: none) and its hash.
+    static let keyHashSlots = 1024
+    var keyHashObjects: [Int] = []
+    var keyHashValues: [UInt64] = []
     /// Unsafe numbers written (`output.numbers`), counted as they are; nil once a shared
     /// container was copied (its numbers would count once, appear twice).
     var unsafeNumbers: Int? = 0
@@ -42,7 +47,7 @@ struct BinaryPlistReader {
         reader.out.reserveCapacity(min(bytes.count, reader.budget.limit))
         _ = try reader.write(object: top, depth: 0)
         try reader.budget.charge(reader.out.count, "the JSON")
-        if reader.repeatedKeys.found { return (try RepeatedKeys.lastWins(reader.out, maxDepth: maxDepth), nil) }
+        if reader.repeatedKeys { return (try RepeatedKeys.lastWins(reader.out, maxDepth: maxDepth), nil) }
         return (reader.out, reader.unsafeNumbers)
     }
 
@@ -163,9 +168,9 @@ struct BinaryPlistReader {
             let range = try span(at + 1, size)
             guard size <= 16 else { throw TranscodeError("integer of \(size) bytes at byte \(at)") }
             let numberStart = out.count
+            var small = size < 8   // below 8 bytes an integer is under 2^32 (reals print shortest)
             defer {
-                // Below 8 bytes an integer is under 2^32: safe. (Reals are printed shortest: safe.)
-                if size >= 8, let counted = unsafeNumbers { unsafeNumbers = counted + NumberSafety.unsafeCount(out, from: numberStart) }
+                if !small, let counted = unsafeNumbers { unsafeNumbers = counted + NumberSafety.unsafeCount(out, from: numberStart) }
             }
             if size == 16 {
                 // Two's complement over 128 bits: CF and Python's plistlib write unsigned
@@ -176,7 +181,9 @@ struct BinaryPlistReader {
             } else {
                 let raw = BinaryPlistReader.uint(b.bytes, range.lowerBound, size)
                 // Sizes below 8 bytes are unsigned; 8 is two's complement.
-                appendDecimal(raw, negative: size == 8 && Int64(bitPattern: raw) < 0)
+                let negative = size == 8 && Int64(bitPattern: raw) < 0
+                small = small || (negative ? 0 &- raw : raw) <= 1 << 53   // every such integer is a double
+                appendDecimal(raw, negative: negative)
             }
         case 0x2:
             let size = 1 << Int(marker & 0x0F)
@@ -237,20 +244,22 @@ struct BinaryPlistReader {
             let (n, start) = try count(at)
             let range = try span(start, 2 * n * refSize)
             out.append(UInt8(ascii: "{"))
-            let keysMark = repeatedKeys.mark
-            for k in 0..<n {
-                if k > 0 { out.append(UInt8(ascii: ",")) }
-                let keyObject = ref(range.lowerBound + k * refSize)
-                let keyMarker = b[try offset(of: keyObject)] >> 4
-                guard keyMarker == 0x5 || keyMarker == 0x6 else { throw TranscodeError("dictionary key at byte \(at) is not a string") }
-                let keyStart = out.count
-                _ = try write(object: keyObject, depth: depth + 1)
-                out.withUnsafeBytes { repeatedKeys.note(UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
-                out.append(UInt8(ascii: ":"))
-                height = max(height, 1 + (try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)))
+            // Each key's hash, kept here until the dictionary ends (RepeatedKeys).
+            try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: n) { (keys: UnsafeMutableBufferPointer<UInt64>) throws(TranscodeError) in
+                for k in 0..<n {
+                    if k > 0 { out.append(UInt8(ascii: ",")) }
+                    let keyObject = ref(range.lowerBound + k * refSize)
+                    let keyMarker = b[try offset(of: keyObject)] >> 4
+                    guard keyMarker == 0x5 || keyMarker == 0x6 else { throw TranscodeError("dictionary key at byte \(at) is not a string") }
+                    let keyStart = out.count
+                    _ = try write(object: keyObject, depth: depth + 1)
+                    keys[k] = keyHash(keyObject, written: keyStart)
+                    out.append(UInt8(ascii: ":"))
+                    height = max(height, 1 + (try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)))
+                }
+                if !repeatedKeys && RepeatedKeys.repeats(keys) { repeatedKeys = true }
             }
             out.append(UInt8(ascii: "}"))
-            repeatedKeys.close(from: keysMark)
             remember(object, from: outStart, height: height)
         default:
             throw TranscodeError("unknown marker 0x\(String(marker, radix: 16)) at byte \(at)")
@@ -266,6 +275,22 @@ struct BinaryPlistReader {
 
     /// A 64-bit integer's decimal digits (`raw` read as two's complement when `negative`),
     /// written without making a String.
+    /// The hash of the key just written at `start` (RepeatedKeys). Writers share one object
+    /// for equal keys, so a dictionary's keys mostly come from a few objects: their hashes
+    /// are kept in a small table by object number (fixed size, whatever the document).
+    mutating func keyHash(_ object: Int, written start: Int) -> UInt64 {
+        let slot = object & (Self.keyHashSlots - 1)
+        if keyHashObjects.isEmpty {
+            keyHashObjects = [Int](repeating: -1, count: Self.keyHashSlots)
+            keyHashValues = [UInt64](repeating: 0, count: Self.keyHashSlots)
+        }
+        if keyHashObjects[slot] == object { return keyHashValues[slot] }
+        let hash = out.withUnsafeBytes { RepeatedKeys.hash(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        keyHashObjects[slot] = object
+        keyHashValues[slot] = hash
+        return hash
+    }
+
     mutating func appendDecimal(_ raw: UInt64, negative: Bool) {
         var magnitude = negative ? 0 &- raw : raw
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: 20 digits and a sign

@@ -109,7 +109,7 @@ final class PlistXMLBuilder: XMLEventSink {
             if levels[parent].count > 0 { out.append(UInt8(ascii: ",")) }
             levels[parent].count += 1
             levels[parent].awaitingValue = true
-            text.withUnsafeBytes { repeatedKeys.note($0) }
+            repeatedKeys.note(hash: text.withUnsafeBytes { RepeatedKeys.hash($0) })
             JSONEscaping.appendQuoted(text, to: &out)
             out.append(UInt8(ascii: ":"))
         case .string: JSONEscaping.appendQuoted(text, to: &out)

@@ -1,33 +1,45 @@
 /// A property-list dictionary with a repeated key keeps the last (as CFPropertyList
 /// does; DESIGN §5: an object serializerd builds never repeats a member). The readers
-/// write JSON as they go, so each notes its keys' hashes per open dictionary here; a
-/// dictionary whose keys repeat marks the output, which is then rebuilt once from a tree
-/// (rare: only such documents pay for it).
+/// write JSON as they go and hash each key as they write it; a dictionary whose key hashes
+/// repeat marks the output, which is then rebuilt once from a tree (rare: only such
+/// documents pay for it, and a hash collision costs only that rebuild). The binary reader
+/// keeps a dictionary's hashes on its own stack; the XML builder, which is called per
+/// event, keeps them here.
 struct RepeatedKeys {
     /// Hashes of the keys of every open dictionary, innermost last.
     private var hashes: [UInt64] = []
-    /// Some dictionary had two keys with the same hash (a collision only costs the rebuild).
+    /// Some dictionary had two keys with the same hash.
     private(set) var found = false
 
     /// Where the next dictionary's keys begin.
     var mark: Int { hashes.count }
 
-    mutating func note(_ key: UnsafeRawBufferPointer) {
-        hashes.append(KeyHash.hash(key, scope: 0))
-    }
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 { KeyHash.hash(key, scope: 0) }
+
+    mutating func note(hash: UInt64) { hashes.append(hash) }
 
     /// The dictionary whose keys begin at `mark` has ended.
     mutating func close(from mark: Int) {
-        if hashes.count - mark > 1 && !found {
-            // Sorted where they lie (they go next anyway): equal hashes end up side by side,
-            // with nothing allocated.
-            hashes[mark...].sort()
-            for k in (mark + 1)..<hashes.count where hashes[k] == hashes[k - 1] {
-                found = true
-                break
-            }
+        let n = hashes.count - mark
+        if n > 1 && !found {
+            found = hashes.withUnsafeMutableBufferPointer { Self.repeats(UnsafeMutableBufferPointer(rebasing: $0[mark...])) }
         }
-        hashes.removeSubrange(mark...)
+        hashes.removeLast(n)
+    }
+
+    /// Whether two of one dictionary's key hashes are equal. A few keys: every pair. More:
+    /// sorted where they lie (they are dropped next anyway), equal hashes side by side,
+    /// nothing allocated or copied.
+    static func repeats(_ keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        var keys = keys
+        let n = keys.count
+        if n <= 16 {
+            for i in 1..<max(n, 1) { for j in 0..<i where keys[i] == keys[j] { return true } }
+            return false
+        }
+        keys.sort()
+        for k in 1..<n where keys[k] == keys[k - 1] { return true }
+        return false
     }
 
     /// `json` with every object's repeated members reduced to the last one, at the last

@@ -29,7 +29,9 @@ let package = Package(
         .target(name: "CVector"),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry",
+        // Tapes and mocks: recorded upstream exchanges (HAR files), matched and replayed.
+        .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",
@@ -51,6 +53,7 @@ let package = Package(
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "CCurl", "HTTPCore"]),
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "TestSupport"]),
+        .testTarget(name: "TapesTests", dependencies: ["Tapes", "Serializers", "Telemetry", "TestSupport"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]

@@ -31,13 +31,15 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case loopDetected
     /// `/-/failures/<request-id>` for a request whose evidence is not kept.
     case noSuchFailure(String)
+    /// `tape.mode: replay` and no recording matches; the detail names the nearest ones.
+    case replayMiss(String)
 
     /// The status sent to the client. Whenever the serializer's error chain holds an
     /// unacceptable 4xx/5xx upstream status, the client gets that status.
     public var clientStatus: Int {
         switch self {
         case .response(let error, _): return error.unacceptableErrorStatus ?? 502
-        case .upstreamUnavailable, .upstreamBodyTooLarge: return 502
+        case .upstreamUnavailable, .upstreamBodyTooLarge, .replayMiss: return 502
         case .upstreamTimeout: return 504
         case .noRoute, .noSuchFailure: return 404
         case .methodNotAllowed: return 405
@@ -71,6 +73,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .overloaded: return "overloaded"
         case .loopDetected: return "loop-detected"
         case .noSuchFailure: return "no-such-failure"
+        case .replayMiss: return "replay-miss"
         }
     }
 
@@ -97,6 +100,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .unavailable, .overloaded: return 503
         case .malformedRequest: return 400
         case .loopDetected: return 508
+        case .replayMiss: return -1008
         }
     }
 
@@ -119,6 +123,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .overloaded: return "The server holds too many response bytes right now; retry shortly."
         case .loopDetected: return "The request has already passed through this serializerd."
         case .noSuchFailure: return "No failure with this request id is kept."
+        case .replayMiss: return "No recording on the route's tape matches this request."
         }
     }
 
@@ -129,7 +134,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamUnavailable(_, let message, _): return message
         case .upstreamTimeout(_, let seconds): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
         case .upstreamBodyTooLarge(let limit, _): return "the body exceeds \(limit) bytes (limits.max_response_body)"
-        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why): return why
+        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why), .replayMiss(let why): return why
         case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", ")) (the route's match.methods)"
         case .noRoute(let request): return "no route matches \(request); GET /-/routes lists the configured routes"
         case .headersTooLarge(let limit): return "the request head exceeds \(limit) bytes (limits.max_header_bytes)"

@@ -39,13 +39,15 @@ public final class CompletionEvent: @unchecked Sendable {
     public let responseContentType: String?
     /// Numbers in the upstream's payload that a double cannot hold exactly (`output.numbers`).
     public let unsafeNumbers: Int
+    /// Where a route's payload came from: upstream, tape, mock or cache; nil without a route.
+    public let source: String?
     /// `json`, once rendered for the sinks that need it.
     var rendered: [UInt8]?
 
     public init(startedAt: Double, requestID: String, route: String, method: String, path: String, upstreamURL: String?,
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
-                error: String?, responseContentType: String?, unsafeNumbers: Int = 0) {
+                error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil) {
         self.startedAt = startedAt
         self.requestID = requestID
         self.route = route
@@ -65,6 +67,7 @@ public final class CompletionEvent: @unchecked Sendable {
         self.error = error
         self.responseContentType = responseContentType
         self.unsafeNumbers = unsafeNumbers
+        self.source = source
     }
 }
 

@@ -22,4 +22,14 @@ public struct HeaderLines: Sendable {
         var name = name, value = value
         name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0) } }
     }
+
+    /// Every field as (name, value), in order (what a tape records).
+    public var fields: [(String, String)] {
+        bytes.split(separator: 0).compactMap { line in
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            var value = line[(colon + 1)...]
+            while value.first == 0x20 || value.first == 0x09 { value = value.dropFirst() }
+            return (String(decoding: line[..<colon], as: UTF8.self), String(decoding: value, as: UTF8.self))
+        }
+    }
 }

@@ -7,8 +7,8 @@ import Yams
 /// Loads the YAML config strictly: unknown keys, wrong types, bad values, unknown
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
-    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "log", "defaults", "routes"]
-    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output"]
+    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "tapes", "log", "defaults", "routes"]
+    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
     static let reservedPrefixes = ["/-/", "/metrics"]
@@ -54,6 +54,8 @@ public enum ConfigLoader {
             if let keep = admin.keepFailures { config.keepFailures = keep }
         }
         if let node = top["capture"], let capture = node.attempt({ () throws(ConfigError) in try capture(node) }) { config.capture = capture }
+        config.tapesDir = relative("./tapes", to: doc.file)
+        if let node = top["tapes"], let dir = node.attempt({ () throws(ConfigError) in try tapesDir(node) }) { config.tapesDir = dir }
         if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
         if let defaults = top["defaults"] { checkDefaults(defaults, config: config) }
         guard let routesNode = top["routes"] else { throw doc.error("missing required key 'routes'") }

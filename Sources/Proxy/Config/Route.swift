@@ -21,11 +21,13 @@ public final class Route: Sendable {
     public let response: ResponseSettings
     public let responseSerializer: any ResponseSerializer
     public let output: OutputSettings
+    /// `tape:`, unless off.
+    public let tape: RouteTape?
 
     init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
-         output: OutputSettings) {
+         output: OutputSettings, tape: RouteTape? = nil) {
         self.name = name
         self.prefix = prefix
         self.methods = methods
@@ -41,6 +43,7 @@ public final class Route: Sendable {
         self.response = response
         self.responseSerializer = responseSerializer
         self.output = output
+        self.tape = tape
     }
 
     /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).

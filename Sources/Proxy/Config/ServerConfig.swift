@@ -21,6 +21,8 @@ public struct ServerConfig: Sendable {
     /// `capture:`: what is redacted before anything is kept or shown.
     public var capture = Redaction()
     public var log = LogSettings()
+    /// `tapes.dir`, resolved against the config file's directory.
+    public var tapesDir = "./tapes"
     public var routes: [Route] = []
     /// The file it came from, for messages.
     public var source = ""

@@ -21,6 +21,12 @@ struct ResponseWriter {
     var serializeSeconds: Double?
     /// Unsafe numbers the route's output.numbers found in the payload.
     var unsafeNumbers = 0
+    /// Where the payload came from (`Serializerd-Source`, DESIGN §3).
+    var source = Source.upstream
+
+    enum Source: String {
+        case upstream, tape, mock, cache
+    }
 
     /// What the completion event says besides the status.
     struct Outcome {
@@ -77,6 +83,8 @@ struct ResponseWriter {
         let duration = Clock.now() - started
         let contentType = headers.first { $0.0 == "Content-Type" }?.1
         headers.append(("X-Request-Id", requestID))
+        // Every response of a route says where its payload came from.
+        if route.utf8.first != UInt8(ascii: "(") { headers.append(("Serializerd-Source", source.rawValue)) }
         headers.append(timingHeader(total: duration))
         let bytesOut = sent.count
         let recordNow = {
@@ -119,7 +127,8 @@ struct ResponseWriter {
             status: status, upstreamStatus: reply?.status, contentType: reply?.contentType, serializer: outcome.serializer,
             outcome: outcome.label, bytesIn: outcome.upstreamBytes ?? reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
-            responseContentType: responseContentType, unsafeNumbers: unsafeNumbers))
+            responseContentType: responseContentType, unsafeNumbers: unsafeNumbers,
+            source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.

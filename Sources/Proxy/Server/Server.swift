@@ -2,6 +2,7 @@ import EventLoop
 import HTTPCore
 import Logging
 import Serializers
+import Tapes
 import Telemetry
 import Upstream
 #if canImport(Glibc)
@@ -54,6 +55,7 @@ public final class Server {
             libeventLogger.warning("libevent", metadata: metadata)
         }
         SessionManager.globalInit()
+        TapeStore.shared.start(logger: logger, version: ServerVersion.string)
         let count = config.workers ?? ServerConfig.autoWorkers
         let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)
         notifier = ServiceNotifier(environment: environment)
@@ -94,6 +96,8 @@ public final class Server {
         for thread in threads { pthread_join(thread, nil) }
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
+        // What was recorded since the writer's last pass.
+        TapeStore.shared.flush()
         main.close()
         if let unixSocket { ListeningSocket.removeUnix(path: unixSocket.path, ifStill: unixSocket.file) }
         logger.notice("stopped")

@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPCore
 import Serializers
+import Tapes
 import Telemetry
 import Upstream
 
@@ -88,13 +89,29 @@ extension Worker {
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
-        let sent = Clock.now()
+        var recording: TapeRequest?
+        if let tape = route.tape {
+            let asked = TapeRequest(method: request.method, url: url, headers: headers.fields, body: serialized.body)
+            if tape.replays {
+                if let entry = tape.tape.replay(asked) {
+                    writer.source = .tape
+                    complete(.success(UpstreamReply(entry, url: url)), url: url, route: route, writer: &writer)
+                    return
+                }
+                if tape.mode == .replay { return writer.problem(.replayMiss(tape.tape.missDetail(asked)), route: route.name) }
+            }
+            if tape.records { recording = asked }
+        }
+        let sent = Clock.now(), sentWall = Clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
             var writer = writer
             writer.upstreamSeconds = Clock.now() - sent
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
+            if let recording, let tape = route.tape?.tape, case .success(let reply) = result {
+                self.record(recording, reply: reply, into: tape, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
+            }
             self.complete(result, url: url, route: route, writer: &writer)
             self.finishIfIdle()
         }
@@ -149,5 +166,31 @@ extension Worker {
                                hint: hint)
             }
         }
+    }
+}
+
+extension Worker {
+    /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
+    func record(_ request: TapeRequest, reply: UpstreamReply, into tape: Tape, started: Double, seconds: Double) {
+        let capture = config.capture
+        let contentType = TapeRequest.field("Content-Type", in: request.headers)
+        let kept = TapeRequest(method: request.method, url: capture.url(request.url), headers: capture.headers(request.headers),
+                               body: capture.body(request.body, contentType: contentType) ?? request.body)
+        let entry = TapeEntry(request: kept, status: reply.status, responseHeaders: capture.headers(reply.headers.all),
+                              responseBody: capture.body(reply.body, contentType: reply.contentType) ?? reply.body,
+                              startedAt: started, duration: seconds)
+        if tape.record(entry) { TapeStore.shared.changed() }
+    }
+}
+
+extension UpstreamReply {
+    /// A recorded answer as if the upstream had just sent it.
+    init(_ entry: TapeEntry, url: String) {
+        var lines: [UInt8] = []
+        // The recording's Date is not today's: the response gets serializerd's own.
+        for (name, value) in entry.responseHeaders where name.lowercased() != "date" {
+            lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A]
+        }
+        self.init(status: entry.status, headers: UpstreamHeaders(lines: lines), contentType: entry.contentType, body: entry.responseBody, url: url)
     }
 }

@@ -25,7 +25,7 @@ public enum Base64 {
     }
 
     /// Decodes, skipping ASCII whitespace (XML plists wrap their data lines).
-    static func decode(_ bytes: some Sequence<UInt8>) -> [UInt8]? {
+    public static func decode(_ bytes: some Sequence<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0, bits = 0, padding = 0
         for c in bytes {

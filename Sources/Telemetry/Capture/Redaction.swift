@@ -95,7 +95,7 @@ public struct Redaction: Sendable {
     }
 
     /// `a+b%20c` → `a b c` (invalid escapes kept as they are): names compare decoded.
-    static func formDecoded(_ text: Substring) -> String {
+    public static func formDecoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []
         let raw = Array(text.utf8)
         var k = 0

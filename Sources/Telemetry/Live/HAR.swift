@@ -28,11 +28,13 @@ public enum HAR {
         var responseHeaders: [JSONValue] = [header("X-Request-Id", e.requestID)]
         if let type = e.responseContentType { responseHeaders.append(header("Content-Type", type)) }
         if let serializer = e.serializer { responseHeaders.append(header("X-Serializerd-Serializer", serializer)) }
+        if let source = e.source { responseHeaders.append(header("Serializerd-Source", source)) }
         var custom: [(String, JSONValue)] = [("route", .string(e.route)), ("outcome", .string(e.outcome))]
         if let url = e.upstreamURL { custom.append(("upstream_url", .string(url))) }
         if let status = e.upstreamStatus { custom.append(("upstream_status", number(status))) }
         if let type = e.contentType { custom.append(("upstream_content_type", .string(type))) }
         custom.append(("upstream_bytes", number(e.bytesIn)))
+        if let source = e.source { custom.append(("source", .string(source))) }
         if let error = e.error { custom.append(("error", .string(error))) }
         return .object([
             ("startedDateTime", .string(UTCTimestamp.format(unixSeconds: e.startedAt, fraction: .milliseconds))),

@@ -121,6 +121,7 @@ extension CompletionEvent {
         line.milliseconds("upstream_ms", upstreamDuration)
         line.milliseconds("serialize_ms", serializeDuration)
         line.int("unsafe_numbers", unsafeNumbers)
+        line.string("source", source)
         line.string("error", error)
     }
 }

@@ -1,0 +1,19 @@
+import Tapes
+
+/// A route's `tape:` (DESIGN §2), resolved: the mode and the tape it reads and records.
+public struct RouteTape: Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
+        case off, record, replay
+        case replayOrForward = "replay_or_forward"
+    }
+
+    public let mode: Mode
+    public let recordMisses: Bool
+    public let tape: Tape
+
+    /// Whether a request may be answered from the tape.
+    var replays: Bool { mode == .replay || mode == .replayOrForward }
+
+    /// Whether an upstream answer to a request the tape did not answer is recorded.
+    var records: Bool { mode == .record || (mode == .replayOrForward && recordMisses) }
+}

@@ -1,0 +1,238 @@
+import HTTPCore
+// fuzz/har compiles these files into one module with the ones they use.
+#if canImport(Serializers)
+import Serializers
+#endif
+#if canImport(Telemetry)
+import Telemetry
+#endif
+
+/// A tape on disk is HAR 1.2 (the format of Chrome's network panel, Proxyman, Charles and
+/// mitmproxy): `{"log":{"version":"1.2","creator":…,"entries":[…]}}`, bodies inline in
+/// `text`, base64 (`"encoding":"base64"`) when they are not UTF-8. Request bodies use
+/// `postData`, whose base64 form HAR has no field for: `_encoding` says it.
+public enum HARCodec {
+    /// The file around the entries: `head + entry, entry, … + tail`.
+    public static func head(version: String) -> [UInt8] {
+        Array(#"{"log":{"version":"1.2","creator":{"name":"serializerd","version":"#.utf8)
+            + NormalizedJSON(.string(version)).bytes + Array(#"},"pages":[],"entries":["#.utf8)
+    }
+
+    public static let tail: [UInt8] = Array("]}}\n".utf8)
+
+    /// One entry's JSON.
+    public static func encode(_ entry: TapeEntry) -> [UInt8] {
+        let request = entry.request
+        let (_, query) = request.pathAndQuery
+        var requestMembers: [(String, JSONValue)] = [
+            ("method", .string(request.method)),
+            ("url", .string(request.url)),
+            ("httpVersion", .string("HTTP/1.1")),
+            ("cookies", .array([])),
+            ("headers", headers(request.headers)),
+            ("queryString", .array((query.map { $0.split(separator: "&") } ?? []).map { pair in
+                let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return .object([("name", .string(Redaction.formDecoded(halves[0]))),
+                                ("value", .string(halves.count > 1 ? Redaction.formDecoded(halves[1]) : ""))])
+            })),
+            ("headersSize", .number("-1")),
+            ("bodySize", .number(String(request.body.count))),
+        ]
+        if !request.body.isEmpty {
+            var post: [(String, JSONValue)] = [("mimeType", .string(TapeRequest.field("Content-Type", in: request.headers) ?? ""))]
+            post += text(request.body, encodingKey: "_encoding")
+            requestMembers.append(("postData", .object(post)))
+        }
+        let content: [(String, JSONValue)] = [("size", .number(String(entry.responseBody.count))),
+                                              ("mimeType", .string(entry.contentType ?? ""))] + text(entry.responseBody, encodingKey: "encoding")
+        let value = JSONValue.object([
+            ("startedDateTime", .string(UTCTimestamp.format(unixSeconds: entry.startedAt, fraction: .milliseconds))),
+            ("time", .number(NumberText.milliseconds(entry.duration))),
+            ("request", .object(requestMembers)),
+            ("response", .object([
+                ("status", .number(String(entry.status))),
+                ("statusText", .string(HTTPReason.phrase(entry.status))),
+                ("httpVersion", .string("HTTP/1.1")),
+                ("cookies", .array([])),
+                ("headers", headers(entry.responseHeaders)),
+                ("content", .object(content)),
+                ("redirectURL", .string("")),
+                ("headersSize", .number("-1")),
+                ("bodySize", .number(String(entry.responseBody.count))),
+            ])),
+            ("cache", .object([])),
+            ("timings", .object([("send", .number("0")), ("wait", .number(NumberText.milliseconds(entry.duration))), ("receive", .number("0"))])),
+        ])
+        return NormalizedJSON(value).bytes
+    }
+
+    static func headers(_ fields: [(String, String)]) -> JSONValue {
+        .array(fields.map { .object([("name", .string($0.0)), ("value", .string($0.1))]) })
+    }
+
+    static func text(_ body: [UInt8], encodingKey: String) -> [(String, JSONValue)] {
+        if let text = String(validating: body, as: UTF8.self) { return [("text", .string(text))] }
+        return [("text", .string(String(decoding: Base64.encode(body), as: UTF8.self))), (encodingKey, .string("base64"))]
+    }
+
+    /// The entries of a HAR file, or an error naming the entry and the field.
+    public static func decode(_ bytes: [UInt8]) throws(HARError) -> [TapeEntry] {
+        let root: JSONValue
+        do { root = try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: false, maxDepth: 64)) } catch {
+            throw HARError("not JSON: \(error.description)")
+        }
+        guard case .object(let top) = root, let log = member("log", top), case .object(let logMembers) = log else {
+            throw HARError("not HAR: no top-level \"log\" object")
+        }
+        guard let entriesValue = member("entries", logMembers), case .array(let entries) = entriesValue else {
+            throw HARError("not HAR: log has no \"entries\" array")
+        }
+        var out: [TapeEntry] = []
+        out.reserveCapacity(entries.count)
+        for (index, value) in entries.enumerated() {
+            do throws(HARError) { out.append(try entry(value)) } catch {
+                throw HARError("entry \(index): \(error.message)")
+            }
+        }
+        return out
+    }
+
+    static func entry(_ value: JSONValue) throws(HARError) -> TapeEntry {
+        guard case .object(let e) = value else { throw HARError("not an object") }
+        let request = try object("request", e, "request")
+        let response = try object("response", e, "response")
+        let method = try string("method", request, "request.method")
+        guard !method.isEmpty, method.utf8.allSatisfy(Self.isTokenByte) else { throw HARError("request.method '\(method)' is not an HTTP method") }
+        let url = try string("url", request, "request.url")
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("/"),
+              !url.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) else {
+            throw HARError("request.url '\(url)' is not an http(s) URL")
+        }
+        let requestHeaders = try headerList(member("headers", request), "request.headers")
+        var requestBody: [UInt8] = []
+        if let post = member("postData", request) {
+            guard case .object(let p) = post else { throw HARError("request.postData is not an object") }
+            requestBody = try body(p, encodingKeys: ["_encoding", "encoding"], "request.postData")
+        }
+        guard let statusValue = member("status", response), case .number(let statusText) = statusValue,
+              let status = Int(statusText), (100...999).contains(status) else {
+            throw HARError("response.status is not a number from 100 to 999")
+        }
+        let responseHeaders = try headerList(member("headers", response), "response.headers")
+        var responseBody: [UInt8] = []
+        if let content = member("content", response) {
+            guard case .object(let c) = content else { throw HARError("response.content is not an object") }
+            responseBody = try body(c, encodingKeys: ["encoding"], "response.content")
+        }
+        var headers = responseHeaders
+        // A HAR from a browser may name the type only in content.mimeType.
+        if TapeRequest.field("Content-Type", in: headers) == nil, let content = member("content", response),
+           case .object(let c) = content, let mime = member("mimeType", c), case .string(let type) = mime, !type.isEmpty {
+            headers.append(("Content-Type", type))
+        }
+        var started = 0.0
+        if let date = member("startedDateTime", e), case .string(let text) = date { started = ISODate.seconds(text) ?? 0 }
+        var duration = 0.0
+        if let time = member("time", e), case .number(let text) = time, let ms = Double(text), ms >= 0, ms.isFinite { duration = ms / 1000 }
+        return TapeEntry(request: TapeRequest(method: method, url: url, headers: requestHeaders, body: requestBody),
+                         status: status, responseHeaders: headers, responseBody: responseBody, startedAt: started, duration: duration)
+    }
+
+    static func member(_ name: String, _ members: [(String, JSONValue)]) -> JSONValue? {
+        members.first { $0.0 == name }?.1
+    }
+
+    static func object(_ name: String, _ members: [(String, JSONValue)], _ path: String) throws(HARError) -> [(String, JSONValue)] {
+        guard let value = member(name, members), case .object(let inner) = value else { throw HARError("\(path) is missing or not an object") }
+        return inner
+    }
+
+    static func string(_ name: String, _ members: [(String, JSONValue)], _ path: String) throws(HARError) -> String {
+        guard let value = member(name, members), case .string(let text) = value else { throw HARError("\(path) is missing or not a string") }
+        return text
+    }
+
+    static func headerList(_ value: JSONValue?, _ path: String) throws(HARError) -> [(String, String)] {
+        guard let value else { return [] }
+        guard case .array(let items) = value else { throw HARError("\(path) is not an array") }
+        var out: [(String, String)] = []
+        for (k, item) in items.enumerated() {
+            guard case .object(let h) = item else { throw HARError("\(path)[\(k)] is not an object") }
+            let name = try string("name", h, "\(path)[\(k)].name")
+            let value = try string("value", h, "\(path)[\(k)].value")
+            // HTTP/2 pseudo-headers (:authority, :path), which browsers list, are not fields.
+            if name.hasPrefix(":") { continue }
+            guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else { throw HARError("\(path)[\(k)].name '\(name)' is not a header name") }
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw HARError("\(path)[\(k)] (\(name)) holds CR, LF or NUL")
+            }
+            out.append((name, value))
+        }
+        return out
+    }
+
+    static func body(_ members: [(String, JSONValue)], encodingKeys: [String], _ path: String) throws(HARError) -> [UInt8] {
+        guard let textValue = member("text", members) else { return [] }
+        guard case .string(let text) = textValue else { throw HARError("\(path).text is not a string") }
+        let encoding = encodingKeys.lazy.compactMap { key -> String? in
+            if case .string(let e)? = member(key, members) { return e } else { return nil }
+        }.first
+        switch encoding {
+        case nil, "": return Array(text.utf8)
+        case "base64":
+            guard let bytes = Base64.decode(text.utf8.filter { $0 != 0x0A && $0 != 0x0D }) else { throw HARError("\(path).text is not valid base64") }
+            return bytes
+        case let other?: throw HARError("\(path).encoding '\(other)' is not supported (base64 is)")
+        }
+    }
+
+    /// RFC 9110 tchar.
+    static func isTokenByte(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(c)
+        }
+    }
+}
+
+/// A HAR file or entry serializerd cannot use, and why.
+public struct HARError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// HAR's startedDateTime (ISO 8601: `2024-01-02T03:04:05.678Z`, or with an offset).
+enum ISODate {
+    static func seconds(_ text: String) -> Double? {
+        let b = Array(text.utf8)
+        func number(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= b.count else { return nil }
+            var v = 0
+            for c in b[from..<from + count] { guard c >= 0x30 && c <= 0x39 else { return nil }; v = v * 10 + Int(c - 0x30) }
+            return v
+        }
+        guard b.count >= 19, let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var k = 19, fraction = 0.0
+        if k < b.count, b[k] == UInt8(ascii: ".") {
+            k += 1
+            var scale = 0.1
+            while k < b.count, b[k] >= 0x30 && b[k] <= 0x39 { fraction += Double(b[k] - 0x30) * scale; scale /= 10; k += 1 }
+        }
+        var offset = 0
+        if k < b.count, b[k] == UInt8(ascii: "+") || b[k] == UInt8(ascii: "-") {
+            guard let h = number(k + 1, 2), let m = number(k + 4, 2) else { return nil }
+            offset = (h * 60 + m) * 60 * (b[k] == UInt8(ascii: "-") ? -1 : 1)
+        }
+        // Days from the civil date (Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+}

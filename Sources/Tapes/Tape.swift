@@ -1,0 +1,169 @@
+import Synchronization
+import Telemetry
+
+/// One route's tape (DESIGN §2 `tape:`): its recordings in order, an index from what
+/// matching compares to the recordings with those parts (so a lookup is one hash, however
+/// long the tape), and where each repeated request is in its sequence. Workers replay and
+/// record through the lock; the store's writer thread writes it out.
+public final class Tape: Sendable {
+    /// `<tapes.dir>/<route>.har`.
+    public let path: String
+    private let state: Mutex<State>
+
+    struct State {
+        var entries: [TapeEntry] = []
+        /// Each entry as HAR JSON once a write has needed it (the writer thread encodes,
+        /// not the worker that recorded).
+        var encoded: [[UInt8]?] = []
+        /// The file's size when read, plus what was recorded since.
+        var bytes = 0
+        var parts: [TapeMatch.Parts] = []
+        var index: [String: [Int]] = [:]
+        /// Entries by method and path, for naming the nearest recordings on a miss.
+        var byPath: [String: [Int]] = [:]
+        /// How far each repeated request has replayed its sequence.
+        var cursors: [String: Int] = [:]
+        var match = TapeMatch()
+        var redaction = Redaction()
+        /// Recorded since the file was last written.
+        var dirty = false
+        /// Why recording stopped (the file could not be written), if it did.
+        var stopped: String?
+
+        mutating func add(_ entry: TapeEntry, encoded bytes: [UInt8]?) {
+            let parts = match.parts(entry.request, redaction: redaction)
+            let k = entries.count
+            entries.append(entry)
+            encoded.append(bytes)
+            self.parts.append(parts)
+            index[parts.key, default: []].append(k)
+            byPath[parts.method + " " + parts.path, default: []].append(k)
+        }
+
+        mutating func reindex() {
+            let all = entries, bytes = encoded
+            entries = []; encoded = []; parts = []; index = [:]; byPath = [:]; cursors = [:]
+            for (entry, encoded) in zip(all, bytes) { add(entry, encoded: encoded) }
+        }
+    }
+
+    init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0) {
+        self.path = path
+        var state = State()
+        state.match = match
+        state.redaction = redaction
+        state.entries.reserveCapacity(entries.count)
+        for entry in entries { state.add(entry, encoded: nil) }
+        state.bytes = fileBytes
+        self.state = Mutex(state)
+    }
+
+    /// A reload's settings: the index is rebuilt for them, sequences start over.
+    func configure(match: TapeMatch, redaction: Redaction) {
+        state.withLock { state in
+            state.match = match
+            state.redaction = redaction
+            state.reindex()
+        }
+    }
+
+    /// The recording for `request`: identical requests get the recorded sequence in
+    /// order, then its last entry again.
+    public func replay(_ request: TapeRequest) -> TapeEntry? {
+        state.withLock { state in
+            let key = state.match.parts(request, redaction: state.redaction).key
+            guard let list = state.index[key] else { return nil }
+            let at = state.cursors[key, default: 0]
+            state.cursors[key] = min(at + 1, list.count - 1)
+            return state.entries[list[at]]
+        }
+    }
+
+    /// Why `request` matched nothing, in words for the `replay-miss` problem: the nearest
+    /// recordings (same method and path, else the same path, else the closest paths) and
+    /// what differs in each.
+    public func missDetail(_ request: TapeRequest) -> String {
+        state.withLock { state in
+            let asked = state.match.parts(request, redaction: state.redaction)
+            let shown = asked.method + " " + asked.path + (asked.query.isEmpty ? "" : "?" + asked.query.joined(separator: "&"))
+            guard !state.entries.isEmpty else { return "no recording matches \(shown): the tape \(path) is empty" }
+            var candidates = state.byPath[asked.method + " " + asked.path] ?? []
+            if candidates.isEmpty {
+                candidates = state.byPath.filter { $0.key.hasSuffix(" " + asked.path) }.values.flatMap { $0 }
+            }
+            if candidates.isEmpty {
+                let nearest = state.byPath.keys.sorted {
+                    Self.commonPrefix($0, asked.path) > Self.commonPrefix($1, asked.path) || (Self.commonPrefix($0, asked.path) == Self.commonPrefix($1, asked.path) && $0 < $1)
+                }
+                candidates = nearest.prefix(3).compactMap { state.byPath[$0]?.first }
+            }
+            var seen: Set<String> = []
+            var described: [String] = []
+            for k in candidates where described.count < 3 {
+                let parts = state.parts[k]
+                guard seen.insert(parts.key).inserted else { continue }
+                let recorded = parts.method + " " + parts.path + (parts.query.isEmpty ? "" : "?" + parts.query.joined(separator: "&"))
+                described.append("\(recorded) (differs in: \(state.match.differences(asked, parts).joined(separator: ", ")))")
+            }
+            return "no recording matches \(shown); nearest: " + described.joined(separator: "; ")
+        }
+    }
+
+    static func commonPrefix(_ key: String, _ path: String) -> Int {
+        let recordedPath = key.split(separator: " ", maxSplits: 1).last.map(String.init) ?? key
+        return zip(recordedPath.utf8, path.utf8).prefix { $0 == $1 }.count
+    }
+
+    /// Appends an exchange (already redacted); false once recording has stopped.
+    @discardableResult
+    public func record(_ entry: TapeEntry) -> Bool {
+        state.withLock { state in
+            guard state.stopped == nil else { return false }
+            state.add(entry, encoded: nil)
+            state.bytes += entry.responseBody.count + entry.request.body.count
+            state.dirty = true
+            return true
+        }
+    }
+
+    public var count: Int { state.withLock { $0.entries.count } }
+    /// About how large the tape is: the file as read, plus the bodies recorded since.
+    public var bytes: Int { state.withLock { $0.bytes } }
+    public var stopped: String? { state.withLock { $0.stopped } }
+
+    /// The whole file when something was recorded since the last write (and marks it
+    /// written), else nil. Entries are encoded outside the lock, so workers replay and
+    /// record meanwhile.
+    func takeFile(version: String) -> [UInt8]? {
+        guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
+            guard state.dirty else { return nil }
+            return state.encoded.indices.compactMap { state.encoded[$0] == nil ? ($0, state.entries[$0]) : nil }
+        }) else { return nil }
+        let fresh = missing.map { ($0.0, HARCodec.encode($0.1)) }
+        return state.withLock { state in
+            for (k, bytes) in fresh where k < state.encoded.count { state.encoded[k] = bytes }
+            state.dirty = false
+            return Self.file(state.encoded.map { $0 ?? [] }, version: version)
+        }
+    }
+
+    /// The whole tape as HAR.
+    public func har(version: String) -> [UInt8] {
+        let entries = state.withLock { state in state.entries.indices.map { (state.entries[$0], state.encoded[$0]) } }
+        return Self.file(entries.map { $0.1 ?? HARCodec.encode($0.0) }, version: version)
+    }
+
+    static func file(_ encoded: [[UInt8]], version: String) -> [UInt8] {
+        var out = HARCodec.head(version: version)
+        out.reserveCapacity(out.count + encoded.reduce(0) { $0 + $1.count + 1 } + HARCodec.tail.count)
+        for (k, entry) in encoded.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            out += entry
+        }
+        return out + HARCodec.tail
+    }
+
+    func stop(_ reason: String) {
+        state.withLock { $0.stopped = reason }
+    }
+}

@@ -1,0 +1,71 @@
+/// One recorded upstream exchange: the request serializerd sent (after the request
+/// serializer and the route's headers) and what the upstream answered, as the tape keeps
+/// it — already redacted by `capture`.
+public struct TapeEntry: Sendable, Equatable {
+    public var request: TapeRequest
+    public var status: Int
+    /// The response's header fields as received, in order.
+    public var responseHeaders: [(String, String)]
+    public var responseBody: [UInt8]
+    /// When the exchange started (HAR's startedDateTime), seconds since the Unix epoch.
+    public var startedAt: Double
+    /// How long the upstream took, in seconds.
+    public var duration: Double
+
+    public init(request: TapeRequest, status: Int, responseHeaders: [(String, String)], responseBody: [UInt8],
+                startedAt: Double, duration: Double) {
+        self.request = request
+        self.status = status
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.startedAt = startedAt
+        self.duration = duration
+    }
+
+    /// The response's Content-Type field, if it sent one.
+    public var contentType: String? { TapeRequest.field("Content-Type", in: responseHeaders) }
+
+    public static func == (a: TapeEntry, b: TapeEntry) -> Bool {
+        a.request == b.request && a.status == b.status && a.responseBody == b.responseBody
+            && a.responseHeaders.elementsEqual(b.responseHeaders, by: ==) && a.startedAt == b.startedAt && a.duration == b.duration
+    }
+}
+
+/// An upstream request as matching sees it.
+public struct TapeRequest: Sendable, Equatable {
+    public var method: String
+    /// The absolute upstream URL (`http://host/path?query`).
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(method: String, url: String, headers: [(String, String)], body: [UInt8]) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The path and the query (without `?`; nil when the URL has none), scheme and
+    /// authority dropped: a tape recorded against staging replays for the same paths.
+    public var pathAndQuery: (path: Substring, query: Substring?) {
+        var rest = url[...]
+        if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"), rest[colon...].hasPrefix("://") {
+            rest = rest[rest.index(colon, offsetBy: 3)...]
+            rest = rest[(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)...]
+        }
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        guard let question = rest.firstIndex(of: "?") else { return (rest.isEmpty ? "/" : rest, nil) }
+        let path = rest[..<question]
+        return (path.isEmpty ? "/" : path, rest[rest.index(after: question)...])
+    }
+
+    /// The first field named `name` (case-insensitively).
+    public static func field(_ name: String, in fields: [(String, String)]) -> String? {
+        fields.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    public static func == (a: TapeRequest, b: TapeRequest) -> Bool {
+        a.method == b.method && a.url == b.url && a.body == b.body && a.headers.elementsEqual(b.headers, by: ==)
+    }
+}

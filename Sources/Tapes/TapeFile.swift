@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading and writing tape files: a tape is read whole at load (bounded), and written
+/// whole to a temporary file beside it that then replaces it, so a reader never sees half
+/// a tape and a failed write leaves the last good one.
+enum TapeFile {
+    /// The largest tape file serializerd reads.
+    static let maxBytes = 256 << 20
+
+    /// The file's bytes; nil when there is no file; an error when it is not a regular file
+    /// (a symlink included), unreadable, or larger than `maxBytes`.
+    static func read(_ path: String) throws(HARError) -> [UInt8]? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT { return nil }
+            throw HARError("\(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw HARError("\(path) exists and is not a regular file") }
+        guard info.st_size <= maxBytes else { throw HARError("\(path) is \(info.st_size) bytes, over the \(maxBytes)-byte limit for a tape") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw HARError("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw HARError("\(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            guard bytes.count <= maxBytes else { throw HARError("\(path) grew past the \(maxBytes)-byte limit for a tape while being read") }
+        }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` (mode 0600) through a temporary file and a rename; the
+    /// error in words when it could not.
+    static func write(_ bytes: [UInt8], to path: String) -> String? {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return "\(path) exists and is not a regular file" }
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return "\(temporary): \(String(cString: strerror(errno)))" }
+        var failure: String?
+        bytes.withUnsafeBytes { all in
+            var at = 0
+            while at < all.count {
+                let n = Glibc.write(fd, all.baseAddress! + at, all.count - at)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = "\(temporary): \(String(cString: strerror(errno)))"
+                    return
+                }
+                at += n
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = "\(temporary): \(String(cString: strerror(errno)))" }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 { failure = "\(path): \(String(cString: strerror(errno)))" }
+        if failure != nil { unlink(temporary) }
+        return failure
+    }
+}

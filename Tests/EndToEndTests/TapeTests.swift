@@ -1,0 +1,132 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Tapes (DESIGN §2 `tape:`): record what the upstream said, replay it with the upstream
+/// gone, through the route's current serializer; secrets never reach the tape file.
+@Suite(.timeLimit(.minutes(3)))
+struct TapeTests {
+    static let secret = "T4PE-S3CR3T"
+
+    static func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tapes-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        return path
+    }
+
+    /// A route on `upstream` whose tape is in `mode`; `nowhere` is a port nothing listens on.
+    static func tapeRoute(_ mode: String, upstream: String = "{stub}", extra: String = "") -> String {
+        "  - name: api\n    match: { prefix: /api/ }\n    upstream: \(upstream)\n    tape: { mode: \(mode) }\n" + extra
+    }
+
+    static let nowhere = "http://127.0.0.1:9/v1"
+
+    struct Exchange: Equatable {
+        let status: Int
+        let body: String
+        let type: String?
+    }
+
+    static func exchange(_ response: RawResponse) -> Exchange {
+        Exchange(status: response.status, body: response.text, type: response.header("Content-Type"))
+    }
+
+    static let requests: [(String, String, [(String, String)], [UInt8])] = [
+        ("GET", "/api/json?api_key=\(secret)&x=1", [("Authorization", "Bearer \(secret)")], []),
+        ("GET", "/api/json?body=%7B%22a%22%3A1%2C%22n%22%3Anull%7D", [], []),
+        ("POST", "/api/json?status=201", [("Content-Type", "application/json")], Array(#"{"password":"\#(secret)","q":1}"#.utf8)),
+        ("GET", "/api/json?h=X-Trace:1", [], []),
+    ]
+
+    func send(_ proxy: ProxyHarness) throws -> [Exchange] {
+        try Self.requests.map { method, target, headers, body in
+            Self.exchange(try proxy.get(target, method: method, headers: headers, body: body))
+        }
+    }
+
+    @Test func recordedExchangesReplayWithTheUpstreamGoneAndSecretsStayOut() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\ncapture: { redact_json: [/password] }\n"
+        let recorder = try ProxyHarness(routes: Self.tapeRoute("record"), top: top)
+        let live = try send(recorder)
+        #expect(live.map(\.status) == [200, 200, 201, 200])
+        let source = try recorder.get("/api/json").header("Serializerd-Source")
+        #expect(recorder.finish() == 0)
+        #expect(source == "upstream")
+
+        let file = dir + "/api.har"
+        let bytes = try #require(FileManager.default.contents(atPath: file))
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(!String(decoding: bytes, as: UTF8.self).contains(Self.secret))
+        let har = try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
+        let entries = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        #expect(entries.count == 5)
+        #expect(((har["log"] as? [String: Any])?["version"] as? String) == "1.2")
+
+        // Replay: the upstream is nowhere, yet every recorded request gets the same answer.
+        let player = try ProxyHarness(routes: Self.tapeRoute("replay", upstream: Self.nowhere), top: top)
+        defer { player.finish() }
+        #expect(try send(player) == live)
+        #expect(try player.get("/api/json?h=X-Trace:1").header("Serializerd-Source") == "tape")
+        // A request never recorded: a replay-miss naming the nearest recording and what differs.
+        let miss = try player.get("/api/json?x=2")
+        #expect(miss.status == 502)
+        let problem = player.json(miss)
+        #expect((problem?["type"] as? String)?.hasSuffix("replay-miss") == true)
+        let detail = problem?["detail"] as? String ?? ""
+        #expect(detail.contains("nearest: GET /v1/json?") && detail.contains("query x"))
+        #expect(miss.header("Serializerd-Source") == "upstream")
+    }
+
+    @Test func aReplayGoesThroughTodaysSerializerAndRepeatsPlayInOrder() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\n"
+        let recorder = try ProxyHarness(routes: Self.tapeRoute("record"), top: top)
+        let target = "/api/json?body=%7B%22a%22%3A1%2C%22n%22%3Anull%7D"
+        #expect(try recorder.get(target).text == #"{"a":1,"n":null}"#)
+        // The same request three times, three different upstream answers (the echo holds
+        // each request's own id).
+        let echoes = try (1...3).map { n in try recorder.get("/api/echo", headers: [("X-Request-Id", "seq-\(n)")]).text }
+        #expect(Set(echoes).count == 3)
+        recorder.finish()
+
+        let changed = Self.tapeRoute("replay", upstream: Self.nowhere, extra: "    response: { remove_null_values: true }\n")
+        let player = try ProxyHarness(routes: changed, top: top)
+        defer { player.finish() }
+        #expect(try player.get(target).text == #"{"a":1}"#)
+        let replayed = try (1...4).map { n in try player.get("/api/echo", headers: [("X-Request-Id", "seq-\(n)")]).text }
+        #expect(replayed == echoes + [echoes[2]])
+    }
+
+    @Test func replayOrForwardRecordsMissesAndATapeThatIsNotHARIsAConfigError() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\n"
+        let proxy = try ProxyHarness(routes: Self.tapeRoute("replay_or_forward, record_misses: true"), top: top)
+        let first = try proxy.get("/api/json?n=1")
+        let second = try proxy.get("/api/json?n=1")
+        #expect(first.header("Serializerd-Source") == "upstream")
+        #expect(second.header("Serializerd-Source") == "tape")
+        #expect(first.text == second.text)
+        proxy.finish()
+
+        let file = dir + "/api.har"
+        try Data("not a tape".utf8).write(to: URL(fileURLWithPath: file))
+        let config = try Self.config(top + "routes:\n" + Self.tapeRoute("replay", upstream: Self.nowhere))
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let check = try ServerBinary.run(["check", "--config", config])
+        #expect(check.status == 1)
+        #expect(check.stderrText.contains("api.har") && check.stderrText.contains("not JSON"))
+        // Nothing was replaced.
+        #expect(FileManager.default.contents(atPath: file) == Data("not a tape".utf8))
+    }
+
+    static func config(_ yaml: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tape-config-\(UUID().uuidString).yaml").path
+        try ("listen: 127.0.0.1:0\n" + yaml).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}

@@ -1,0 +1,73 @@
+import Serializers
+@testable import Tapes
+import Testing
+
+@Suite struct HARCodecTests {
+    static func entry(_ url: String = "http://up.test/v1/a?x=1&y=%20z", body: [UInt8] = Array("héllo".utf8),
+                      requestBody: [UInt8] = []) -> TapeEntry {
+        TapeEntry(request: TapeRequest(method: "POST", url: url, headers: [("Content-Type", "application/json"), ("X-A", "1")], body: requestBody),
+                  status: 201, responseHeaders: [("Content-Type", "application/octet-stream"), ("ETag", "\"v\"")],
+                  responseBody: body, startedAt: 1_700_000_000.25, duration: 0.0125)
+    }
+
+    static func file(_ entries: [TapeEntry]) -> [UInt8] {
+        var out = HARCodec.head(version: "test")
+        for (k, e) in entries.enumerated() { if k > 0 { out.append(UInt8(ascii: ",")) }; out += HARCodec.encode(e) }
+        return out + HARCodec.tail
+    }
+
+    @Test func entriesSurviveTheFileTextAndBinaryBodiesAlike() throws {
+        let binary: [UInt8] = [0, 0xFF, 0xFE, 0x80, 10, 13]
+        let entries = [Self.entry(), Self.entry(body: binary, requestBody: [0xC3, 0x28]), Self.entry(body: [], requestBody: Array("{}".utf8))]
+        let decoded = try HARCodec.decode(Self.file(entries))
+        #expect(decoded == entries)
+        let text = String(decoding: Self.file([entries[1]]), as: UTF8.self)
+        #expect(text.contains(#""encoding":"base64""#) && text.contains(#""_encoding":"base64""#))
+        // HAR's queryString holds decoded values.
+        #expect(String(decoding: Self.file([entries[0]]), as: UTF8.self).contains(#"{"name":"y","value":" z"}"#))
+    }
+
+    @Test(arguments: [
+        ("[]", "not HAR"), ("{\"log\":{}}", "no \"entries\""), ("{\"log\":{\"entries\":[", "not JSON"),
+        (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/"},"response":{"status":-1}}]}}"#, "entry 0: response.status"),
+        (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/"},"response":{"status":200,"content":{"text":"%%%","encoding":"base64"}}}]}}"#,
+         "entry 0: response.content.text is not valid base64"),
+        (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/","headers":[{"name":"X","value":"a\r\nB: c"}]},"response":{"status":200}}]}}"#,
+         "CR, LF or NUL"),
+        (#"{"log":{"entries":[{"request":{"method":"G T","url":"http://a/"},"response":{"status":200}}]}}"#, "not an HTTP method"),
+        (#"{"log":{"entries":[{"request":{"method":"GET","url":"ftp://a/"},"response":{"status":200}}]}}"#, "not an http(s) URL"),
+        (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/"},"response":{"status":200,"content":{"text":"x","encoding":"gzip"}}}]}}"#,
+         "not supported"),
+    ])
+    func badFilesAreRefusedWithTheEntryAndField(input: String, message: String) {
+        #expect { try HARCodec.decode(Array(input.utf8)) } throws: { error in
+            (error as? HARError)?.message.contains(message) == true
+        }
+    }
+
+    /// What browsers write: HTTP/2 pseudo-headers, the type only in content.mimeType,
+    /// an offset in startedDateTime.
+    @Test func aBrowserStyleEntryImports() throws {
+        let har = #"""
+        {"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},"pages":[],"entries":[{
+          "startedDateTime":"2024-05-01T10:00:00.500+02:00","time":12.5,
+          "request":{"method":"GET","url":"https://api.example.test/v1/items?page=2","httpVersion":"http/2.0",
+            "headers":[{"name":":authority","value":"api.example.test"},{"name":"accept","value":"*/*"}],
+            "queryString":[{"name":"page","value":"2"}],"cookies":[],"headersSize":-1,"bodySize":0},
+          "response":{"status":200,"statusText":"","httpVersion":"http/2.0","headers":[{"name":"cache-control","value":"no-cache"}],
+            "cookies":[],"content":{"size":9,"mimeType":"application/json","text":"{\"ok\":1}"},"redirectURL":"",
+            "headersSize":-1,"bodySize":-1,"_transferSize":120},
+          "cache":{},"timings":{"blocked":-1,"dns":-1,"ssl":-1,"connect":-1,"send":0,"wait":12,"receive":0.5},
+          "_resourceType":"fetch"}]}}
+        """#
+        let entries = try HARCodec.decode(Array(har.utf8))
+        #expect(entries.count == 1)
+        let e = try #require(entries.first)
+        #expect(e.request.headers.map(\.0) == ["accept"])
+        #expect(e.contentType == "application/json")
+        #expect(e.responseBody == Array(#"{"ok":1}"#.utf8))
+        #expect(e.startedAt == 1_714_550_400.5)
+        #expect(e.duration == 0.0125)
+        #expect(e.request.pathAndQuery.path == "/v1/items" && e.request.pathAndQuery.query == "page=2")
+    }
+}

@@ -52,8 +52,16 @@ struct TapeTests {
         let live = try send(recorder)
         #expect(live.map(\.status) == [200, 200, 201, 200])
         let source = try recorder.get("/api/json").header("Serializerd-Source")
-        #expect(recorder.finish() == 0)
         #expect(source == "upstream")
+        // The writer thread writes the tape while the daemon runs; admin lists and serves it.
+        #expect(Self.waitForEntries(dir + "/api.har", 5))
+        let listed = recorder.json(try recorder.get("/-/tapes"))?["tapes"] as? [[String: Any]]
+        #expect(listed?.first?["route"] as? String == "api" && listed?.first?["entries"] as? Int == 5)
+        #expect(listed?.first?["mode"] as? String == "record")
+        let served = try recorder.get("/-/tapes/api")
+        #expect(served.status == 200 && !served.text.contains(Self.secret) && served.text.contains(#""version":"1.2""#))
+        #expect(try recorder.get("/-/tapes/nope").status == 404)
+        #expect(recorder.finish() == 0)
 
         let file = dir + "/api.har"
         let bytes = try #require(FileManager.default.contents(atPath: file))
@@ -122,6 +130,57 @@ struct TapeTests {
         #expect(check.stderrText.contains("api.har") && check.stderrText.contains("not JSON"))
         // Nothing was replaced.
         #expect(FileManager.default.contents(atPath: file) == Data("not a tape".utf8))
+    }
+
+    /// Polls the tape file until it holds `count` entries; false at the deadline.
+    static func waitForEntries(_ file: String, _ count: Int, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let data = FileManager.default.contents(atPath: file),
+               let har = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+               ((har["log"] as? [String: Any])?["entries"] as? [Any])?.count == count {
+                return true
+            }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Two workers recording one route at once: every exchange is on the tape once, whole.
+    /// Then the directory goes away: recording stops with a logged error, forwarding goes on.
+    @Test func concurrentRecordingLosesNothingAndAVanishedDirectoryStopsOnlyRecording() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let proxy = try ProxyHarness(routes: Self.tapeRoute("record"), top: "tapes: { dir: \(dir) }\n", workers: 2)
+        defer { proxy.finish() }
+        let port = proxy.port
+        let statuses = Locked<[Int]>([])
+        let threads = (0..<4).map { t in
+            Thread {
+                for n in 0..<15 {
+                    let status = (try? RawHTTP.request(port: port, target: "/api/json?t=\(t)&n=\(n)").status) ?? 0
+                    statuses.update { $0.append(status) }
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        let deadline = Date().addingTimeInterval(30)
+        while statuses.current.count < 60 && Date() < deadline { usleep(10_000) }
+        #expect(statuses.current.count == 60 && statuses.current.allSatisfy { $0 == 200 })
+        let file = dir + "/api.har"
+        #expect(Self.waitForEntries(file, 60))
+        let har = try JSONSerialization.jsonObject(with: try #require(FileManager.default.contents(atPath: file))) as? [String: Any]
+        let urls = (((har?["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []).compactMap {
+            ($0["request"] as? [String: Any])?["url"] as? String
+        }
+        #expect(Set(urls.map { $0.split(separator: "?").last.map(String.init) ?? "" }).count == 60)
+
+        try FileManager.default.removeItem(atPath: dir)
+        #expect(try proxy.get("/api/json?after=1").status == 200)
+        #expect(proxy.daemon.waitForLine({ $0.contains("tape_write_failed") }) != nil)
+        #expect(try proxy.get("/api/json?after=2").status == 200)
+        let listed = proxy.json(try proxy.get("/-/tapes"))?["tapes"] as? [[String: Any]]
+        #expect((listed?.first?["recording_stopped"] as? String)?.contains("No such file") == true)
     }
 
     static func config(_ yaml: String) throws -> String {

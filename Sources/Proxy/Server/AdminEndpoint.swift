@@ -1,6 +1,7 @@
 import EventLoop
 import HTTPCore
 import Serializers
+import Tapes
 import Telemetry
 
 /// serializerd's own endpoints: `/metrics` and everything under `/-/`. They answer only
@@ -11,6 +12,8 @@ enum AdminEndpoint: Equatable {
     case failures, failure(String), failureBody(String)
     /// The inspector page and its two assets.
     case ui, uiScript, uiStyle
+    /// `/-/tapes` and `/-/tapes/<route>` (the tape as HAR).
+    case tapes, tape(String)
     case unknown
 
     init?(path: String) {
@@ -25,7 +28,13 @@ enum AdminEndpoint: Equatable {
         case "/-/ui", "/-/ui/": self = .ui
         case "/-/ui/app.js": self = .uiScript
         case "/-/ui/app.css": self = .uiStyle
+        case "/-/tapes": self = .tapes
         default:
+            if path.hasPrefix("/-/tapes/") {
+                let name = String(path.dropFirst("/-/tapes/".count))
+                self = name.isEmpty || name.contains("/") ? .unknown : .tape(name)
+                return
+            }
             let rest = path.utf8.dropFirst("/-/failures/".utf8.count)
             guard path.hasPrefix("/-/failures/"), !rest.isEmpty else { self = .unknown; return }
             let parts = rest.split(separator: UInt8(ascii: "/"), maxSplits: 1, omittingEmptySubsequences: false)
@@ -110,6 +119,24 @@ extension Worker {
         case .ui: writer.sendAsset(InspectorAssets.html, type: "text/html; charset=utf-8")
         case .uiScript: writer.sendAsset(InspectorAssets.javascript, type: "text/javascript; charset=utf-8")
         case .uiStyle: writer.sendAsset(InspectorAssets.css, type: "text/css; charset=utf-8")
+        case .tapes:
+            let tapes = config.routes.compactMap { route in route.tape.map { (route.name, $0) } }.map { name, tape in
+                var fields: [(String, JSONValue)] = [
+                    ("route", .string(name)), ("mode", .string(tape.mode.rawValue)), ("record_misses", .bool(tape.recordMisses)),
+                    ("entries", .number(String(tape.tape.count))), ("bytes", .number(String(tape.tape.bytes))),
+                    ("file", .string(tape.tape.path)), ("href", .string("/-/tapes/" + name)),
+                ]
+                if let stopped = tape.tape.stopped { fields.append(("recording_stopped", .string(stopped))) }
+                return JSONValue.object(fields)
+            }
+            writer.sendJSON(NormalizedJSON(.object([("tapes", .array(tapes))])).bytes)
+        case .tape(let name):
+            guard let tape = config.routes.first(where: { $0.name == name })?.tape else {
+                return writer.problem(.noRoute("GET /-/tapes/\(name): no route of that name has a tape; GET /-/tapes lists them"), route: nil)
+            }
+            writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                               ("Content-Disposition", "attachment; filename=\"\(name).har\"")],
+                        body: tape.tape.har(version: ServerVersion.string), outcome: .ok)
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }
@@ -146,6 +173,7 @@ extension Worker {
             ("numbers", .string(route.output.effectiveNumbers.rawValue)),
             ("on_failure", .string(route.output.onFailure.rawValue)),
         ])))
+        members.append(("tape", .string(route.tape?.mode.rawValue ?? RouteTape.Mode.off.rawValue)))
         return .object(members)
     }
 }

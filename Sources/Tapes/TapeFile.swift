@@ -19,7 +19,12 @@ enum TapeFile {
         }
         guard info.st_mode & S_IFMT == S_IFREG else { throw HARError("\(path) exists and is not a regular file") }
         guard info.st_size <= maxBytes else { throw HARError("\(path) is \(info.st_size) bytes, over the \(maxBytes)-byte limit for a tape") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        return try readWhole(path, limit: maxBytes)
+    }
+
+    /// A file's bytes, refusing it once it is past `limit` (it may grow while read).
+    static func readWhole(_ path: String, limit: Int) throws(HARError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw HARError("\(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -29,7 +34,7 @@ enum TapeFile {
             if n < 0 { if errno == EINTR { continue }; throw HARError("\(path): \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             bytes += chunk[0..<n]
-            guard bytes.count <= maxBytes else { throw HARError("\(path) grew past the \(maxBytes)-byte limit for a tape while being read") }
+            guard bytes.count <= limit else { throw HARError("\(path) grew past the \(limit)-byte limit while being read") }
         }
         return bytes
     }
@@ -60,5 +65,21 @@ enum TapeFile {
         if failure == nil, rename(temporary, path) != 0 { failure = "\(path): \(String(cString: strerror(errno)))" }
         if failure != nil { unlink(temporary) }
         return failure
+    }
+}
+
+/// A mock's `file:`, read at load.
+public enum MockFile {
+    /// The file's bytes, nil when there is none; an error when it is not a regular file or
+    /// larger than `limit` (limits.max_response_body).
+    public static func read(_ path: String, limit: Int) throws(HARError) -> [UInt8]? {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            if errno == ENOENT { return nil }
+            throw HARError("\(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw HARError("\(path) is not a regular file") }
+        guard info.st_size <= limit else { throw HARError("\(path) is \(info.st_size) bytes, over limits.max_response_body (\(limit))") }
+        return try TapeFile.readWhole(path, limit: limit)
     }
 }

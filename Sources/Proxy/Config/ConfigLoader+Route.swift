@@ -13,11 +13,12 @@ extension ConfigLoader {
         guard let name, let match, let upstream, let parts else { return nil }
         let tapeSetting: RouteTape?? = node.attempt { () throws(ConfigError) in try self.tape(m, route: name, config: config) }
         guard let tape = tapeSetting else { return nil }
+        guard let mocks = node.attempt({ () throws(ConfigError) in try self.mocks(m["mocks"], config: config) }) else { return nil }
         return Route(
             name: name, prefix: match.prefix, methods: match.methods, host: match.host, upstream: upstream,
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
-            response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape)
+            response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks)
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

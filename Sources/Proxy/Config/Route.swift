@@ -1,4 +1,5 @@
 import Serializers
+import Tapes
 
 /// One compiled route. A class: it is handed along every stage of every request, and
 /// copying a struct of this size retained each of its fields at every step.
@@ -23,11 +24,13 @@ public final class Route: Sendable {
     public let output: OutputSettings
     /// `tape:`, unless off.
     public let tape: RouteTape?
+    /// `mocks:`, tried in order before the tape and the upstream.
+    public let mocks: [MockRule]
 
     init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
-         output: OutputSettings, tape: RouteTape? = nil) {
+         output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = []) {
         self.name = name
         self.prefix = prefix
         self.methods = methods
@@ -44,6 +47,7 @@ public final class Route: Sendable {
         self.responseSerializer = responseSerializer
         self.output = output
         self.tape = tape
+        self.mocks = mocks
     }
 
     /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).

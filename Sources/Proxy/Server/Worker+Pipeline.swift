@@ -84,6 +84,19 @@ extension Worker {
             url = joined
         }
         writer.upstreamURL = url
+        if !route.mocks.isEmpty {
+            let asked = MockRequest(method: request.method, path: String(remainder), query: target.query) { request.header($0) }
+            switch Mocks.answer(route.mocks, asked, maxBytes: config.limits.maxResponseBody) {
+            case .answer(let answer, _):
+                writer.source = .mock
+                let reply = UpstreamReply(status: answer.status, fields: answer.headers, body: answer.body, url: url)
+                return complete(.success(reply), url: url, route: route, writer: &writer)
+            case .escapes(let why):
+                return writer.problem(.invalidPath(why), route: route.name)
+            case .none:
+                break
+            }
+        }
         let headers = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
                                                    peer: request.peerIsUnixSocket ? nil : request.peerAddress, requestID: writer.requestID, via: via)
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
@@ -184,13 +197,17 @@ extension Worker {
 }
 
 extension UpstreamReply {
-    /// A recorded answer as if the upstream had just sent it.
+    /// A recorded answer as if the upstream had just sent it. The recording's Date is not
+    /// today's: the response gets serializerd's own.
     init(_ entry: TapeEntry, url: String) {
+        self.init(status: entry.status, fields: entry.responseHeaders.filter { $0.0.lowercased() != "date" }, body: entry.responseBody, url: url)
+    }
+
+    /// An answer serializerd makes up in the upstream's place (a tape's, a mock's).
+    init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
         var lines: [UInt8] = []
-        // The recording's Date is not today's: the response gets serializerd's own.
-        for (name, value) in entry.responseHeaders where name.lowercased() != "date" {
-            lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A]
-        }
-        self.init(status: entry.status, headers: UpstreamHeaders(lines: lines), contentType: entry.contentType, body: entry.responseBody, url: url)
+        for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
+        self.init(status: status, headers: UpstreamHeaders(lines: lines), contentType: TapeRequest.field("Content-Type", in: fields),
+                  body: body, url: url)
     }
 }

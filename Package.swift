@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "serializerd",
             dependencies: [
-                "Proxy", "Serializers", "HTTPCore", "Upstream", "Telemetry",
+                "Proxy", "Serializers", "HTTPCore", "Upstream", "Telemetry", "Tapes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -13,7 +13,7 @@ import Telemetry
 /// `postData`, whose base64 form HAR has no field for: `_encoding` says it.
 public enum HARCodec {
     /// The file around the entries: `head + entry, entry, … + tail`.
-    public static func head(version: String) -> [UInt8] {
+    public static func head(version: String = ServerVersion.string) -> [UInt8] {
         Array(#"{"log":{"version":"1.2","creator":{"name":"serializerd","version":"#.utf8)
             + NormalizedJSON(.string(version)).bytes + Array(#"},"pages":[],"entries":["#.utf8)
     }

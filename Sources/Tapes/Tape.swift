@@ -29,6 +29,8 @@ public final class Tape: Sendable {
         var dirty = false
         /// Why recording stopped (the file could not be written), if it did.
         var stopped: String?
+        /// The file as this tape last read or wrote it.
+        var stamp = FileStamp()
 
         mutating func add(_ entry: TapeEntry, encoded bytes: [UInt8]?) {
             let parts = match.parts(entry.request, redaction: redaction)
@@ -47,7 +49,7 @@ public final class Tape: Sendable {
         }
     }
 
-    init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0) {
+    init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0, stamp: FileStamp = FileStamp()) {
         self.path = path
         var state = State()
         state.match = match
@@ -55,6 +57,7 @@ public final class Tape: Sendable {
         state.entries.reserveCapacity(entries.count)
         for entry in entries { state.add(entry, encoded: nil) }
         state.bytes = fileBytes
+        state.stamp = stamp
         self.state = Mutex(state)
     }
 
@@ -127,6 +130,8 @@ public final class Tape: Sendable {
     }
 
     public var count: Int { state.withLock { $0.entries.count } }
+    /// Every recording, in order.
+    public var entries: [TapeEntry] { state.withLock { $0.entries } }
     /// About how large the tape is: the file as read, plus the bodies recorded since.
     public var bytes: Int { state.withLock { $0.bytes } }
     public var stopped: String? { state.withLock { $0.stopped } }
@@ -134,7 +139,7 @@ public final class Tape: Sendable {
     /// The whole file when something was recorded since the last write (and marks it
     /// written), else nil. Entries are encoded outside the lock, so workers replay and
     /// record meanwhile.
-    func takeFile(version: String) -> [UInt8]? {
+    func takeFile() -> [UInt8]? {
         guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
             guard state.dirty else { return nil }
             return state.encoded.indices.compactMap { state.encoded[$0] == nil ? ($0, state.entries[$0]) : nil }
@@ -143,24 +148,34 @@ public final class Tape: Sendable {
         return state.withLock { state in
             for (k, bytes) in fresh where k < state.encoded.count { state.encoded[k] = bytes }
             state.dirty = false
-            return Self.file(state.encoded.map { $0 ?? [] }, version: version)
+            return Self.file(state.encoded.map { $0 ?? [] })
         }
     }
 
     /// The whole tape as HAR.
-    public func har(version: String) -> [UInt8] {
+    public func har() -> [UInt8] {
         let entries = state.withLock { state in state.entries.indices.map { (state.entries[$0], state.encoded[$0]) } }
-        return Self.file(entries.map { $0.1 ?? HARCodec.encode($0.0) }, version: version)
+        return Self.file(entries.map { $0.1 ?? HARCodec.encode($0.0) })
     }
 
-    static func file(_ encoded: [[UInt8]], version: String) -> [UInt8] {
-        var out = HARCodec.head(version: version)
+    static func file(_ encoded: [[UInt8]]) -> [UInt8] {
+        var out = HARCodec.head()
         out.reserveCapacity(out.count + encoded.reduce(0) { $0 + $1.count + 1 } + HARCodec.tail.count)
         for (k, entry) in encoded.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
             out += entry
         }
         return out + HARCodec.tail
+    }
+
+    /// Whether the file on disk is still the one this tape holds (nothing unwritten, and
+    /// no other process has replaced it).
+    func isCurrent(with disk: FileStamp) -> Bool {
+        state.withLock { $0.dirty || $0.stamp == disk }
+    }
+
+    func written(_ stamp: FileStamp) {
+        state.withLock { $0.stamp = stamp }
     }
 
     func stop(_ reason: String) {

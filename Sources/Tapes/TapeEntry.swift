@@ -1,3 +1,7 @@
+#if canImport(Telemetry)
+import Telemetry
+#endif
+
 /// One recorded upstream exchange: the request serializerd sent (after the request
 /// serializer and the route's headers) and what the upstream answered, as the tape keeps
 /// it — already redacted by `capture`.
@@ -20,6 +24,18 @@ public struct TapeEntry: Sendable, Equatable {
         self.responseBody = responseBody
         self.startedAt = startedAt
         self.duration = duration
+    }
+
+    /// The exchange as a tape may keep it: `capture`'s headers, query parameters and JSON
+    /// or form members replaced by `[redacted]` (DESIGN §2, §6).
+    public func redacted(by capture: Redaction) -> TapeEntry {
+        var copy = self
+        let requestType = TapeRequest.field("Content-Type", in: request.headers)
+        copy.request = TapeRequest(method: request.method, url: capture.url(request.url), headers: capture.headers(request.headers),
+                                   body: capture.body(request.body, contentType: requestType) ?? request.body)
+        copy.responseHeaders = capture.headers(responseHeaders)
+        copy.responseBody = capture.body(responseBody, contentType: contentType) ?? responseBody
+        return copy
     }
 
     /// The response's Content-Type field, if it sent one.

@@ -10,6 +10,14 @@ import Glibc
 /// at most every `interval` seconds each, so recording costs a request no I/O.
 public final class TapeStore: Sendable {
     public static let shared = TapeStore()
+    /// The largest tape file serializerd reads.
+    public static let maxFileBytes = TapeFile.maxBytes
+
+    /// `entries` as the whole HAR file at `path` (temporary file and rename, 0600).
+    public static func rewrite(_ path: String, entries: [TapeEntry]) -> String? {
+        TapeFile.write(Tape.file(entries.map(HARCodec.encode)), to: path)
+    }
+
     /// How often a tape being recorded is written out.
     public static let interval = 0.2
 
@@ -18,30 +26,27 @@ public final class TapeStore: Sendable {
     private let writing = Mutex<Void>(())
     private let wake = Wakeup()
     private let logger = Mutex<Logger?>(nil)
-    private let version = Mutex<String>("")
     private let started = Mutex(false)
 
     /// The tape at `path` with these settings: the one already open, reconfigured, else
     /// read from the file (an empty tape when there is none).
     public func tape(path: String, match: TapeMatch, redaction: Redaction) throws(HARError) -> Tape {
-        if let open = tapes.withLock({ $0[path] }) {
+        // The open tape, unless another process changed the file since (`tape import`).
+        if let open = tapes.withLock({ $0[path] }), open.isCurrent(with: FileStamp(path)) {
             open.configure(match: match, redaction: redaction)
             return open
         }
+        let stamp = FileStamp(path)
         let file = try TapeFile.read(path)
         let entries = try file.map { (bytes) throws(HARError) in try HARCodec.decode(bytes) } ?? []
-        let tape = Tape(path: path, entries: entries, match: match, redaction: redaction, fileBytes: file?.count ?? 0)
-        return tapes.withLock { all in
-            if let raced = all[path] { return raced }
-            all[path] = tape
-            return tape
-        }
+        let tape = Tape(path: path, entries: entries, match: match, redaction: redaction, fileBytes: file?.count ?? 0, stamp: stamp)
+        tapes.withLock { $0[path] = tape }
+        return tape
     }
 
     /// Starts the writer thread (once); write failures are logged to `logger`.
-    public func start(logger: Logger, version: String) {
+    public func start(logger: Logger) {
         self.logger.withLock { $0 = logger }
-        self.version.withLock { $0 = version }
         let first = started.withLock { started in
             defer { started = true }
             return !started
@@ -59,26 +64,32 @@ public final class TapeStore: Sendable {
     /// A tape was recorded to: the writer writes it soon.
     public func changed() { wake.signal() }
 
-    /// Writes every tape with unwritten recordings now (at shutdown, and for tests).
-    public func flush() {
+    /// Writes every tape with unwritten recordings now (at shutdown, and for `tape
+    /// import`); the failures, in words.
+    @discardableResult
+    public func flush() -> [String] {
         let all = tapes.withLock { Array($0.values) }
-        let version = self.version.withLock { $0 }
-        writing.withLock { _ in
+        return writing.withLock { _ in
+            var failures: [String] = []
             for tape in all {
-                guard let file = tape.takeFile(version: version) else { continue }
-                if let failure = TapeFile.write(file, to: tape.path) {
+                guard let file = tape.takeFile() else { continue }
+                let failure = TapeFile.write(file, to: tape.path)
+                if failure == nil { tape.written(FileStamp(tape.path)) }
+                if let failure {
                     tape.stop(failure)
+                    failures.append(failure)
                     logger.withLock { $0 }?.error("tape_write_failed", metadata: ["tape": "\(tape.path)", "error": "\(failure)",
                                                                                 "effect": "recording to this tape stopped; forwarding goes on"])
                 }
             }
+            return failures
         }
     }
 
     private func writerLoop() {
         while true {
             wake.wait()
-            flush()
+            _ = flush()
             // Recordings that arrive meanwhile are written together on the next pass.
             var pause = timespec(tv_sec: 0, tv_nsec: Int(Self.interval * 1e9)), left = timespec()
             while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }

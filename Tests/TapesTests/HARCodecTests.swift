@@ -11,7 +11,7 @@ import Testing
     }
 
     static func file(_ entries: [TapeEntry]) -> [UInt8] {
-        var out = HARCodec.head(version: "test")
+        var out = HARCodec.head()
         for (k, e) in entries.enumerated() { if k > 0 { out.append(UInt8(ascii: ",")) }; out += HARCodec.encode(e) }
         return out + HARCodec.tail
     }

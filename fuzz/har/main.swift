@@ -8,7 +8,7 @@ import HTTPCore
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard let entries = try? HARCodec.decode(bytes) else { return 0 }
-    var file = HARCodec.head(version: "fuzz")
+    var file = HARCodec.head()
     for (k, entry) in entries.enumerated() {
         if k > 0 { file.append(UInt8(ascii: ",")) }
         file += HARCodec.encode(entry)

@@ -1,3 +1,4 @@
+import HTTPCore
 import Serializers
 import Tapes
 
@@ -53,5 +54,26 @@ public final class Route: Sendable {
     /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).
     public func allows(_ method: String) -> Bool {
         methods?.contains(method) ?? (method != "CONNECT" && method != "TRACE")
+    }
+
+    /// The response serializer and then `output` (numbers, canonical form): what a route
+    /// makes of an upstream answer, live or replayed. Also the unsafe numbers found.
+    public func serialize(_ response: UpstreamResponse) -> (SerializationResult, unsafeNumbers: Int) {
+        var outcome = responseSerializer.serialize(response)
+        let unsafe = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
+        if output.canonical { outcome = Self.canonicalized(outcome) }
+        return (outcome, unsafe)
+    }
+
+    /// RFC 8785 form; a number outside double range cannot be canonical, which is a
+    /// serialization failure like any other (never silently non-canonical output).
+    static func canonicalized(_ outcome: SerializationResult) -> SerializationResult {
+        guard outcome.succeeded, let value = outcome.value else { return outcome }
+        do throws(JSONError) {
+            return SerializationResult(value: try value.canonicalized(), error: nil, serializer: outcome.serializer)
+        } catch {
+            return SerializationResult(value: nil, error: .serializationFailed(serializer: outcome.serializer, detail: error.description,
+                                                                                underlying: nil), serializer: outcome.serializer)
+        }
     }
 }

@@ -136,7 +136,7 @@ extension Worker {
             }
             writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                ("Content-Disposition", "attachment; filename=\"\(name).har\"")],
-                        body: tape.tape.har(version: ServerVersion.string), outcome: .ok)
+                        body: tape.tape.har(), outcome: .ok)
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }

@@ -55,7 +55,7 @@ public final class Server {
             libeventLogger.warning("libevent", metadata: metadata)
         }
         SessionManager.globalInit()
-        TapeStore.shared.start(logger: logger, version: ServerVersion.string)
+        TapeStore.shared.start(logger: logger)
         let count = config.workers ?? ServerConfig.autoWorkers
         let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)
         notifier = ServiceNotifier(environment: environment)

@@ -130,18 +130,6 @@ extension Worker {
         }
     }
 
-    /// RFC 8785 form; a number outside double range cannot be canonical, which is a
-    /// serialization failure like any other (never silently non-canonical output).
-    static func canonicalized(_ outcome: SerializationResult) -> SerializationResult {
-        guard outcome.succeeded, let value = outcome.value else { return outcome }
-        do throws(JSONError) {
-            return SerializationResult(value: try value.canonicalized(), error: nil, serializer: outcome.serializer)
-        } catch {
-            return SerializationResult(value: nil, error: .serializationFailed(serializer: outcome.serializer, detail: error.description,
-                                                                                underlying: nil), serializer: outcome.serializer)
-        }
-    }
-
     func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter) {
         let reply: UpstreamReply
         // Problem documents show the URL with capture.redact_query applied (a route's
@@ -157,9 +145,8 @@ extension Worker {
         case .success(let success): reply = success
         }
         let started = Clock.now()
-        var outcome = route.responseSerializer.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
-        writer.unsafeNumbers = NumberGuard.apply(&outcome, mode: route.output.effectiveNumbers)
-        if route.output.canonical { outcome = Self.canonicalized(outcome) }
+        let outcome: SerializationResult
+        (outcome, writer.unsafeNumbers) = route.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
         writer.serializeSeconds = Clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
@@ -185,14 +172,9 @@ extension Worker {
 extension Worker {
     /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
     func record(_ request: TapeRequest, reply: UpstreamReply, into tape: Tape, started: Double, seconds: Double) {
-        let capture = config.capture
-        let contentType = TapeRequest.field("Content-Type", in: request.headers)
-        let kept = TapeRequest(method: request.method, url: capture.url(request.url), headers: capture.headers(request.headers),
-                               body: capture.body(request.body, contentType: contentType) ?? request.body)
-        let entry = TapeEntry(request: kept, status: reply.status, responseHeaders: capture.headers(reply.headers.all),
-                              responseBody: capture.body(reply.body, contentType: reply.contentType) ?? reply.body,
+        let entry = TapeEntry(request: request, status: reply.status, responseHeaders: reply.headers.all, responseBody: reply.body,
                               startedAt: started, duration: seconds)
-        if tape.record(entry) { TapeStore.shared.changed() }
+        if tape.record(entry.redacted(by: config.capture)) { TapeStore.shared.changed() }
     }
 }
 

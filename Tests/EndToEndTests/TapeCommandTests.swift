@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `serializerd tape import | verify | redact` (DESIGN §7).
+@Suite(.timeLimit(.minutes(3)))
+struct TapeCommandTests {
+    static let secret = "CLI-S3CR3T"
+
+    /// A HAR as a browser saves it: HTTP/2 pseudo-headers, the type in content.mimeType, a
+    /// key in the query and a token in a header.
+    static let browserHAR = """
+        {"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},"pages":[],"entries":[
+        {"startedDateTime":"2026-01-01T10:00:00.000Z","time":20,
+         "request":{"method":"GET","url":"https://api.example.test/v1/items?page=2&api_key=\(secret)","httpVersion":"http/2.0",
+           "headers":[{"name":":authority","value":"api.example.test"},{"name":"authorization","value":"Bearer \(secret)"}],
+           "queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
+         "response":{"status":200,"statusText":"","httpVersion":"http/2.0","headers":[],"cookies":[],
+           "content":{"size":26,"mimeType":"application/json","text":"{\\"items\\":[1,2],\\"next\\":null}"},
+           "redirectURL":"","headersSize":-1,"bodySize":-1},
+         "cache":{},"timings":{"send":0,"wait":20,"receive":0}},
+        {"startedDateTime":"2026-01-01T10:00:01.000Z","time":5,
+         "request":{"method":"GET","url":"https://api.example.test/v1/page","httpVersion":"http/2.0","headers":[],
+           "queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},
+         "response":{"status":200,"statusText":"","httpVersion":"http/2.0","headers":[{"name":"content-type","value":"text/html"}],
+           "cookies":[],"content":{"size":13,"mimeType":"text/html","text":"<html></html>"},"redirectURL":"","headersSize":-1,"bodySize":-1},
+         "cache":{},"timings":{"send":0,"wait":5,"receive":0}}]}}
+        """
+
+    static func workspace() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tapecli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try browserHAR.write(toFile: path + "/saved.har", atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func config(_ dir: String, response: String = "") -> String {
+        """
+        listen: 127.0.0.1:0
+        tapes: { dir: \(dir)/tapes }
+        routes:
+          - name: api
+            match: { prefix: /api/ }
+            upstream: http://127.0.0.1:9/v1/
+            tape: { mode: replay }
+        \(response)
+        """
+    }
+
+    @Test func importRedactsThenTheDaemonReplaysAndVerifyNamesWhatWouldFail() throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
+        let config = dir + "/serializerd.yaml"
+        try Self.config(dir).write(toFile: config, atomically: true, encoding: .utf8)
+        let imported = try ServerBinary.run(["tape", "import", dir + "/saved.har", "--route", "api", "--config", config])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        #expect(imported.stdoutText.contains("imported 2 entries into \(dir)/tapes/api.har"))
+        let tape = try String(contentsOfFile: dir + "/tapes/api.har", encoding: .utf8)
+        #expect(!tape.contains(Self.secret) && tape.contains("api_key=[redacted]"))
+
+        // The daemon replays the imported answer (the key matched by name only).
+        let (daemon, port) = try DaemonUnderTest.start(arguments: ["serve", "--config", config])
+        let replayed = try RawHTTP.request(port: port, target: "/api/items?api_key=whatever&page=2")
+        #expect(daemon.stop() == 0)
+        #expect(replayed.status == 200 && replayed.text == #"{"items":[1,2],"next":null}"#)
+        #expect(replayed.header("Serializerd-Source") == "tape")
+
+        // The JSON route cannot read the HTML entry: verify says so and exits 1.
+        let verify = try ServerBinary.run(["tape", "verify", "--config", config])
+        #expect(verify.status == 1)
+        #expect(verify.stdoutText.contains("api: 2 entries, 1 pass, 1 would fail"))
+        #expect(verify.stdoutText.contains("entry 1: GET /v1/page (200) → unacceptable-content-type"))
+        // Today's config accepting HTML as text: every entry passes.
+        try Self.config(dir, response: "    response: { serializer: compound, serializers: [json, text] }")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let passing = try ServerBinary.run(["tape", "verify", "--config", config, "--route", "api"])
+        #expect(passing.status == 0, "\(passing.stdoutText)\(passing.stderrText)")
+        #expect(passing.stdoutText.contains("2 pass, 0 would fail"))
+        // Errors are clear: an unknown route, a file that is not HAR.
+        let unknown = try ServerBinary.run(["tape", "import", dir + "/saved.har", "--route", "nope", "--config", config])
+        #expect(unknown.status == 1 && unknown.stderrText.contains("no route named 'nope'"))
+        let notHAR = try ServerBinary.run(["tape", "import", config, "--route", "api", "--config", config])
+        #expect(notHAR.status == 1 && notHAR.stderrText.contains("not JSON"))
+    }
+
+    @Test func redactRewritesATapeWithoutItsSecrets() throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/serializerd.yaml"
+        try "listen: 127.0.0.1:0\nroutes: []\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let redact = try ServerBinary.run(["tape", "redact", dir + "/saved.har", "--config", config])
+        #expect(redact.status == 0, "\(redact.stderrText)")
+        let text = try String(contentsOfFile: dir + "/saved.har", encoding: .utf8)
+        #expect(!text.contains(Self.secret) && text.contains("\"[redacted]\""))
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/saved.har")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}

@@ -31,12 +31,21 @@ public final class Tape: Sendable {
         var stopped: String?
         /// The file as this tape last read or wrote it.
         var stamp = FileStamp()
+        /// Body bytes recorded since the last write, the file's size then, and when.
+        var unwritten = 0
+        var written = 0
+        var lastWrite = 0.0
+        /// Recording stopped since the writer last looked (it logs why, once).
+        var newlyStopped = false
+        /// Each entry's answer as replay sends it, made on its first replay.
+        var replies: [Replayed?] = []
 
         mutating func add(_ entry: TapeEntry, encoded bytes: [UInt8]?) {
             let parts = match.parts(entry.request, redaction: redaction)
             let k = entries.count
             entries.append(entry)
             encoded.append(bytes)
+            replies.append(nil)
             self.parts.append(parts)
             index[parts.key, default: []].append(k)
             byPath[parts.method + " " + parts.path, default: []].append(k)
@@ -44,7 +53,7 @@ public final class Tape: Sendable {
 
         mutating func reindex() {
             let all = entries, bytes = encoded
-            entries = []; encoded = []; parts = []; index = [:]; byPath = [:]; cursors = [:]
+            entries = []; encoded = []; replies = []; parts = []; index = [:]; byPath = [:]; cursors = [:]
             for (entry, encoded) in zip(all, bytes) { add(entry, encoded: encoded) }
         }
     }
@@ -57,6 +66,7 @@ public final class Tape: Sendable {
         state.entries.reserveCapacity(entries.count)
         for entry in entries { state.add(entry, encoded: nil) }
         state.bytes = fileBytes
+        state.written = fileBytes
         state.stamp = stamp
         self.state = Mutex(state)
     }
@@ -70,15 +80,44 @@ public final class Tape: Sendable {
         }
     }
 
-    /// The recording for `request`: identical requests get the recorded sequence in
-    /// order, then its last entry again.
-    public func replay(_ request: TapeRequest) -> TapeEntry? {
+    /// A recorded answer as replay sends it: the header lines as an upstream's (without
+    /// the recording's Date, which is not today's: the response gets serializerd's own).
+    public struct Replayed: Sendable {
+        public let status: Int
+        public let headerLines: [UInt8]
+        public let contentType: String?
+        public let body: [UInt8]
+
+        init(_ entry: TapeEntry) {
+            var lines: [UInt8] = []
+            for (name, value) in entry.responseHeaders where !Self.isDate(name) {
+                lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A]
+            }
+            status = entry.status
+            headerLines = lines
+            contentType = entry.contentType
+            body = entry.responseBody
+        }
+
+        static func isDate(_ name: String) -> Bool { name.utf8.count == 4 && name.lowercased() == "date" }
+    }
+
+    /// Whether matching compares request headers (or reads the Content-Type of a body).
+    public var matchReadsHeaders: Bool { state.withLock { !$0.match.headers.isEmpty || $0.match.body != .ignore } }
+
+    /// The recording for `request`, as replay sends it: identical requests get the
+    /// recorded sequence in order, then its last entry again.
+    public func replay(_ request: TapeRequest) -> Replayed? {
         state.withLock { state in
             let key = state.match.parts(request, redaction: state.redaction).key
             guard let list = state.index[key] else { return nil }
             let at = state.cursors[key, default: 0]
-            state.cursors[key] = min(at + 1, list.count - 1)
-            return state.entries[list[at]]
+            if at + 1 < list.count { state.cursors[key] = at + 1 }
+            let k = list[at]
+            if let made = state.replies[k] { return made }
+            let made = Replayed(state.entries[k])
+            state.replies[k] = made
+            return made
         }
     }
 
@@ -117,13 +156,24 @@ public final class Tape: Sendable {
         return zip(recordedPath.utf8, path.utf8).prefix { $0 == $1 }.count
     }
 
-    /// Appends an exchange (already redacted); false once recording has stopped.
+    /// The most a tape holds: what serializerd can read back (a recording past it stops).
+    public static let maxBytes = TapeFile.maxBytes
+
+    /// Appends an exchange (already redacted); false once recording has stopped (the file
+    /// could not be written, or the tape is full).
     @discardableResult
     public func record(_ entry: TapeEntry) -> Bool {
-        state.withLock { state in
+        let size = entry.responseBody.count + entry.request.body.count + 1024
+        return state.withLock { state in
             guard state.stopped == nil else { return false }
+            guard state.bytes + size <= Self.maxBytes else {
+                state.stopped = "the tape reached \(Self.maxBytes >> 20) MiB, the most a tape holds"
+                state.newlyStopped = true
+                return true   // the writer runs, writes what fits and logs why recording stopped
+            }
             state.add(entry, encoded: nil)
-            state.bytes += entry.responseBody.count + entry.request.body.count
+            state.bytes += size
+            state.unwritten += size
             state.dirty = true
             return true
         }
@@ -139,16 +189,25 @@ public final class Tape: Sendable {
     /// The whole file when something was recorded since the last write (and marks it
     /// written), else nil. Entries are encoded outside the lock, so workers replay and
     /// record meanwhile.
-    func takeFile() -> [UInt8]? {
+    ///
+    /// Unless `force`, a tape is written once what is unwritten is an eighth of what is, or
+    /// a second after its last write: each rewrite is whole (atomic), so growing the gap
+    /// with the file keeps the bytes written per byte recorded bounded.
+    func takeFile(force: Bool, now: Double) -> [UInt8]? {
         guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
             guard state.dirty else { return nil }
+            guard force || state.unwritten >= max(64 << 10, state.written / 8) || now - state.lastWrite >= 1 else { return nil }
             return state.encoded.indices.compactMap { state.encoded[$0] == nil ? ($0, state.entries[$0]) : nil }
         }) else { return nil }
         let fresh = missing.map { ($0.0, HARCodec.encode($0.1)) }
         return state.withLock { state in
             for (k, bytes) in fresh where k < state.encoded.count { state.encoded[k] = bytes }
             state.dirty = false
-            return Self.file(state.encoded.map { $0 ?? [] })
+            state.unwritten = 0
+            state.lastWrite = now
+            let file = Self.file(state.encoded.map { $0 ?? [] })
+            state.written = file.count
+            return file
         }
     }
 
@@ -176,6 +235,17 @@ public final class Tape: Sendable {
 
     func written(_ stamp: FileStamp) {
         state.withLock { $0.stamp = stamp }
+    }
+
+    var isDirty: Bool { state.withLock { $0.dirty } }
+
+    /// Why recording stopped, the first time this is asked after it did.
+    func takeNewlyStopped() -> String? {
+        state.withLock { state in
+            guard state.newlyStopped else { return nil }
+            state.newlyStopped = false
+            return state.stopped
+        }
     }
 
     func stop(_ reason: String) {

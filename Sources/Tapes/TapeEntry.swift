@@ -65,15 +65,19 @@ public struct TapeRequest: Sendable, Equatable {
     /// The path and the query (without `?`; nil when the URL has none), scheme and
     /// authority dropped: a tape recorded against staging replays for the same paths.
     public var pathAndQuery: (path: Substring, query: Substring?) {
-        var rest = url[...]
-        if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"), rest[colon...].hasPrefix("://") {
-            rest = rest[rest.index(colon, offsetBy: 3)...]
-            rest = rest[(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)...]
+        // On the UTF-8 view: every delimiter is ASCII, and this runs on each replay.
+        let bytes = url.utf8
+        var start = bytes.startIndex
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), !bytes[..<colon].contains(UInt8(ascii: "/")),
+           bytes[colon...].starts(with: "://".utf8) {
+            let authority = bytes.index(colon, offsetBy: 3)
+            start = bytes[authority...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.endIndex
         }
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        guard let question = rest.firstIndex(of: "?") else { return (rest.isEmpty ? "/" : rest, nil) }
-        let path = rest[..<question]
-        return (path.isEmpty ? "/" : path, rest[rest.index(after: question)...])
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard let question = bytes[start..<end].firstIndex(of: UInt8(ascii: "?")) else {
+            return (start == end ? "/" : url[start..<end], nil)
+        }
+        return (start == question ? "/" : url[start..<question], url[bytes.index(after: question)..<end])
     }
 
     /// The first field named `name` (case-insensitively).

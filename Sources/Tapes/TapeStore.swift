@@ -1,3 +1,4 @@
+import HTTPCore
 import Logging
 import Synchronization
 import Telemetry
@@ -67,12 +68,20 @@ public final class TapeStore: Sendable {
     /// Writes every tape with unwritten recordings now (at shutdown, and for `tape
     /// import`); the failures, in words.
     @discardableResult
-    public func flush() -> [String] {
+    public func flush() -> [String] { write(force: true) }
+
+    /// Writes the tapes due (all with unwritten recordings when `force`).
+    func write(force: Bool) -> [String] {
         let all = tapes.withLock { Array($0.values) }
+        let now = Clock.now()
         return writing.withLock { _ in
             var failures: [String] = []
             for tape in all {
-                guard let file = tape.takeFile() else { continue }
+                if let full = tape.takeNewlyStopped() {
+                    logger.withLock { $0 }?.warning("tape_full", metadata: ["tape": "\(tape.path)", "reason": "\(full)",
+                                                                           "effect": "recording to this tape stopped; forwarding goes on"])
+                }
+                guard let file = tape.takeFile(force: force, now: now) else { continue }
                 let failure = TapeFile.write(file, to: tape.path)
                 if failure == nil { tape.written(FileStamp(tape.path)) }
                 if let failure {
@@ -89,10 +98,13 @@ public final class TapeStore: Sendable {
     private func writerLoop() {
         while true {
             wake.wait()
-            _ = flush()
-            // Recordings that arrive meanwhile are written together on the next pass.
-            var pause = timespec(tv_sec: 0, tv_nsec: Int(Self.interval * 1e9)), left = timespec()
-            while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            // Passes every `interval` while a tape has unwritten recordings; those that
+            // arrive meanwhile are written together.
+            repeat {
+                var pause = timespec(tv_sec: 0, tv_nsec: Int(Self.interval * 1e9)), left = timespec()
+                while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+                _ = write(force: false)
+            } while tapes.withLock({ $0.values.contains { $0.isDirty } })
         }
     }
 

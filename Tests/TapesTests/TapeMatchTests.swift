@@ -19,7 +19,7 @@ import Testing
 
     @Test func queryOrderHostAndIgnoredParametersDoNotMatterTheRestDoes() {
         let tape = Self.tape([Self.entry(Self.request("http://staging/v1/a?b=2&a=1&ts=5"), "one")], TapeMatch(ignoreQuery: ["ts"]))
-        #expect(tape.replay(Self.request("http://localhost:9/v1/a?a=1&b=2&ts=99")).map { String(decoding: $0.responseBody, as: UTF8.self) } == "one")
+        #expect(tape.replay(Self.request("http://localhost:9/v1/a?a=1&b=2&ts=99")).map { String(decoding: $0.body, as: UTF8.self) } == "one")
         #expect(tape.replay(Self.request("http://staging/v1/a?a=1&b=3")) == nil)
         #expect(tape.replay(Self.request("http://staging/v1/a?a=1&b=2", method: "POST")) == nil)
         #expect(tape.replay(Self.request("http://staging/v1/b?a=1&b=2")) == nil)
@@ -51,7 +51,7 @@ import Testing
     @Test func repeatsPlayTheSequenceThenTheLastAgain() {
         let r = Self.request("http://up/v1/s")
         let tape = Self.tape([Self.entry(r, "1"), Self.entry(Self.request("http://up/v1/other"), "x"), Self.entry(r, "2"), Self.entry(r, "3")])
-        let answers = (0..<5).map { _ in tape.replay(r).map { String(decoding: $0.responseBody, as: UTF8.self) } ?? "-" }
+        let answers = (0..<5).map { _ in tape.replay(r).map { String(decoding: $0.body, as: UTF8.self) } ?? "-" }
         #expect(answers == ["1", "2", "3", "3", "3"])
     }
 
@@ -74,7 +74,7 @@ import Testing
         let entries = (0..<100_000).map { Self.entry(Self.request("http://up/v1/item/\($0)?v=\($0 % 7)"), String($0)) }
         let tape = Self.tape(entries)
         for k in stride(from: 0, to: 100_000, by: 997) {
-            #expect(tape.replay(Self.request("http://other/v1/item/\(k)?v=\(k % 7)")).map { String(decoding: $0.responseBody, as: UTF8.self) } == String(k))
+            #expect(tape.replay(Self.request("http://other/v1/item/\(k)?v=\(k % 7)")).map { String(decoding: $0.body, as: UTF8.self) } == String(k))
         }
         #expect(tape.count == 100_000)
     }

@@ -97,24 +97,32 @@ extension Worker {
                 break
             }
         }
-        let headers = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
-                                                   peer: request.peerIsUnixSocket ? nil : request.peerAddress, requestID: writer.requestID, via: via)
-        let upstream = UpstreamRequest(url: url, method: request.method, headers: headers, body: serialized.body,
-                                       timeout: route.timeout, connectTimeout: route.connectTimeout,
-                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
+        let requestID = writer.requestID
+        func upstreamHeaders() -> HeaderLines {
+            HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
+                                         peer: request.peerIsUnixSocket ? nil : request.peerAddress, requestID: requestID, via: via)
+        }
+        var headers: HeaderLines?
         var recording: TapeRequest?
         if let tape = route.tape {
-            let asked = TapeRequest(method: request.method, url: url, headers: headers.fields, body: serialized.body)
+            // The upstream headers only when matching or recording reads them: a replay
+            // that needs none costs no more than its answer.
+            if tape.records || tape.tape.matchReadsHeaders { headers = upstreamHeaders() }
+            let asked = TapeRequest(method: request.method, url: url, headers: headers?.fields ?? [], body: serialized.body)
             if tape.replays {
-                if let entry = tape.tape.replay(asked) {
+                if let replayed = tape.tape.replay(asked) {
                     writer.source = .tape
-                    complete(.success(UpstreamReply(entry, url: url)), url: url, route: route, writer: &writer)
-                    return
+                    let reply = UpstreamReply(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
+                                              contentType: replayed.contentType, body: replayed.body, url: url)
+                    return complete(.success(reply), url: url, route: route, writer: &writer)
                 }
                 if tape.mode == .replay { return writer.problem(.replayMiss(tape.tape.missDetail(asked)), route: route.name) }
             }
             if tape.records { recording = asked }
         }
+        let upstream = UpstreamRequest(url: url, method: request.method, headers: headers ?? upstreamHeaders(), body: serialized.body,
+                                       timeout: route.timeout, connectTimeout: route.connectTimeout,
+                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
         let sent = Clock.now(), sentWall = Clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
@@ -179,13 +187,7 @@ extension Worker {
 }
 
 extension UpstreamReply {
-    /// A recorded answer as if the upstream had just sent it. The recording's Date is not
-    /// today's: the response gets serializerd's own.
-    init(_ entry: TapeEntry, url: String) {
-        self.init(status: entry.status, fields: entry.responseHeaders.filter { $0.0.lowercased() != "date" }, body: entry.responseBody, url: url)
-    }
-
-    /// An answer serializerd makes up in the upstream's place (a tape's, a mock's).
+    /// An answer serializerd makes up in the upstream's place (a mock's).
     init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
         var lines: [UInt8] = []
         for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }

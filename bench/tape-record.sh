@@ -35,14 +35,15 @@ for r in $(seq "$ROUNDS"); do
   taskset -c 1 "$BIN" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
   taskset -c 1 "$BIN" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
   for port in 28185 28195; do
-    for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/probe-ready" -w '' 2>/dev/null; nc -z 127.0.0.1 $port && break; sleep 0.1; done
+    for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
   done
   a0=$(cpu $AP); b0=$(cpu $BP)
   taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28185/bench/$PAYLOAD.json" > "$scratch/wa" & WA=$!
   taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28195/bench/$PAYLOAD.json" > "$scratch/wb"
   wait $WA
   # The writer's last pass is part of recording's cost: wait until the tape is written.
-  for _ in $(seq 50); do [ -s "$scratch/tapes/bench.har" ] && ! grep -q . <(find "$scratch/tapes" -name '*.tmp-*'); sleep 0.2; done
+  for _ in $(seq 50); do [ -s "$scratch/tapes/bench.har" ] && [ -z "$(find "$scratch/tapes" -name '*.tmp-*')" ] && break; sleep 0.2; done
+  sleep 1.5   # the writer's pass after the last recording (within a second of it)
   a1=$(cpu $AP); b1=$(cpu $BP)
   entries=$(curl -s "http://127.0.0.1:28195/-/tapes" | python3 -c 'import json,sys; t=json.load(sys.stdin)["tapes"][0]; print(t["entries"], t.get("recording_stopped", ""))')
   kill $AP $BP; wait $AP $BP 2>/dev/null || true

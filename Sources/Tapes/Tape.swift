@@ -18,11 +18,11 @@ public final class Tape: Sendable {
         /// The file's size when read, plus what was recorded since.
         var bytes = 0
         var parts: [TapeMatch.Parts] = []
-        var index: [String: [Int]] = [:]
+        /// Key → its sequence (one hash a lookup: the cursor lives beside the list).
+        var index: [String: Int] = [:]
+        var sequences: [Sequence] = []
         /// Entries by method and path, for naming the nearest recordings on a miss.
         var byPath: [String: [Int]] = [:]
-        /// How far each repeated request has replayed its sequence.
-        var cursors: [String: Int] = [:]
         var match = TapeMatch()
         var redaction = Redaction()
         /// Recorded since the file was last written.
@@ -47,14 +47,32 @@ public final class Tape: Sendable {
             encoded.append(bytes)
             replies.append(nil)
             self.parts.append(parts)
-            index[parts.key, default: []].append(k)
+            if let at = index[parts.key] {
+                sequences[at].entries.append(k)
+            } else {
+                index[parts.key] = sequences.count
+                sequences.append(Sequence(entries: [k]))
+            }
             byPath[parts.method + " " + parts.path, default: []].append(k)
         }
 
         mutating func reindex() {
             let all = entries, bytes = encoded
-            entries = []; encoded = []; replies = []; parts = []; index = [:]; byPath = [:]; cursors = [:]
+            entries = []; encoded = []; replies = []; parts = []; index = [:]; sequences = []; byPath = [:]
             for (entry, encoded) in zip(all, bytes) { add(entry, encoded: encoded) }
+        }
+    }
+
+    /// Identical requests' recordings, and how far replay has come through them.
+    struct Sequence {
+        var entries: [Int]
+        var cursor = 0
+
+        /// The next entry, then the last one again.
+        mutating func next() -> Int {
+            let k = entries[cursor]
+            if cursor + 1 < entries.count { cursor += 1 }
+            return k
         }
     }
 
@@ -110,10 +128,8 @@ public final class Tape: Sendable {
     public func replay(_ request: TapeRequest) -> Replayed? {
         state.withLock { state in
             let key = state.match.parts(request, redaction: state.redaction).key
-            guard let list = state.index[key] else { return nil }
-            let at = state.cursors[key, default: 0]
-            if at + 1 < list.count { state.cursors[key] = at + 1 }
-            let k = list[at]
+            guard let at = state.index[key] else { return nil }
+            let k = state.sequences[at].next()
             if let made = state.replies[k] { return made }
             let made = Replayed(state.entries[k])
             state.replies[k] = made
@@ -193,7 +209,7 @@ public final class Tape: Sendable {
     /// Unless `force`, a tape is written once what is unwritten is an eighth of what is, or
     /// a second after its last write: each rewrite is whole (atomic), so growing the gap
     /// with the file keeps the bytes written per byte recorded bounded.
-    func takeFile(force: Bool, now: Double) -> [UInt8]? {
+    func takeFile(force: Bool, now: Double) -> [[UInt8]]? {
         guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
             guard state.dirty else { return nil }
             guard force || state.unwritten >= max(64 << 10, state.written / 8) || now - state.lastWrite >= 1 else { return nil }
@@ -205,8 +221,8 @@ public final class Tape: Sendable {
             state.dirty = false
             state.unwritten = 0
             state.lastWrite = now
-            let file = Self.file(state.encoded.map { $0 ?? [] })
-            state.written = file.count
+            let file = Self.pieces(state.encoded.map { $0 ?? [] })
+            state.written = file.reduce(0) { $0 + $1.count }
             return file
         }
     }
@@ -216,6 +232,20 @@ public final class Tape: Sendable {
         let entries = state.withLock { state in state.entries.indices.map { (state.entries[$0], state.encoded[$0]) } }
         return Self.file(entries.map { $0.1 ?? HARCodec.encode($0.0) })
     }
+
+    /// The file in pieces: the head, the entries with their commas, the tail.
+    static func pieces(_ encoded: [[UInt8]]) -> [[UInt8]] {
+        var out: [[UInt8]] = [HARCodec.head()]
+        out.reserveCapacity(2 * encoded.count + 2)
+        for (k, entry) in encoded.enumerated() {
+            if k > 0 { out.append(Self.comma) }
+            out.append(entry)
+        }
+        out.append(HARCodec.tail)
+        return out
+    }
+
+    static let comma: [UInt8] = [UInt8(ascii: ",")]
 
     static func file(_ encoded: [[UInt8]]) -> [UInt8] {
         var out = HARCodec.head()

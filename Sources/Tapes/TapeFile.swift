@@ -60,24 +60,41 @@ enum TapeFile {
     /// Writes `bytes` to `path` (mode 0600) through a temporary file and a rename; the
     /// error in words when it could not.
     static func write(_ bytes: [UInt8], to path: String) -> String? {
+        write([bytes], to: path)
+    }
+
+    /// The same for a file given in pieces (a tape's entries), written through one small
+    /// buffer: no copy of the whole file is ever made in memory.
+    static func write(_ pieces: [[UInt8]], to path: String) -> String? {
         var info = stat()
         if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return "\(path) exists and is not a regular file" }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return "\(temporary): \(String(cString: strerror(errno)))" }
         var failure: String?
-        bytes.withUnsafeBytes { all in
-            var at = 0
-            while at < all.count {
-                let n = Glibc.write(fd, all.baseAddress! + at, all.count - at)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = "\(temporary): \(String(cString: strerror(errno)))"
-                    return
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16)
+        func drain() {
+            guard failure == nil else { return }
+            buffer.withUnsafeBytes { all in
+                var at = 0
+                while at < all.count {
+                    let n = Glibc.write(fd, all.baseAddress! + at, all.count - at)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = "\(temporary): \(String(cString: strerror(errno)))"
+                        return
+                    }
+                    at += n
                 }
-                at += n
             }
+            buffer.removeAll(keepingCapacity: true)
         }
+        for piece in pieces where failure == nil {
+            if buffer.count + piece.count > 1 << 16 { drain() }
+            if piece.count >= 1 << 16 { buffer = piece; drain(); buffer = []; buffer.reserveCapacity(1 << 16) } else { buffer += piece }
+        }
+        drain()
         if failure == nil, fsync(fd) != 0 { failure = "\(temporary): \(String(cString: strerror(errno)))" }
         close(fd)
         if failure == nil, rename(temporary, path) != 0 { failure = "\(path): \(String(cString: strerror(errno)))" }

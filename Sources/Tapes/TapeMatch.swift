@@ -42,11 +42,25 @@ public struct TapeMatch: Sendable, Equatable {
         /// The body as compared (canonical JSON, or the bytes' hash), "" when ignored.
         public var body: String
 
-        /// One string for the index.
+        /// One string for the index, built in one buffer.
         public var key: String {
-            var key = method + " " + path + "?" + query.joined(separator: "&")
-            for value in headers { key += "\n" + (value.map { "=" + $0 } ?? "-") }
-            return key + "\n" + body
+            var key = ""
+            key.reserveCapacity(method.utf8.count + path.utf8.count + body.utf8.count + 8 + query.reduce(0) { $0 + $1.utf8.count + 1 })
+            key += method
+            key += " "
+            key += path
+            key += "?"
+            for (k, pair) in query.enumerated() {
+                if k > 0 { key += "&" }
+                key += pair
+            }
+            for value in headers {
+                key += "\n"
+                if let value { key += "="; key += value } else { key += "-" }
+            }
+            key += "\n"
+            key += body
+            return key
         }
     }
 

@@ -16,7 +16,7 @@ public final class TapeStore: Sendable {
 
     /// `entries` as the whole HAR file at `path` (temporary file and rename, 0600).
     public static func rewrite(_ path: String, entries: [TapeEntry]) -> String? {
-        TapeFile.write(Tape.file(entries.map(HARCodec.encode)), to: path)
+        TapeFile.write(Tape.pieces(entries.map(HARCodec.encode)), to: path)
     }
 
     /// How often a tape being recorded is written out.

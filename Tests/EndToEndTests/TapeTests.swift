@@ -50,13 +50,15 @@ struct TapeTests {
         let top = "tapes: { dir: \(dir) }\ncapture: { redact_json: [/password] }\n"
         let recorder = try ProxyHarness(routes: Self.tapeRoute("record"), top: top)
         let live = try send(recorder)
+        let dated = "/api/json?date=Mon,%2001%20Jan%202001%2000:00:00%20GMT"
+        #expect(try recorder.get(dated).header("Date") == "Mon, 01 Jan 2001 00:00:00 GMT")
         #expect(live.map(\.status) == [200, 200, 201, 200])
         let source = try recorder.get("/api/json").header("Serializerd-Source")
         #expect(source == "upstream")
         // The writer thread writes the tape while the daemon runs; admin lists and serves it.
-        #expect(Self.waitForEntries(dir + "/api.har", 5))
+        #expect(Self.waitForEntries(dir + "/api.har", 6))
         let listed = recorder.json(try recorder.get("/-/tapes"))?["tapes"] as? [[String: Any]]
-        #expect(listed?.first?["route"] as? String == "api" && listed?.first?["entries"] as? Int == 5)
+        #expect(listed?.first?["route"] as? String == "api" && listed?.first?["entries"] as? Int == 6)
         #expect(listed?.first?["mode"] as? String == "record")
         let served = try recorder.get("/-/tapes/api")
         #expect(served.status == 200 && !served.text.contains(Self.secret) && served.text.contains(#""version":"1.2""#))
@@ -70,14 +72,22 @@ struct TapeTests {
         #expect(!String(decoding: bytes, as: UTF8.self).contains(Self.secret))
         let har = try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
         let entries = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
-        #expect(entries.count == 5)
+        #expect(entries.count == 6)
         #expect(((har["log"] as? [String: Any])?["version"] as? String) == "1.2")
+        // An independent reader: the HAR 1.2 schema, checked by Python's jsonschema.
+        let checked = try ServerBinary.run(["-c", "exec /usr/bin/python3 \"$0\" \"$1\"", Fixture.path("har_check.py"), file],
+                                           executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(checked.status == 0, "\(checked.stdoutText)\(checked.stderrText)")
+        #expect(checked.stdoutText.contains("6 entries checked"))
 
         // Replay: the upstream is nowhere, yet every recorded request gets the same answer.
         let player = try ProxyHarness(routes: Self.tapeRoute("replay", upstream: Self.nowhere), top: top)
         defer { player.finish() }
         #expect(try send(player) == live)
         #expect(try player.get("/api/json?h=X-Trace:1").header("Serializerd-Source") == "tape")
+        // Today's Date, not the recording's.
+        let replayedDate = try player.get(dated).header("Date")
+        #expect(replayedDate != nil && replayedDate != "Mon, 01 Jan 2001 00:00:00 GMT")
         // A request never recorded: a replay-miss naming the nearest recording and what differs.
         let miss = try player.get("/api/json?x=2")
         #expect(miss.status == 502)

@@ -1,3 +1,4 @@
+import Serializers
 import Synchronization
 import Telemetry
 
@@ -39,6 +40,10 @@ public final class Tape: Sendable {
         var newlyStopped = false
         /// Each entry's answer as replay sends it, made on its first replay.
         var replies: [Replayed?] = []
+        /// What a route's serializers made of an entry's answer, by entry: the same route
+        /// (the same compiled config) makes the same of the same bytes every time.
+        var served: [Int: Served] = [:]
+        var servedBytes = 0
 
         mutating func add(_ entry: TapeEntry, encoded bytes: [UInt8]?) {
             let parts = match.parts(entry.request, redaction: redaction)
@@ -58,7 +63,7 @@ public final class Tape: Sendable {
 
         mutating func reindex() {
             let all = entries, bytes = encoded
-            entries = []; encoded = []; replies = []; parts = []; index = [:]; sequences = []; byPath = [:]
+            entries = []; encoded = []; replies = []; parts = []; index = [:]; sequences = []; byPath = [:]; served = [:]; servedBytes = 0
             for (entry, encoded) in zip(all, bytes) { add(entry, encoded: encoded) }
         }
     }
@@ -101,12 +106,15 @@ public final class Tape: Sendable {
     /// A recorded answer as replay sends it: the header lines as an upstream's (without
     /// the recording's Date, which is not today's: the response gets serializerd's own).
     public struct Replayed: Sendable {
+        /// The entry's place on the tape.
+        public let entry: Int
         public let status: Int
         public let headerLines: [UInt8]
         public let contentType: String?
         public let body: [UInt8]
 
-        init(_ entry: TapeEntry) {
+        init(_ entry: TapeEntry, at index: Int) {
+            self.entry = index
             var lines: [UInt8] = []
             for (name, value) in entry.responseHeaders where !Self.isDate(name) {
                 lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A]
@@ -120,6 +128,40 @@ public final class Tape: Sendable {
         static func isDate(_ name: String) -> Bool { name.utf8.count == 4 && name.lowercased() == "date" }
     }
 
+    /// A serialized answer kept for the route that made it (`owner`: its identity, so a
+    /// reloaded route never gets the old one's output).
+    public struct Served: Sendable {
+        public let owner: ObjectIdentifier
+        public let result: SerializationResult
+        public let unsafeNumbers: Int
+
+        public init(owner: ObjectIdentifier, result: SerializationResult, unsafeNumbers: Int) {
+            self.owner = owner
+            self.result = result
+            self.unsafeNumbers = unsafeNumbers
+        }
+    }
+
+    /// Serialized answers kept per tape, at most (each at most a sixteenth of it).
+    public static let maxServedBytes = 64 << 20
+
+    /// What `owner` made of entry `k`, if it kept it.
+    public func served(_ k: Int, owner: ObjectIdentifier) -> Served? {
+        state.withLock { state in state.served[k].flatMap { $0.owner == owner ? $0 : nil } }
+    }
+
+    /// Keeps a successful serialization of entry `k` while the budget allows.
+    public func keep(_ served: Served, for k: Int) {
+        let size = served.result.value?.bytes.count ?? 0
+        guard served.result.error == nil, size <= Self.maxServedBytes / 16 else { return }
+        state.withLock { state in
+            if let old = state.served[k] { state.servedBytes -= old.result.value?.bytes.count ?? 0 }
+            guard state.servedBytes + size <= Self.maxServedBytes else { return }
+            state.served[k] = served
+            state.servedBytes += size
+        }
+    }
+
     /// Whether matching compares request headers (or reads the Content-Type of a body).
     public var matchReadsHeaders: Bool { state.withLock { !$0.match.headers.isEmpty || $0.match.body != .ignore } }
 
@@ -131,7 +173,7 @@ public final class Tape: Sendable {
             guard let at = state.index[key] else { return nil }
             let k = state.sequences[at].next()
             if let made = state.replies[k] { return made }
-            let made = Replayed(state.entries[k])
+            let made = Replayed(state.entries[k], at: k)
             state.replies[k] = made
             return made
         }

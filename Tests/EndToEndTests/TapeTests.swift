@@ -193,6 +193,26 @@ struct TapeTests {
         #expect((listed?.first?["recording_stopped"] as? String)?.contains("No such file") == true)
     }
 
+    /// A replayed answer's serialization is kept for the route that made it; a reload
+    /// with another response setting serializes it afresh.
+    @Test func aReloadedRouteNeverGetsTheOldRoutesOutput() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\n"
+        let target = "/api/json?body=%7B%22a%22%3A1%2C%22n%22%3Anull%7D"
+        let proxy = try ProxyHarness(routes: Self.tapeRoute("replay_or_forward, record_misses: true"), top: top, workers: 1)
+        defer { proxy.finish() }
+        #expect(try proxy.get(target).text == #"{"a":1,"n":null}"#)
+        for _ in 0..<3 { #expect(try proxy.get(target).text == #"{"a":1,"n":null}"#) }
+        let routes = Self.tapeRoute("replay_or_forward, record_misses: true", extra: "    response: { remove_null_values: true }\n")
+            .replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(proxy.stubPort)/v1")
+        try ("listen: 127.0.0.1:0\nworkers: 1\n" + top + "routes:\n" + routes).write(toFile: proxy.configPath, atomically: true, encoding: .utf8)
+        proxy.daemon.signal(SIGHUP)
+        #expect(proxy.daemon.waitForLine { $0.contains("\"msg\":\"config_reloaded\"") } != nil)
+        let after = try proxy.get(target)
+        #expect(after.text == #"{"a":1}"# && after.header("Serializerd-Source") == "tape")
+    }
+
     static func config(_ yaml: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tape-config-\(UUID().uuidString).yaml").path
         try ("listen: 127.0.0.1:0\n" + yaml).write(toFile: path, atomically: true, encoding: .utf8)

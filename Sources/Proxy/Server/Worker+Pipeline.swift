@@ -114,7 +114,14 @@ extension Worker {
                     writer.source = .tape
                     let reply = UpstreamReply(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
                                               contentType: replayed.contentType, body: replayed.body, url: url)
-                    return complete(.success(reply), url: url, route: route, writer: &writer)
+                    // The route made the same of these bytes before: its output, kept.
+                    let owner = ObjectIdentifier(route)
+                    if let served = tape.tape.served(replayed.entry, owner: owner) {
+                        return complete(.success(reply), url: url, route: route, writer: &writer, serialized: (served.result, served.unsafeNumbers))
+                    }
+                    return complete(.success(reply), url: url, route: route, writer: &writer) { result, unsafe in
+                        tape.tape.keep(Tape.Served(owner: owner, result: result, unsafeNumbers: unsafe), for: replayed.entry)
+                    }
                 }
                 if tape.mode == .replay { return writer.problem(.replayMiss(tape.tape.missDetail(asked)), route: route.name) }
             }
@@ -138,7 +145,10 @@ extension Worker {
         }
     }
 
-    func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter) {
+    /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
+    /// `serialized`: what the route already made of this reply; `made` hears what it makes.
+    func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter,
+                  serialized: (SerializationResult, Int)? = nil, made: ((SerializationResult, Int) -> Void)? = nil) {
         let reply: UpstreamReply
         // Problem documents show the URL with capture.redact_query applied (a route's
         // upstream may carry a key); only failures pay for it.
@@ -154,8 +164,9 @@ extension Worker {
         }
         let started = Clock.now()
         let outcome: SerializationResult
-        (outcome, writer.unsafeNumbers) = route.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
+        (outcome, writer.unsafeNumbers) = serialized ?? route.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
         writer.serializeSeconds = Clock.now() - started
+        if serialized == nil { made?(outcome, writer.unsafeNumbers) }
         if outcome.succeeded, let value = outcome.value {
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
         } else {

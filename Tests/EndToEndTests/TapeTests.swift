@@ -63,6 +63,9 @@ struct TapeTests {
         let served = try recorder.get("/-/tapes/api")
         #expect(served.status == 200 && !served.text.contains(Self.secret) && served.text.contains(#""version":"1.2""#))
         #expect(try recorder.get("/-/tapes/nope").status == 404)
+        let scrape = try recorder.get("/metrics").text
+        #expect(Metrics(scrape)["serializerd_tape_entries{route=\"api\"}"] == 6)
+        try expectPromtoolAccepts(scrape)
         #expect(recorder.finish() == 0)
 
         let file = dir + "/api.har"
@@ -140,6 +143,17 @@ struct TapeTests {
         #expect(check.stderrText.contains("api.har") && check.stderrText.contains("not JSON"))
         // Nothing was replaced.
         #expect(FileManager.default.contents(atPath: file) == Data("not a tape".utf8))
+        // A tape past 256 MiB (sparse: 2 GiB on paper) and a symlink are refused at once, unread.
+        try FileManager.default.removeItem(atPath: file)
+        let big = open(file, O_WRONLY | O_CREAT, 0o600)
+        #expect(ftruncate(big, 2 << 30) == 0)
+        close(big)
+        let tooBig = try ServerBinary.run(["check", "--config", config])
+        #expect(tooBig.status == 1 && tooBig.stderrText.contains("over the 268435456-byte limit"))
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: "/etc/hostname")
+        let link = try ServerBinary.run(["check", "--config", config])
+        #expect(link.status == 1 && link.stderrText.contains("is not a regular file"))
     }
 
     /// Polls the tape file until it holds `count` entries; false at the deadline.

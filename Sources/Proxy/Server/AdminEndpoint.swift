@@ -89,7 +89,7 @@ extension Worker {
             writer.sendJSON(NormalizedJSON(body).bytes)
         case .metrics:
             writer.send(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                        body: shared.metrics.render(), outcome: .ok)
+                        body: shared.metrics.render() + Self.tapeMetrics(config.routes), outcome: .ok)
         case .routes:
             let capture = config.capture
             writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map { Self.describe($0, capture: capture) }))])).bytes)
@@ -151,6 +151,15 @@ extension Worker {
         if name == "localhost" || name == config.listen.host.lowercased() || config.adminHosts.contains(name) { return true }
         guard let address = IPAddress(name)?.unmapped else { return false }
         return address.isV6 ? address.bytes == Array(repeating: 0, count: 15) + [1] : address.bytes[0] == 127
+    }
+
+    /// `serializerd_tape_entries{route}`: each tape's recordings, read at scrape time.
+    static func tapeMetrics(_ routes: [Route]) -> [UInt8] {
+        let tapes = routes.compactMap { route in route.tape.map { (route.name, $0.tape.count) } }
+        guard !tapes.isEmpty else { return [] }
+        var text = "# HELP serializerd_tape_entries Recordings on each route's tape.\n# TYPE serializerd_tape_entries gauge\n"
+        for (name, count) in tapes { text += "serializerd_tape_entries{route=\"\(name)\"} \(count)\n" }
+        return Array(text.utf8)
     }
 
     static func describe(_ route: Route, capture: Redaction) -> JSONValue {

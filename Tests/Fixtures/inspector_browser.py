@@ -81,6 +81,12 @@ try:
     out["text_rows"] = ids()
     driver.execute_script("const b = document.getElementById('f-text'); b.value = ''; b.dispatchEvent(new Event('input'))")
     out["rows_after_clearing"] = len(rows())
+    # The source filter: a mocked flow alone, its source shown in its row.
+    get("/api/mocked", "mocked-1")
+    wait(lambda: "mocked-1" in ids(), 5)
+    Select(driver.find_element(By.ID, "f-source")).select_by_value("mock")
+    out["mock_rows"] = [(r["id"], r["cells"][6]) for r in rows()]
+    Select(driver.find_element(By.ID, "f-source")).select_by_value("")
 
     # A failure's details: the problem document and the reproduce command.
     wait(lambda: "browser-failure" in ids())

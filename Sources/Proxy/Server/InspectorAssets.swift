@@ -24,6 +24,7 @@ enum InspectorAssets {
           <label>route <select id="f-route"><option value="">all</option></select></label>
           <label>outcome <select id="f-outcome"><option value="">all</option><option value="ok">ok</option><option value="failed">failed</option></select></label>
           <label>status <select id="f-status"><option value="">all</option><option>2xx</option><option>3xx</option><option>4xx</option><option>5xx</option></select></label>
+          <label>source <select id="f-source"><option value="">all</option><option value="upstream">upstream</option><option value="tape">tape</option><option value="mock">mock</option><option value="cache">cache</option></select></label>
           <input id="f-text" type="search" placeholder="filter (press /)" aria-label="free-text filter">
           <button id="pause" type="button" title="pause or resume the live list (p)">pause</button>
           <button id="clear" type="button" title="clear the list">clear</button>
@@ -31,7 +32,7 @@ enum InspectorAssets {
         </header>
         <main>
           <table id="flows" aria-label="flows">
-            <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>duration <span class="key"><i class="up"></i>upstream <i class="ser"></i>serialize</span></th><th>bytes in → out</th></tr></thead>
+            <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>source</th><th>duration <span class="key"><i class="up"></i>upstream <i class="ser"></i>serialize</span></th><th>bytes in → out</th></tr></thead>
             <tbody id="rows"></tbody>
           </table>
           <p id="empty" class="empty">No flows yet: requests through serializerd appear here as they complete.</p>
@@ -123,14 +124,15 @@ enum InspectorAssets {
         function ms(v) { return v === undefined || v === null ? "—" : Number(v).toFixed(v < 10 ? 2 : 1) + " ms"; }
 
         function matches(f) {
-          const route = $("f-route").value, outcome = $("f-outcome").value, status = $("f-status").value;
+          const route = $("f-route").value, outcome = $("f-outcome").value, status = $("f-status").value, source = $("f-source").value;
           const text = $("f-text").value.trim().toLowerCase();
           if (route && f.route !== route) return false;
           if (outcome === "ok" && f.outcome !== "ok") return false;
           if (outcome === "failed" && f.outcome === "ok") return false;
           if (status && statusClass(f.status) !== status) return false;
+          if (source && f.source !== source) return false;
           if (text) {
-            const hay = [f.method, f.route, f.path, f.status, f.outcome, f.request_id, f.upstream_url, f.error, f.serializer].join(" ").toLowerCase();
+            const hay = [f.method, f.route, f.path, f.status, f.outcome, f.source, f.request_id, f.upstream_url, f.error, f.serializer].join(" ").toLowerCase();
             if (!hay.includes(text)) return false;
           }
           return true;
@@ -141,7 +143,7 @@ enum InspectorAssets {
           tr.dataset.id = f.request_id;
           tr.flow = f;
           tr.append(el("td", time(f.ts)), el("td", f.method), el("td", f.route), el("td", f.path, "path"),
-                    el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)));
+                    el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)), el("td", f.source || "—", "source"));
           const d = el("td"), bar = el("span", null, "dur"), total = Math.max(f.duration_ms || 0, 0.001);
           const up = el("span", null, "up"), ser = el("span", null, "ser");
           up.style.width = Math.min(100, 100 * (f.upstream_ms || 0) / total) + "%";
@@ -221,7 +223,7 @@ enum InspectorAssets {
           const dl = $("d-facts");
           dl.replaceChildren();
           fact(dl, "request id", f.request_id); fact(dl, "route", f.route); fact(dl, "status", f.status);
-          fact(dl, "outcome", f.outcome); fact(dl, "upstream", f.upstream_url); fact(dl, "upstream status", f.upstream_status);
+          fact(dl, "outcome", f.outcome); fact(dl, "source", f.source); fact(dl, "upstream", f.upstream_url); fact(dl, "upstream status", f.upstream_status);
           fact(dl, "content type", f.content_type); fact(dl, "serializer", f.serializer);
           fact(dl, "duration", ms(f.duration_ms)); fact(dl, "upstream time", ms(f.upstream_ms)); fact(dl, "serialize time", ms(f.serialize_ms));
           fact(dl, "bytes", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)); fact(dl, "error", f.error);
@@ -277,7 +279,7 @@ enum InspectorAssets {
         }
 
         async function start() {
-          for (const id of ["f-route", "f-outcome", "f-status"]) $(id).addEventListener("change", render);
+          for (const id of ["f-route", "f-outcome", "f-status", "f-source"]) $(id).addEventListener("change", render);
           $("f-text").addEventListener("input", render);
           $("pause").addEventListener("click", () => setPaused(!paused));
           $("clear").addEventListener("click", () => { flows.length = 0; pending = []; fresh = []; render(); });

@@ -20,59 +20,82 @@ public enum HARCodec {
 
     public static let tail: [UInt8] = Array("]}}\n".utf8)
 
-    /// One entry's JSON.
+    /// One entry's JSON, written straight into one buffer (the writer thread encodes every
+    /// recorded exchange: no tree of values on the way).
     public static func encode(_ entry: TapeEntry) -> [UInt8] {
         let request = entry.request
-        let (_, query) = request.pathAndQuery
-        var requestMembers: [(String, JSONValue)] = [
-            ("method", .string(request.method)),
-            ("url", .string(request.url)),
-            ("httpVersion", .string("HTTP/1.1")),
-            ("cookies", .array([])),
-            ("headers", headers(request.headers)),
-            ("queryString", .array((query.map { $0.split(separator: "&") } ?? []).map { pair in
-                let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return .object([("name", .string(Redaction.formDecoded(halves[0]))),
-                                ("value", .string(halves.count > 1 ? Redaction.formDecoded(halves[1]) : ""))])
-            })),
-            ("headersSize", .number("-1")),
-            ("bodySize", .number(String(request.body.count))),
-        ]
-        if !request.body.isEmpty {
-            var post: [(String, JSONValue)] = [("mimeType", .string(TapeRequest.field("Content-Type", in: request.headers) ?? ""))]
-            post += text(request.body, encodingKey: "_encoding")
-            requestMembers.append(("postData", .object(post)))
+        var o: [UInt8] = []
+        o.reserveCapacity(entry.responseBody.count + request.body.count + request.url.utf8.count + 1024)
+        func raw(_ text: StaticString) { text.withUTF8Buffer { o.append(contentsOf: $0) } }
+        func string(_ text: String) { JSONEscaping.appendQuoted(text, to: &o) }
+        func number(_ text: String) { o.append(contentsOf: text.utf8) }
+        func fields(_ list: [(String, String)]) {
+            raw("[")
+            for (k, (name, value)) in list.enumerated() {
+                raw(k == 0 ? "{\"name\":" : ",{\"name\":")
+                string(name)
+                raw(",\"value\":")
+                string(value)
+                raw("}")
+            }
+            raw("]")
         }
-        let content: [(String, JSONValue)] = [("size", .number(String(entry.responseBody.count))),
-                                              ("mimeType", .string(entry.contentType ?? ""))] + text(entry.responseBody, encodingKey: "encoding")
-        let value = JSONValue.object([
-            ("startedDateTime", .string(UTCTimestamp.format(unixSeconds: entry.startedAt, fraction: .milliseconds))),
-            ("time", .number(NumberText.milliseconds(entry.duration))),
-            ("request", .object(requestMembers)),
-            ("response", .object([
-                ("status", .number(String(entry.status))),
-                ("statusText", .string(HTTPReason.phrase(entry.status))),
-                ("httpVersion", .string("HTTP/1.1")),
-                ("cookies", .array([])),
-                ("headers", headers(entry.responseHeaders)),
-                ("content", .object(content)),
-                ("redirectURL", .string("")),
-                ("headersSize", .number("-1")),
-                ("bodySize", .number(String(entry.responseBody.count))),
-            ])),
-            ("cache", .object([])),
-            ("timings", .object([("send", .number("0")), ("wait", .number(NumberText.milliseconds(entry.duration))), ("receive", .number("0"))])),
-        ])
-        return NormalizedJSON(value).bytes
-    }
-
-    static func headers(_ fields: [(String, String)]) -> JSONValue {
-        .array(fields.map { .object([("name", .string($0.0)), ("value", .string($0.1))]) })
-    }
-
-    static func text(_ body: [UInt8], encodingKey: String) -> [(String, JSONValue)] {
-        if let text = String(validating: body, as: UTF8.self) { return [("text", .string(text))] }
-        return [("text", .string(String(decoding: Base64.encode(body), as: UTF8.self))), (encodingKey, .string("base64"))]
+        /// `"text":…` and, for bytes that are not UTF-8, base64 and the encoding member.
+        func text(_ body: [UInt8], encodingKey: StaticString) {
+            raw("\"text\":")
+            if let valid = String(validating: body, as: UTF8.self) {
+                string(valid)
+            } else {
+                raw("\"")
+                o.append(contentsOf: Base64.encode(body))
+                raw("\",\"")
+                raw(encodingKey)
+                raw("\":\"base64\"")
+            }
+        }
+        raw("{\"startedDateTime\":")
+        string(UTCTimestamp.format(unixSeconds: entry.startedAt, fraction: .milliseconds))
+        raw(",\"time\":")
+        number(NumberText.milliseconds(entry.duration))
+        raw(",\"request\":{\"method\":")
+        string(request.method)
+        raw(",\"url\":")
+        string(request.url)
+        raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
+        fields(request.headers)
+        raw(",\"queryString\":")
+        let (_, query) = request.pathAndQuery
+        fields((query.map { $0.split(separator: "&") } ?? []).map { pair in
+            let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (Redaction.formDecoded(halves[0]), halves.count > 1 ? Redaction.formDecoded(halves[1]) : "")
+        })
+        raw(",\"headersSize\":-1,\"bodySize\":")
+        number(String(request.body.count))
+        if !request.body.isEmpty {
+            raw(",\"postData\":{\"mimeType\":")
+            string(TapeRequest.field("Content-Type", in: request.headers) ?? "")
+            raw(",")
+            text(request.body, encodingKey: "_encoding")
+            raw("}")
+        }
+        raw("},\"response\":{\"status\":")
+        number(String(entry.status))
+        raw(",\"statusText\":")
+        string(HTTPReason.phrase(entry.status))
+        raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
+        fields(entry.responseHeaders)
+        raw(",\"content\":{\"size\":")
+        number(String(entry.responseBody.count))
+        raw(",\"mimeType\":")
+        string(entry.contentType ?? "")
+        raw(",")
+        text(entry.responseBody, encodingKey: "encoding")
+        raw("},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":")
+        number(String(entry.responseBody.count))
+        raw("},\"cache\":{},\"timings\":{\"send\":0,\"wait\":")
+        number(NumberText.milliseconds(entry.duration))
+        raw(",\"receive\":0}}")
+        return o
     }
 
     /// The entries of a HAR file, or an error naming the entry and the field.

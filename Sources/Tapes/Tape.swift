@@ -1,3 +1,4 @@
+import HTTPCore
 import Serializers
 import Synchronization
 import Telemetry
@@ -18,12 +19,12 @@ public final class Tape: Sendable {
         var encoded: [[UInt8]?] = []
         /// The file's size when read, plus what was recorded since.
         var bytes = 0
-        var parts: [TapeMatch.Parts] = []
         /// Key → its sequence (one hash a lookup: the cursor lives beside the list).
         var index: [String: Int] = [:]
         var sequences: [Sequence] = []
         /// Entries by method and path, for naming the nearest recordings on a miss.
-        var byPath: [String: [Int]] = [:]
+        /// Built on the first miss after a recording (a miss is rare, recording is not).
+        var byPath: [String: [Int]]?
         var match = TapeMatch()
         var redaction = Redaction()
         /// Recorded since the file was last written.
@@ -36,6 +37,8 @@ public final class Tape: Sendable {
         var unwritten = 0
         var written = 0
         var lastWrite = 0.0
+        /// When the last exchange was recorded.
+        var lastRecorded = 0.0
         /// Recording stopped since the writer last looked (it logs why, once).
         var newlyStopped = false
         /// Each entry's answer as replay sends it, made on its first replay.
@@ -45,26 +48,37 @@ public final class Tape: Sendable {
         var served: [Int: Served] = [:]
         var servedBytes = 0
 
-        mutating func add(_ entry: TapeEntry, encoded bytes: [UInt8]?) {
-            let parts = match.parts(entry.request, redaction: redaction)
+        /// `key`: the entry's match key (computed by the caller, outside the lock).
+        mutating func add(_ entry: TapeEntry, key: String, encoded bytes: [UInt8]?) {
             let k = entries.count
             entries.append(entry)
             encoded.append(bytes)
             replies.append(nil)
-            self.parts.append(parts)
-            if let at = index[parts.key] {
+            if let at = index[key] {
                 sequences[at].entries.append(k)
             } else {
-                index[parts.key] = sequences.count
+                index[key] = sequences.count
                 sequences.append(Sequence(entries: [k]))
             }
-            byPath[parts.method + " " + parts.path, default: []].append(k)
+            byPath = nil
         }
 
         mutating func reindex() {
             let all = entries, bytes = encoded
-            entries = []; encoded = []; replies = []; parts = []; index = [:]; sequences = []; byPath = [:]; served = [:]; servedBytes = 0
-            for (entry, encoded) in zip(all, bytes) { add(entry, encoded: encoded) }
+            entries = []; encoded = []; replies = []; index = [:]; sequences = []; byPath = nil; served = [:]; servedBytes = 0
+            for (entry, encoded) in zip(all, bytes) { add(entry, key: match.parts(entry.request, redaction: redaction).key, encoded: encoded) }
+        }
+
+        /// Entries by method and path.
+        mutating func paths() -> [String: [Int]] {
+            if let byPath { return byPath }
+            var built: [String: [Int]] = [:]
+            for (k, entry) in entries.enumerated() {
+                let parts = match.parts(entry.request, redaction: redaction)
+                built[parts.method + " " + parts.path, default: []].append(k)
+            }
+            byPath = built
+            return built
         }
     }
 
@@ -87,7 +101,7 @@ public final class Tape: Sendable {
         state.match = match
         state.redaction = redaction
         state.entries.reserveCapacity(entries.count)
-        for entry in entries { state.add(entry, encoded: nil) }
+        for entry in entries { state.add(entry, key: match.parts(entry.request, redaction: redaction).key, encoded: nil) }
         state.bytes = fileBytes
         state.written = fileBytes
         state.stamp = stamp
@@ -168,8 +182,8 @@ public final class Tape: Sendable {
     /// The recording for `request`, as replay sends it: identical requests get the
     /// recorded sequence in order, then its last entry again.
     public func replay(_ request: TapeRequest) -> Replayed? {
-        state.withLock { state in
-            let key = state.match.parts(request, redaction: state.redaction).key
+        let key = self.key(request)
+        return state.withLock { state in
             guard let at = state.index[key] else { return nil }
             let k = state.sequences[at].next()
             if let made = state.replies[k] { return made }
@@ -187,20 +201,21 @@ public final class Tape: Sendable {
             let asked = state.match.parts(request, redaction: state.redaction)
             let shown = asked.method + " " + asked.path + (asked.query.isEmpty ? "" : "?" + asked.query.joined(separator: "&"))
             guard !state.entries.isEmpty else { return "no recording matches \(shown): the tape \(path) is empty" }
-            var candidates = state.byPath[asked.method + " " + asked.path] ?? []
+            let byPath = state.paths()
+            var candidates = byPath[asked.method + " " + asked.path] ?? []
             if candidates.isEmpty {
-                candidates = state.byPath.filter { $0.key.hasSuffix(" " + asked.path) }.values.flatMap { $0 }
+                candidates = byPath.filter { $0.key.hasSuffix(" " + asked.path) }.values.flatMap { $0 }
             }
             if candidates.isEmpty {
-                let nearest = state.byPath.keys.sorted {
+                let nearest = byPath.keys.sorted {
                     Self.commonPrefix($0, asked.path) > Self.commonPrefix($1, asked.path) || (Self.commonPrefix($0, asked.path) == Self.commonPrefix($1, asked.path) && $0 < $1)
                 }
-                candidates = nearest.prefix(3).compactMap { state.byPath[$0]?.first }
+                candidates = nearest.prefix(3).compactMap { byPath[$0]?.first }
             }
             var seen: Set<String> = []
             var described: [String] = []
             for k in candidates where described.count < 3 {
-                let parts = state.parts[k]
+                let parts = state.match.parts(state.entries[k].request, redaction: state.redaction)
                 guard seen.insert(parts.key).inserted else { continue }
                 let recorded = parts.method + " " + parts.path + (parts.query.isEmpty ? "" : "?" + parts.query.joined(separator: "&"))
                 described.append("\(recorded) (differs in: \(state.match.differences(asked, parts).joined(separator: ", ")))")
@@ -222,6 +237,7 @@ public final class Tape: Sendable {
     @discardableResult
     public func record(_ entry: TapeEntry) -> Bool {
         let size = entry.responseBody.count + entry.request.body.count + 1024
+        let key = self.key(entry.request)
         return state.withLock { state in
             guard state.stopped == nil else { return false }
             guard state.bytes + size <= Self.maxBytes else {
@@ -229,12 +245,19 @@ public final class Tape: Sendable {
                 state.newlyStopped = true
                 return true   // the writer runs, writes what fits and logs why recording stopped
             }
-            state.add(entry, encoded: nil)
+            state.add(entry, key: key, encoded: nil)
             state.bytes += size
             state.unwritten += size
+            state.lastRecorded = Clock.now()
             state.dirty = true
             return true
         }
+    }
+
+    /// The match key of `request` under the current settings, made outside the lock.
+    func key(_ request: TapeRequest) -> String {
+        let (match, redaction) = state.withLock { ($0.match, $0.redaction) }
+        return match.parts(request, redaction: redaction).key
     }
 
     public var count: Int { state.withLock { $0.entries.count } }
@@ -248,13 +271,16 @@ public final class Tape: Sendable {
     /// written), else nil. Entries are encoded outside the lock, so workers replay and
     /// record meanwhile.
     ///
-    /// Unless `force`, a tape is written once what is unwritten is an eighth of what is, or
-    /// a second after its last write: each rewrite is whole (atomic), so growing the gap
-    /// with the file keeps the bytes written per byte recorded bounded.
+    /// Unless `force`, a tape is written once recording pauses (half a second without a
+    /// new exchange), every second while it is under 4 MiB, and otherwise once what is
+    /// unwritten is half of what is: each rewrite is whole (atomic), so growing the gap
+    /// with the file keeps the bytes written at most three times the bytes recorded.
     func takeFile(force: Bool, now: Double) -> [[UInt8]]? {
         guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
             guard state.dirty else { return nil }
-            guard force || state.unwritten >= max(64 << 10, state.written / 8) || now - state.lastWrite >= 1 else { return nil }
+            let due = state.unwritten >= max(64 << 10, state.written / 2) || now - state.lastRecorded >= 0.5
+                || (state.written < 4 << 20 && now - state.lastWrite >= 1)
+            guard force || due else { return nil }
             return state.encoded.indices.compactMap { state.encoded[$0] == nil ? ($0, state.entries[$0]) : nil }
         }) else { return nil }
         let fresh = missing.map { ($0.0, HARCodec.encode($0.1)) }

@@ -110,7 +110,7 @@ public enum JSONEscaping {
     }
 
     /// Appends `"…"` for already-valid UTF-8 bytes.
-    static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    public static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let length = quotedLength(bytes)
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: length))

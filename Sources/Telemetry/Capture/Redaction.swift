@@ -13,6 +13,9 @@ public struct Redaction: Sendable {
 
     /// Lowercased header names.
     public let headerNames: Set<String>
+    /// The same names as bytes, for a check that allocates nothing (tapes redact every
+    /// recorded exchange's headers).
+    private let headerBytes: [[UInt8]]
     /// Lowercased query parameter names (compared after percent-decoding).
     public let queryNames: Set<String>
     /// `redact_json`: each pointer's reference tokens, unescaped (`~1` → `/`, `~0` → `~`).
@@ -21,6 +24,7 @@ public struct Redaction: Sendable {
 
     public init(headers: [String] = Redaction.defaultHeaders, query: [String] = Redaction.defaultQuery, json: [String] = []) {
         headerNames = Set(headers.map { $0.lowercased() })
+        headerBytes = headerNames.map { Array($0.utf8) }
         queryNames = Set(query.map { $0.lowercased() })
         pointers = json.compactMap(Redaction.tokens)
     }
@@ -49,7 +53,14 @@ public struct Redaction: Sendable {
         return tokens
     }
 
-    public func isRedactedHeader(_ name: String) -> Bool { headerNames.contains(name.lowercased()) }
+    public func isRedactedHeader(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            headerBytes.contains { candidate in
+                candidate.count == bytes.count && zip(candidate, bytes).allSatisfy { $0 == ($1 | (($1 &- 0x41) < 26 ? 0x20 : 0)) }
+            }
+        }
+    }
 
     /// Headers with the named ones' values replaced; order and names kept.
     public func headers(_ fields: [(String, String)]) -> [(String, String)] {

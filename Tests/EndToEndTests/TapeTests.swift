@@ -83,6 +83,11 @@ struct TapeTests {
         #expect(checked.status == 0, "\(checked.stdoutText)\(checked.stderrText)")
         #expect(checked.stdoutText.contains("6 entries checked"))
 
+        // A replaying route without a tape starts empty, with a warning.
+        let empty = try ProxyHarness(routes: Self.tapeRoute("replay", upstream: Self.nowhere), top: "tapes: { dir: \(dir)/none }\n")
+        #expect(empty.daemon.waitForLine { $0.contains("\"msg\":\"tape_empty\"") && $0.contains("replay-miss") } != nil)
+        #expect(try empty.get("/api/json").status == 502)
+        empty.finish()
         // Replay: the upstream is nowhere, yet every recorded request gets the same answer.
         let player = try ProxyHarness(routes: Self.tapeRoute("replay", upstream: Self.nowhere), top: top)
         defer { player.finish() }

@@ -87,6 +87,7 @@ public final class Server {
                 "max_connections": .stringConvertible(budget.maxConnections),
                 "reason": "RLIMIT_NOFILE allows \(budget.maxConnections) connections with their upstream descriptors"])
         }
+        warnAboutEmptyTapes(config)
         logger.notice("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
                                         "routes": .stringConvertible(config.routes.count), "config": "\(config.source)",
                                         "version": "\(ServerVersion.string)"])
@@ -215,6 +216,16 @@ public final class Server {
         main.exit()
     }
 
+    /// A route that replays from a tape with nothing on it (DESIGN §2: a warning at load).
+    private func warnAboutEmptyTapes(_ config: ServerConfig) {
+        for route in config.routes {
+            guard let tape = route.tape, tape.replays, tape.tape.count == 0 else { continue }
+            logger.warning("tape_empty", metadata: ["route": "\(route.name)", "tape": "\(tape.tape.path)",
+                                                   "effect": tape.mode == .replay ? "every request is a replay-miss until the tape has recordings"
+                                                       : "every request is forwarded until the tape has recordings"])
+        }
+    }
+
     private func reloadConfig(listen: String) {
         // MONOTONIC_USEC is required by Type=notify-reload (systemd ≥ 253), ignored by 252.
         notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(Clock.now() * 1_000_000))")
@@ -231,6 +242,7 @@ public final class Server {
             fresh.log.apply(to: telemetry.output)
             telemetry.metrics.countReload(succeeded: true)
             logger.notice("config_reloaded", metadata: ["routes": .stringConvertible(fresh.routes.count), "config": "\(fresh.source)"])
+            warnAboutEmptyTapes(fresh)
         } catch {
             telemetry.metrics.countReload(succeeded: false)
             logger.error("config_reload_failed", metadata: ["error": "\(error)"])

@@ -273,12 +273,12 @@ public final class Tape: Sendable {
     ///
     /// Unless `force`, a tape is written once recording pauses (half a second without a
     /// new exchange), every second while it is under 4 MiB, and otherwise once what is
-    /// unwritten is half of what is: each rewrite is whole (atomic), so growing the gap
-    /// with the file keeps the bytes written at most three times the bytes recorded.
+    /// unwritten is as large as what is: each rewrite is whole (atomic), so doubling the
+    /// gap with the file keeps the bytes written at most twice the bytes recorded.
     func takeFile(force: Bool, now: Double) -> [[UInt8]]? {
         guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
             guard state.dirty else { return nil }
-            let due = state.unwritten >= max(64 << 10, state.written / 2) || now - state.lastRecorded >= 0.5
+            let due = state.unwritten >= max(64 << 10, state.written) || now - state.lastRecorded >= 0.5
                 || (state.written < 4 << 20 && now - state.lastWrite >= 1)
             guard force || due else { return nil }
             return state.encoded.indices.compactMap { state.encoded[$0] == nil ? ($0, state.entries[$0]) : nil }

@@ -129,14 +129,17 @@ public final class Tape: Sendable {
 
         init(_ entry: TapeEntry, at index: Int) {
             self.entry = index
-            var lines: [UInt8] = []
-            for (name, value) in entry.responseHeaders where !Self.isDate(name) {
-                lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A]
-            }
             status = entry.status
-            headerLines = lines
+            headerLines = Self.lines(entry.responseHeaders.filter { !Self.isDate($0.0) })
             contentType = entry.contentType
             body = entry.responseBody
+        }
+
+        /// Fields as an upstream's header lines (`Name: value` CRLF).
+        public static func lines(_ fields: [(String, String)]) -> [UInt8] {
+            var lines: [UInt8] = []
+            for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
+            return lines
         }
 
         static func isDate(_ name: String) -> Bool { name.utf8.count == 4 && name.lowercased() == "date" }
@@ -298,7 +301,7 @@ public final class Tape: Sendable {
     /// The whole tape as HAR.
     public func har() -> [UInt8] {
         let entries = state.withLock { state in state.entries.indices.map { (state.entries[$0], state.encoded[$0]) } }
-        return Self.file(entries.map { $0.1 ?? HARCodec.encode($0.0) })
+        return Array(Self.pieces(entries.map { $0.1 ?? HARCodec.encode($0.0) }).joined())
     }
 
     /// The file in pieces: the head, the entries with their commas, the tail.
@@ -314,16 +317,6 @@ public final class Tape: Sendable {
     }
 
     static let comma: [UInt8] = [UInt8(ascii: ",")]
-
-    static func file(_ encoded: [[UInt8]]) -> [UInt8] {
-        var out = HARCodec.head()
-        out.reserveCapacity(out.count + encoded.reduce(0) { $0 + $1.count + 1 } + HARCodec.tail.count)
-        for (k, entry) in encoded.enumerated() {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
-            out += entry
-        }
-        return out + HARCodec.tail
-    }
 
     /// Whether the file on disk is still the one this tape holds (nothing unwritten, and
     /// no other process has replaced it).

@@ -200,9 +200,7 @@ extension Worker {
 extension UpstreamReply {
     /// An answer serializerd makes up in the upstream's place (a mock's).
     init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
-        var lines: [UInt8] = []
-        for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
-        self.init(status: status, headers: UpstreamHeaders(lines: lines), contentType: TapeRequest.field("Content-Type", in: fields),
+        self.init(status: status, headers: UpstreamHeaders(lines: Tape.Replayed.lines(fields)), contentType: TapeRequest.field("Content-Type", in: fields),
                   body: body, url: url)
     }
 }

@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
         // Tapes and mocks: recorded upstream exchanges (HAR files), matched and replayed.
-        .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", "CPages", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
@@ -43,7 +43,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "serializerd-bench",
-            dependencies: ["Serializers", "HTTPCore", "CLibxml2"],
+            dependencies: ["Serializers", "HTTPCore", "CLibxml2", "Tapes"],
             path: "bench/TranscodeBench"
         ),
 

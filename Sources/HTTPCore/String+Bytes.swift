@@ -8,3 +8,22 @@ extension String {
         } ?? self
     }
 }
+
+extension String {
+    /// Equal to `other` ignoring ASCII case (header names), compared byte by byte without
+    /// lowercasing either.
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+            for k in 0..<a.count where a[k] != b[k] {
+                let x = a[k], y = b[k]
+                if (x &- 0x41 < 26 ? x | 0x20 : x) != (y &- 0x41 < 26 ? y | 0x20 : y) { return false }
+            }
+            return true
+        }
+        if let result = utf8.withContiguousStorageIfAvailable({ a in other.utf8.withContiguousStorageIfAvailable { b in same(a, b) } }),
+           let result { return result }
+        var a = self, b = other
+        return a.withUTF8 { a in b.withUTF8 { b in same(a, b) } }
+    }
+}

@@ -29,6 +29,24 @@ public enum UTCTimestamp {
         return text + "Z"
     }
 
+    /// The `.milliseconds` form written at `out` (24 bytes), for years 0–9999; nil (and
+    /// nothing written) for others.
+    public static func putMilliseconds(unixSeconds: Double, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+        let (days, msOfDay) = floorDivision(Int64((unixSeconds * 1000).rounded(.down)), 86_400_000)
+        let (y, m, d) = civil(fromDays: Int(days))
+        guard (0...9999).contains(y) else { return nil }
+        let seconds = Int(msOfDay / 1000), millis = Int(msOfDay % 1000)
+        func put(_ value: Int, _ width: Int, at start: Int) {
+            var v = value
+            for k in stride(from: start + width - 1, through: start, by: -1) { out[k] = UInt8(ascii: "0") + UInt8(v % 10); v /= 10 }
+        }
+        put(y, 4, at: 0); out[4] = UInt8(ascii: "-"); put(m, 2, at: 5); out[7] = UInt8(ascii: "-"); put(d, 2, at: 8)
+        out[10] = UInt8(ascii: "T"); put(seconds / 3600, 2, at: 11); out[13] = UInt8(ascii: ":"); put(seconds / 60 % 60, 2, at: 14)
+        out[16] = UInt8(ascii: ":"); put(seconds % 60, 2, at: 17); out[19] = UInt8(ascii: "."); put(millis, 3, at: 20)
+        out[23] = UInt8(ascii: "Z")
+        return 24
+    }
+
     public static func padded(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits

@@ -1,4 +1,7 @@
 import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
 // fuzz/har compiles these files into one module with the ones they use.
 #if canImport(Serializers)
 import Serializers
@@ -20,86 +23,93 @@ public enum HARCodec {
 
     public static let tail: [UInt8] = Array("]}}\n".utf8)
 
-    /// One entry's JSON, written straight into one buffer (the writer thread encodes every
-    /// recorded exchange: no tree of values on the way).
+    /// A header block's fields, each as its raw name and value, in order.
+    public typealias Fields = ((UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) -> Void
+
+    /// One entry's JSON, written straight into one buffer.
     public static func encode(_ entry: TapeEntry) -> [UInt8] {
-        let request = entry.request
-        var o: [UInt8] = []
-        o.reserveCapacity(entry.responseBody.count + request.body.count + request.url.utf8.count + 1024)
-        func raw(_ text: StaticString) { text.withUTF8Buffer { o.append(contentsOf: $0) } }
-        func string(_ text: String) { JSONEscaping.appendQuoted(text, to: &o) }
-        func number(_ text: String) { o.append(contentsOf: text.utf8) }
-        func fields(_ list: [(String, String)]) {
-            raw("[")
-            for (k, (name, value)) in list.enumerated() {
-                raw(k == 0 ? "{\"name\":" : ",{\"name\":")
-                string(name)
-                raw(",\"value\":")
-                string(value)
-                raw("}")
-            }
-            raw("]")
-        }
-        /// `"text":…` and, for bytes that are not UTF-8, base64 and the encoding member.
-        func text(_ body: [UInt8], encodingKey: StaticString) {
-            raw("\"text\":")
-            if let valid = String(validating: body, as: UTF8.self) {
-                string(valid)
-            } else {
-                raw("\"")
-                o.append(contentsOf: Base64.encode(body))
-                raw("\",\"")
-                raw(encodingKey)
-                raw("\":\"base64\"")
+        encode(method: entry.request.method, url: entry.request.url, requestHeaders: each(entry.request.headers), requestBody: entry.request.body,
+               status: entry.status, responseHeaders: each(entry.responseHeaders), responseBody: entry.responseBody,
+               startedAt: entry.startedAt, duration: entry.duration, capture: nil)
+    }
+
+    /// The fields of a list.
+    static func each(_ list: [(String, String)]) -> Fields {
+        { visit in
+            for k in list.indices {
+                var name = list[k].0, value = list[k].1
+                name.withUTF8 { name in value.withUTF8 { visit(name, $0) } }
             }
         }
-        raw("{\"startedDateTime\":")
-        string(UTCTimestamp.format(unixSeconds: entry.startedAt, fraction: .milliseconds))
-        raw(",\"time\":")
-        number(NumberText.milliseconds(entry.duration))
-        raw(",\"request\":{\"method\":")
-        string(request.method)
-        raw(",\"url\":")
-        string(request.url)
-        raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
-        fields(request.headers)
-        raw(",\"queryString\":")
-        let (_, query) = request.pathAndQuery
-        fields((query.map { $0.split(separator: "&") } ?? []).map { pair in
-            let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (Redaction.formDecoded(halves[0]), halves.count > 1 ? Redaction.formDecoded(halves[1]) : "")
-        })
-        raw(",\"headersSize\":-1,\"bodySize\":")
-        number(String(request.body.count))
-        if !request.body.isEmpty {
-            raw(",\"postData\":{\"mimeType\":")
-            string(TapeRequest.field("Content-Type", in: request.headers) ?? "")
-            raw(",")
-            text(request.body, encodingKey: "_encoding")
-            raw("}")
+    }
+
+    /// One exchange's entry from the buffers a worker holds (no string per field), with
+    /// `capture`'s redaction applied on the way (the same bytes as encoding the redacted
+    /// `TapeEntry`): recording encodes each exchange once, as it completes.
+    public static func encode(method: String, url: String, requestHeaders: Fields, requestBody: [UInt8], status: Int,
+                              responseHeaders: Fields, responseBody: [UInt8], startedAt: Double, duration: Double,
+                              capture: Redaction?) -> [UInt8] {
+        let url = capture?.url(url) ?? url
+        var o = HARWriter(capacity: 6 * (responseBody.count + requestBody.count) + url.utf8.count + 2048)
+        o.raw("{\"startedDateTime\":")
+        o.timestamp(startedAt)
+        o.raw(",\"time\":")
+        o.milliseconds(duration)
+        o.raw(",\"request\":{\"method\":")
+        o.string(method)
+        o.raw(",\"url\":")
+        o.string(url)
+        o.raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
+        let requestType = o.fields(requestHeaders, capture: capture)
+        o.raw(",\"queryString\":")
+        if url.utf8.withContiguousStorageIfAvailable({ memchr($0.baseAddress!, Int32(UInt8(ascii: "?")), $0.count) != nil }) != false, let query = TapeRequest(method: method, url: url, headers: [], body: []).pathAndQuery.query {
+            o.fields(each(query.split(separator: "&").map { pair in
+                let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (Redaction.formDecoded(halves[0]), halves.count > 1 ? Redaction.formDecoded(halves[1]) : "")
+            }), capture: nil)
+        } else {
+            o.raw("[]")
         }
-        raw("},\"response\":{\"status\":")
-        number(String(entry.status))
-        raw(",\"statusText\":")
-        string(HTTPReason.phrase(entry.status))
-        raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
-        fields(entry.responseHeaders)
-        raw(",\"content\":{\"size\":")
-        number(String(entry.responseBody.count))
-        raw(",\"mimeType\":")
-        string(entry.contentType ?? "")
-        raw(",")
-        text(entry.responseBody, encodingKey: "encoding")
-        raw("},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":")
-        number(String(entry.responseBody.count))
-        raw("},\"cache\":{},\"timings\":{\"send\":0,\"wait\":")
-        number(NumberText.milliseconds(entry.duration))
-        raw(",\"receive\":0}}")
-        return o
+        o.raw(",\"headersSize\":-1,\"bodySize\":")
+        let sentBody = capture?.body(requestBody, contentType: requestType) ?? requestBody
+        o.int(sentBody.count)
+        if !sentBody.isEmpty {
+            o.raw(",\"postData\":{\"mimeType\":")
+            o.string(requestType ?? "")
+            o.raw(",")
+            o.text(sentBody, encodingKey: "_encoding")
+            o.raw("}")
+        }
+        o.raw("},\"response\":{\"status\":")
+        o.int(status)
+        o.raw(",\"statusText\":")
+        o.string(HTTPReason.phrase(status))
+        o.raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
+        let responseType = o.fields(responseHeaders, capture: capture)
+        let body = capture?.body(responseBody, contentType: responseType) ?? responseBody
+        o.raw(",\"content\":{\"size\":")
+        o.int(body.count)
+        o.raw(",\"mimeType\":")
+        o.string(responseType ?? "")
+        o.raw(",")
+        o.text(body, encodingKey: "encoding")
+        o.raw("},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":")
+        o.int(body.count)
+        o.raw("},\"cache\":{},\"timings\":{\"send\":0,\"wait\":")
+        o.milliseconds(duration)
+        o.raw(",\"receive\":0}}")
+        return o.finish()
     }
 
     /// The entries of a HAR file, or an error naming the entry and the field.
     public static func decode(_ bytes: [UInt8]) throws(HARError) -> [TapeEntry] {
+        try decodeFile(bytes).entries
+    }
+
+    /// The entries, and whether new ones can be added by rewriting the file's last
+    /// `tail.count` bytes: the file ends with `tail` and `entries` is the last member of
+    /// `log`, the only member of the document (so that `]` closes the entries array).
+    public static func decodeFile(_ bytes: [UInt8]) throws(HARError) -> (entries: [TapeEntry], appendable: Bool) {
         let root: JSONValue
         do { root = try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: false, maxDepth: 64)) } catch {
             throw HARError("not JSON: \(error.description)")
@@ -117,7 +127,18 @@ public enum HARCodec {
                 throw HARError("entry \(index): \(error.message)")
             }
         }
-        return out
+        let appendable = top.count == 1 && logMembers.last?.0 == "entries" && logMembers.lazy.filter({ $0.0 == "entries" }).count == 1
+            && bytes.count >= tail.count && bytes.suffix(tail.count).elementsEqual(tail)
+        return (out, appendable)
+    }
+
+    /// One entry's JSON (as `encode` writes it).
+    public static func decodeEntry(_ bytes: [UInt8]) throws(HARError) -> TapeEntry {
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: false, maxDepth: 64)) } catch {
+            throw HARError("not JSON: \(error.description)")
+        }
+        return try entry(value)
     }
 
     static func entry(_ value: JSONValue) throws(HARError) -> TapeEntry {
@@ -257,5 +278,143 @@ enum ISODate {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+}
+
+/// A growing output buffer for one entry's JSON. Its own storage rather than an array's
+/// (a string is escaped straight into room reserved for its worst case, and no closure
+/// captures the buffer, which would cost an exclusivity check per write).
+struct HARWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 256)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    mutating func reserve(_ more: Int) {
+        if count &+ more > capacity { grow(more) }
+    }
+
+    mutating func grow(_ more: Int) {
+        let grown = max(capacity * 2, count + more)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.update(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = grown
+    }
+
+    mutating func raw(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount)
+        (base + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        count += text.utf8CodeUnitCount
+    }
+
+    mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let p = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        (base + count).update(from: p, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// `"…"` for valid UTF-8.
+    mutating func quoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(JSONEscaping.wideRoom(bytes.count))
+        count += JSONEscaping.writeQuotedWide(bytes, to: base + count)
+    }
+
+    mutating func string(_ text: String) {
+        // Native strings are contiguous: borrowed, not copied.
+        if text.utf8.withContiguousStorageIfAvailable({ quoted($0) }) != nil { return }
+        var copy = text
+        copy.withUTF8 { quoted($0) }
+    }
+
+    /// HAR's startedDateTime, quoted.
+    mutating func timestamp(_ unixSeconds: Double) {
+        reserve(26)
+        base[count] = UInt8(ascii: "\"")
+        guard let n = UTCTimestamp.putMilliseconds(unixSeconds: unixSeconds, into: base + count + 1) else {
+            return string(UTCTimestamp.format(unixSeconds: unixSeconds, fraction: .milliseconds))
+        }
+        base[count + 1 + n] = UInt8(ascii: "\"")
+        count += n + 2
+    }
+
+    mutating func milliseconds(_ seconds: Double) {
+        reserve(NumberText.maxMillisecondsLength)
+        var w = 0
+        NumberText.putMilliseconds(seconds, into: UnsafeMutableBufferPointer(start: base + count, count: NumberText.maxMillisecondsLength), at: &w)
+        count += w
+    }
+
+    mutating func int(_ value: Int) {
+        reserve(20)
+        var v = value.magnitude, digits = 0
+        repeat { digits += 1; v /= 10 } while v > 0
+        if value < 0 { base[count] = UInt8(ascii: "-"); count += 1 }
+        v = value.magnitude
+        for k in stride(from: digits - 1, through: 0, by: -1) {
+            base[count + k] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+        }
+        count += digits
+    }
+
+    /// The fields as HAR's name/value list, values `capture` names redacted; the first
+    /// Content-Type's value.
+    @discardableResult
+    mutating func fields(_ fields: HARCodec.Fields, capture: Redaction?) -> String? {
+        raw("[")
+        var first = true, contentType: String?
+        fields { name, value in
+            raw(first ? "{\"name\":" : ",{\"name\":")
+            first = false
+            quoted(name)
+            raw(",\"value\":")
+            if let capture, capture.isRedactedHeader(name) {
+                string(Redaction.marker)
+            } else {
+                quoted(value)
+            }
+            raw("}")
+            if contentType == nil, name.count == 12, HARWriter.isContentType(name) { contentType = String(decoding: value, as: UTF8.self) }
+        }
+        raw("]")
+        return contentType
+    }
+
+    static func isContentType(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 0
+        for c in "content-type".utf8 {
+            let b = name[k]
+            if (b &- 0x41 < 26 ? b | 0x20 : b) != c { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// `"text":…` and, for bytes that are not UTF-8, base64 and the encoding member.
+    mutating func text(_ body: [UInt8], encodingKey: StaticString) {
+        raw("\"text\":")
+        if UTF8Text.isValid(body) {
+            body.withUnsafeBufferPointer { quoted($0) }
+        } else {
+            raw("\"")
+            Base64.encode(body).withUnsafeBufferPointer { bytes($0) }
+            raw("\",\"")
+            raw(encodingKey)
+            raw("\":\"base64\"")
+        }
+    }
+
+    consuming func finish() -> [UInt8] {
+        Array(UnsafeBufferPointer(start: base, count: count))
     }
 }

@@ -11,12 +11,27 @@ public final class Tape: Sendable {
     /// `<tapes.dir>/<route>.har`.
     public let path: String
     private let state: Mutex<State>
+    /// Held while the file is written, and while `har()` and `entries` read it: they see
+    /// the file either before a write or after it, never the pending entries twice.
+    let io = Mutex<Void>(())
 
     struct State {
+        /// Every recording, in order, while the tape holds them: one a route replays from
+        /// does (the index points into them); one only recorded to holds them until its
+        /// file can be appended to, then only `pending`.
         var entries: [TapeEntry] = []
-        /// Each entry as HAR JSON once a write has needed it (the writer thread encodes,
-        /// not the worker that recorded).
-        var encoded: [[UInt8]?] = []
+        var holding = true
+        /// Whether a route replays from this tape (it must hold its entries).
+        var keeps = true
+        /// Recorded since the last write, in order, as HAR (each exchange is encoded once,
+        /// by the worker that recorded it).
+        var pending: [[UInt8]] = []
+        /// Entries in the file as last read or written.
+        var onDisk = 0
+        /// The file is one this tape wrote or read in a form it can extend (see
+        /// `HARCodec.decodeFile`): a write copies it and adds the pending entries.
+        /// Otherwise the next write is whole, from the held entries.
+        var appendable = false
         /// The file's size when read, plus what was recorded since.
         var bytes = 0
         /// Key → its sequence (one hash a lookup: the cursor lives beside the list).
@@ -27,6 +42,9 @@ public final class Tape: Sendable {
         var byPath: [String: [Int]]?
         var match = TapeMatch()
         var redaction = Redaction()
+        /// Counts reloads: a match key made outside the lock is used only under the
+        /// settings it was made with.
+        var generation = 0
         /// Recorded since the file was last written.
         var dirty = false
         /// Why recording stopped (the file could not be written), if it did.
@@ -48,12 +66,15 @@ public final class Tape: Sendable {
         var served: [Int: Served] = [:]
         var servedBytes = 0
 
-        /// `key`: the entry's match key (computed by the caller, outside the lock).
-        mutating func add(_ entry: TapeEntry, key: String, encoded bytes: [UInt8]?) {
+        var count: Int { onDisk + pending.count }
+
+        /// A held entry; `key`: its match key, when the tape keeps an index.
+        mutating func add(_ entry: TapeEntry, key: String?) {
             let k = entries.count
             entries.append(entry)
-            encoded.append(bytes)
+            guard keeps else { return }
             replies.append(nil)
+            let key = key ?? match.parts(entry.request, redaction: redaction).key
             if let at = index[key] {
                 sequences[at].entries.append(k)
             } else {
@@ -64,9 +85,17 @@ public final class Tape: Sendable {
         }
 
         mutating func reindex() {
-            let all = entries, bytes = encoded
-            entries = []; encoded = []; replies = []; index = [:]; sequences = []; byPath = nil; served = [:]; servedBytes = 0
-            for (entry, encoded) in zip(all, bytes) { add(entry, key: match.parts(entry.request, redaction: redaction).key, encoded: encoded) }
+            let all = entries
+            entries = []; replies = []; index = [:]; sequences = []; byPath = nil; served = [:]; servedBytes = 0
+            entries.reserveCapacity(all.count)
+            for entry in all { add(entry, key: nil) }
+        }
+
+        /// After a write: a tape no route replays from lets go of what the file now holds.
+        mutating func release() {
+            guard !keeps, holding, appendable else { return }
+            holding = false
+            entries = []; replies = []; index = [:]; sequences = []; byPath = nil; served = [:]; servedBytes = 0
         }
 
         /// Entries by method and path.
@@ -95,27 +124,56 @@ public final class Tape: Sendable {
         }
     }
 
-    init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0, stamp: FileStamp = FileStamp()) {
+    /// `keeps`: a route replays from it (it holds its entries and an index of them).
+    /// `appendable`: the file at `path` holds `entries` in a form new ones can be added to.
+    init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0, stamp: FileStamp = FileStamp(),
+         keeps: Bool = true, appendable: Bool = false) {
         self.path = path
         var state = State()
         state.match = match
         state.redaction = redaction
+        state.keeps = keeps
         state.entries.reserveCapacity(entries.count)
-        for entry in entries { state.add(entry, key: match.parts(entry.request, redaction: redaction).key, encoded: nil) }
+        for entry in entries { state.add(entry, key: nil) }
+        state.onDisk = entries.count
+        state.appendable = appendable
         state.bytes = fileBytes
         state.written = fileBytes
         state.stamp = stamp
+        state.release()
         self.state = Mutex(state)
     }
 
-    /// A reload's settings: the index is rebuilt for them, sequences start over.
-    func configure(match: TapeMatch, redaction: Redaction) {
+    /// A reload's settings: the index is rebuilt for them, sequences start over. False
+    /// when `keeps` asks for entries this tape no longer holds (the store reads them).
+    func configure(match: TapeMatch, redaction: Redaction, keeps: Bool) -> Bool {
+        state.withLock { state in
+            guard state.holding || !keeps else { return false }
+            state.generation += 1
+            state.match = match
+            state.redaction = redaction
+            state.keeps = keeps
+            state.reindex()
+            state.release()
+            return true
+        }
+    }
+
+    /// Holds `entries` (the file's, just read) again, with what was recorded since.
+    func hold(_ fileEntries: [TapeEntry], match: TapeMatch, redaction: Redaction) {
         state.withLock { state in
             state.match = match
             state.redaction = redaction
+            state.generation += 1
+            state.keeps = true
+            state.holding = true
+            state.entries = fileEntries + state.pending.compactMap { try? HARCodec.decodeEntry($0) }
+            state.onDisk = fileEntries.count
             state.reindex()
         }
     }
+
+    var isHolding: Bool { state.withLock { $0.holding } }
 
     /// A recorded answer as replay sends it: the header lines as an upstream's (without
     /// the recording's Date, which is not today's: the response gets serializerd's own).
@@ -142,7 +200,7 @@ public final class Tape: Sendable {
             return lines
         }
 
-        static func isDate(_ name: String) -> Bool { name.utf8.count == 4 && name.lowercased() == "date" }
+        static func isDate(_ name: String) -> Bool { name.equalsIgnoringASCIICase("Date") }
     }
 
     /// A serialized answer kept for the route that made it (`owner`: its identity, so a
@@ -235,25 +293,44 @@ public final class Tape: Sendable {
     /// The most a tape holds: what serializerd can read back (a recording past it stops).
     public static let maxBytes = TapeFile.maxBytes
 
-    /// Appends an exchange (already redacted); false once recording has stopped (the file
-    /// could not be written, or the tape is full).
+    /// Appends an exchange (already redacted). True when the writer has new work: the
+    /// first exchange since its last write, or the tape just filled up (false once
+    /// recording has stopped, and while the writer already has work).
     @discardableResult
     public func record(_ entry: TapeEntry) -> Bool {
-        let size = entry.responseBody.count + entry.request.body.count + 1024
-        let key = self.key(entry.request)
+        record(encoded: HARCodec.encode(entry)) { entry }
+    }
+
+    /// Appends an exchange as HAR (`HARCodec.encode`, redacted); `entry` is asked for only
+    /// when a route replays from this tape (it indexes it). Returns as `record(_:)`.
+    @discardableResult
+    public func record(encoded: [UInt8], entry: () -> TapeEntry) -> Bool {
+        // The match key outside the lock, and only for a tape a route replays from.
+        let (keeps, match, redaction, generation) = state.withLock { ($0.keeps, $0.match, $0.redaction, $0.generation) }
+        let indexed = keeps ? { () -> (TapeEntry, String) in
+            let made = entry()
+            return (made, match.parts(made.request, redaction: redaction).key)
+        }() : nil
         return state.withLock { state in
             guard state.stopped == nil else { return false }
-            guard state.bytes + size <= Self.maxBytes else {
+            guard state.bytes + encoded.count <= Self.maxBytes else {
                 state.stopped = "the tape reached \(Self.maxBytes >> 20) MiB, the most a tape holds"
                 state.newlyStopped = true
                 return true   // the writer runs, writes what fits and logs why recording stopped
             }
-            state.add(entry, key: key, encoded: nil)
-            state.bytes += size
-            state.unwritten += size
+            state.pending.append(encoded)
+            if state.holding && state.keeps {
+                if let indexed {
+                    state.add(indexed.0, key: state.generation == generation ? indexed.1 : nil)
+                } else if let decoded = try? HARCodec.decodeEntry(encoded) {
+                    state.add(decoded, key: nil)
+                }
+            }
+            state.bytes += encoded.count
+            state.unwritten += encoded.count
             state.lastRecorded = Clock.now()
-            state.dirty = true
-            return true
+            defer { state.dirty = true }
+            return !state.dirty
         }
     }
 
@@ -263,45 +340,78 @@ public final class Tape: Sendable {
         return match.parts(request, redaction: redaction).key
     }
 
-    public var count: Int { state.withLock { $0.entries.count } }
-    /// Every recording, in order.
-    public var entries: [TapeEntry] { state.withLock { $0.entries } }
+    public var count: Int { state.withLock { $0.count } }
+
+    /// Every recording, in order (read back from the file when the tape no longer holds
+    /// them).
+    public var entries: [TapeEntry] {
+        io.withLock { _ in
+            let (held, pending) = state.withLock { state in (state.holding ? Array(state.entries.prefix(state.onDisk)) : nil, state.pending) }
+            let written = held ?? (try? TapeFile.read(path)).flatMap { $0 }.flatMap { try? HARCodec.decode($0) } ?? []
+            return written + pending.compactMap { try? HARCodec.decodeEntry($0) }
+        }
+    }
+
     /// About how large the tape is: the file as read, plus the bodies recorded since.
     public var bytes: Int { state.withLock { $0.bytes } }
     public var stopped: String? { state.withLock { $0.stopped } }
 
-    /// The whole file when something was recorded since the last write (and marks it
-    /// written), else nil. Entries are encoded outside the lock, so workers replay and
-    /// record meanwhile.
+    /// What a write of this tape does: add `entries` to a copy of the file (which holds
+    /// `onDisk` entries and is still `stamp`), or write `entries` as the whole file.
+    enum Write {
+        case append(encoded: [[UInt8]], onDisk: Int, stamp: FileStamp)
+        case whole(held: [TapeEntry], encoded: [[UInt8]])
+    }
+
+    /// The write due now (any with something unwritten when `force`), else nil; what it
+    /// takes counts as written. Call with `io` held.
     ///
     /// Unless `force`, a tape is written once recording pauses (half a second without a
     /// new exchange), every second while it is under 4 MiB, and otherwise once what is
-    /// unwritten is as large as what is: each rewrite is whole (atomic), so doubling the
-    /// gap with the file keeps the bytes written at most twice the bytes recorded.
-    func takeFile(force: Bool, now: Double) -> [[UInt8]]? {
-        guard let missing = state.withLock({ state -> [(Int, TapeEntry)]? in
+    /// unwritten is as large as what is: each write is a whole new file (atomic), so
+    /// doubling the gap with the file keeps the bytes copied at most twice those recorded.
+    func takeWrite(force: Bool, now: Double) -> Write? {
+        state.withLock { state in
             guard state.dirty else { return nil }
             let due = state.unwritten >= max(64 << 10, state.written) || now - state.lastRecorded >= 0.5
                 || (state.written < 4 << 20 && now - state.lastWrite >= 1)
             guard force || due else { return nil }
-            return state.encoded.indices.compactMap { state.encoded[$0] == nil ? ($0, state.entries[$0]) : nil }
-        }) else { return nil }
-        let fresh = missing.map { ($0.0, HARCodec.encode($0.1)) }
-        return state.withLock { state in
-            for (k, bytes) in fresh where k < state.encoded.count { state.encoded[k] = bytes }
             state.dirty = false
             state.unwritten = 0
             state.lastWrite = now
-            let file = Self.pieces(state.encoded.map { $0 ?? [] })
-            state.written = file.reduce(0) { $0 + $1.count }
-            return file
+            let batch = state.pending
+            state.pending = []
+            if state.appendable { return .append(encoded: batch, onDisk: state.onDisk, stamp: state.stamp) }
+            return .whole(held: state.holding ? Array(state.entries.prefix(state.onDisk)) : [], encoded: batch)
         }
     }
 
-    /// The whole tape as HAR.
+    /// A write succeeded: the file holds `onDisk` entries in `fileBytes` bytes.
+    func wrote(onDisk: Int, fileBytes: Int) {
+        let stamp = FileStamp(path)
+        state.withLock { state in
+            state.onDisk = onDisk
+            state.written = fileBytes
+            state.stamp = stamp
+            state.appendable = true
+            state.release()
+        }
+    }
+
+    /// The whole tape as HAR: the held entries encoded, or the file as written, with the
+    /// pending entries added.
     public func har() -> [UInt8] {
-        let entries = state.withLock { state in state.entries.indices.map { (state.entries[$0], state.encoded[$0]) } }
-        return Array(Self.pieces(entries.map { $0.1 ?? HARCodec.encode($0.0) }).joined())
+        io.withLock { _ in
+            let (held, pending, onDisk, stamp) = state.withLock { state in
+                (state.holding ? Array(state.entries.prefix(state.onDisk)) : nil, state.pending, state.onDisk, state.appendable ? state.stamp : nil)
+            }
+            if let held { return Array(Self.pieces(held.map(HARCodec.encode) + pending).joined()) }
+            if let stamp, FileStamp(path) == stamp, let file = (try? TapeFile.read(path)).flatMap({ $0 }), file.count >= HARCodec.tail.count {
+                return Array(file.dropLast(HARCodec.tail.count)) + Array(Self.appended(pending, onDisk: onDisk).joined())
+            }
+            let written = (try? TapeFile.read(path)).flatMap { $0 }.flatMap { try? HARCodec.decode($0) } ?? []
+            return Array(Self.pieces(written.map(HARCodec.encode) + pending).joined())
+        }
     }
 
     /// The file in pieces: the head, the entries with their commas, the tail.
@@ -318,14 +428,23 @@ public final class Tape: Sendable {
 
     static let comma: [UInt8] = [UInt8(ascii: ",")]
 
+    /// What follows a file's entries (`onDisk` of them) to add `encoded`: the commas, the
+    /// entries, the tail.
+    static func appended(_ encoded: [[UInt8]], onDisk: Int) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        out.reserveCapacity(2 * encoded.count + 1)
+        for (k, entry) in encoded.enumerated() {
+            if k > 0 || onDisk > 0 { out.append(Self.comma) }
+            out.append(entry)
+        }
+        out.append(HARCodec.tail)
+        return out
+    }
+
     /// Whether the file on disk is still the one this tape holds (nothing unwritten, and
     /// no other process has replaced it).
     func isCurrent(with disk: FileStamp) -> Bool {
         state.withLock { $0.dirty || $0.stamp == disk }
-    }
-
-    func written(_ stamp: FileStamp) {
-        state.withLock { $0.stamp = stamp }
     }
 
     var isDirty: Bool { state.withLock { $0.dirty } }

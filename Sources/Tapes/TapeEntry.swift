@@ -1,3 +1,4 @@
+import HTTPCore
 #if canImport(Telemetry)
 import Telemetry
 #endif
@@ -82,7 +83,7 @@ public struct TapeRequest: Sendable, Equatable {
 
     /// The first field named `name` (case-insensitively).
     public static func field(_ name: String, in fields: [(String, String)]) -> String? {
-        fields.first { $0.0.lowercased() == name.lowercased() }?.1
+        fields.first { $0.0.equalsIgnoringASCIICase(name) }?.1
     }
 
     public static func == (a: TapeRequest, b: TapeRequest) -> Bool {

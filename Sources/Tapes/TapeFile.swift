@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CPages
 
 /// Which file a path held when a tape last read or wrote it: another process (`tape
 /// import`, an editor) changing it shows as a different stamp.
@@ -64,14 +65,33 @@ enum TapeFile {
     }
 
     /// The same for a file given in pieces (a tape's entries), written through one small
-    /// buffer: no copy of the whole file is ever made in memory.
-    static func write(_ pieces: [[UInt8]], to path: String) -> String? {
+    /// buffer: no copy of the whole file is ever made in memory. With `keeping`, the new
+    /// file starts with that many bytes of the one it replaces, copied by the kernel (a
+    /// tape growing by appends is not encoded again); the error when `path` is no longer
+    /// the file `stamp` describes.
+    static func write(_ pieces: [[UInt8]], to path: String, keeping prefix: (bytes: Int, stamp: FileStamp)? = nil) -> String? {
         var info = stat()
         if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return "\(path) exists and is not a regular file" }
+        var source: Int32 = -1
+        if let prefix {
+            source = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard source >= 0 else { return "\(path): \(String(cString: strerror(errno)))" }
+            guard fstat(source, &info) == 0, UInt64(info.st_ino) == prefix.stamp.inode, Int64(info.st_size) == prefix.stamp.size,
+                  prefix.bytes <= info.st_size else {
+                close(source)
+                return "\(path) changed while being appended to"
+            }
+        }
+        defer { if source >= 0 { close(source) } }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return "\(temporary): \(String(cString: strerror(errno)))" }
         var failure: String?
+        if let prefix {
+            // The copy writes at explicit offsets: the pieces follow it.
+            failure = copy(from: source, to: fd, bytes: prefix.bytes).map { "\(temporary): \($0)" }
+            if failure == nil, lseek(fd, off_t(prefix.bytes), SEEK_SET) < 0 { failure = "\(temporary): \(String(cString: strerror(errno)))" }
+        }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16)
         func drain() {
@@ -100,6 +120,41 @@ enum TapeFile {
         if failure == nil, rename(temporary, path) != 0 { failure = "\(path): \(String(cString: strerror(errno)))" }
         if failure != nil { unlink(temporary) }
         return failure
+    }
+}
+
+extension TapeFile {
+    /// Copies the first `bytes` bytes of `source` to `target` (both at offset 0): in the
+    /// kernel where it can (copy_file_range), else through a buffer; the error in words.
+    static func copy(from source: Int32, to target: Int32, bytes: Int) -> String? {
+        var inOffset: Int64 = 0, outOffset: Int64 = 0
+        var left = bytes
+        while left > 0 {
+            let n = serializerd_copy_file_range(source, &inOffset, target, &outOffset, left)
+            if n > 0 { left -= n; continue }
+            if n == 0 { return "the tape ended \(left) bytes early" }
+            if errno == EINTR { continue }
+            if errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP { break }
+            return String(cString: strerror(errno))
+        }
+        guard left > 0 else { return nil }
+        // The fallback: pread/write from where copy_file_range stopped.
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while left > 0 {
+            let n = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress, min($0.count, left), off_t(inOffset)) }
+            if n < 0 { if errno == EINTR { continue }; return String(cString: strerror(errno)) }
+            if n == 0 { return "the tape ended \(left) bytes early" }
+            var at = 0
+            while at < n {
+                let w = chunk.withUnsafeBytes { pwrite(target, $0.baseAddress! + at, n - at, off_t(outOffset)) }
+                if w < 0 { if errno == EINTR { continue }; return String(cString: strerror(errno)) }
+                at += w
+                outOffset += Int64(w)
+            }
+            inOffset += Int64(n)
+            left -= n
+        }
+        return nil
     }
 }
 

@@ -30,17 +30,23 @@ public final class TapeStore: Sendable {
     private let started = Mutex(false)
 
     /// The tape at `path` with these settings: the one already open, reconfigured, else
-    /// read from the file (an empty tape when there is none).
-    public func tape(path: String, match: TapeMatch, redaction: Redaction) throws(HARError) -> Tape {
+    /// read from the file (an empty tape when there is none). `keeps`: a route replays
+    /// from it (it holds its entries; a tape only recorded to lets them go once written).
+    public func tape(path: String, match: TapeMatch, redaction: Redaction, keeps: Bool = true) throws(HARError) -> Tape {
         // The open tape, unless another process changed the file since (`tape import`).
         if let open = tapes.withLock({ $0[path] }), open.isCurrent(with: FileStamp(path)) {
-            open.configure(match: match, redaction: redaction)
+            if open.configure(match: match, redaction: redaction, keeps: keeps) { return open }
+            // It let its entries go: what is pending written, then the file read back.
+            if let failure = write(open, force: true) { throw HARError(failure) }
+            let file = try TapeFile.read(path)
+            open.hold(try file.map { (bytes) throws(HARError) in try HARCodec.decode(bytes) } ?? [], match: match, redaction: redaction)
             return open
         }
         let stamp = FileStamp(path)
         let file = try TapeFile.read(path)
-        let entries = try file.map { (bytes) throws(HARError) in try HARCodec.decode(bytes) } ?? []
-        let tape = Tape(path: path, entries: entries, match: match, redaction: redaction, fileBytes: file?.count ?? 0, stamp: stamp)
+        let decoded = try file.map { (bytes) throws(HARError) in try HARCodec.decodeFile(bytes) }
+        let tape = Tape(path: path, entries: decoded?.entries ?? [], match: match, redaction: redaction, fileBytes: file?.count ?? 0,
+                        stamp: stamp, keeps: keeps, appendable: decoded?.appendable ?? false)
         tapes.withLock { $0[path] = tape }
         return tape
     }
@@ -73,7 +79,6 @@ public final class TapeStore: Sendable {
     /// Writes the tapes due (all with unwritten recordings when `force`).
     func write(force: Bool) -> [String] {
         let all = tapes.withLock { Array($0.values) }
-        let now = Clock.now()
         return writing.withLock { _ in
             var failures: [String] = []
             for tape in all {
@@ -81,18 +86,50 @@ public final class TapeStore: Sendable {
                     logger.withLock { $0 }?.warning("tape_full", metadata: ["tape": "\(tape.path)", "reason": "\(full)",
                                                                            "effect": "recording to this tape stopped; forwarding goes on"])
                 }
-                guard let file = tape.takeFile(force: force, now: now) else { continue }
-                let failure = TapeFile.write(file, to: tape.path)
-                if failure == nil { tape.written(FileStamp(tape.path)) }
-                if let failure {
-                    tape.stop(failure)
-                    failures.append(failure)
-                    logger.withLock { $0 }?.error("tape_write_failed", metadata: ["tape": "\(tape.path)", "error": "\(failure)",
-                                                                                "effect": "recording to this tape stopped; forwarding goes on"])
-                }
+                if let failure = write(tape, force: force) { failures.append(failure) }
             }
             return failures
         }
+    }
+
+    /// Writes one tape if due (or anything unwritten, when `force`); the failure, logged.
+    func write(_ tape: Tape, force: Bool) -> String? {
+        let failure: String? = tape.io.withLock { _ in
+            guard let work = tape.takeWrite(force: force, now: Clock.now()) else { return nil }
+            switch work {
+            case .whole(let held, let encoded):
+                let pieces = Tape.pieces(held.map(HARCodec.encode) + encoded)
+                if let failure = TapeFile.write(pieces, to: tape.path) { return failure }
+                tape.wrote(onDisk: held.count + encoded.count, fileBytes: pieces.reduce(0) { $0 + $1.count })
+            case .append(let encoded, let onDisk, let stamp):
+                let disk = FileStamp(tape.path)
+                guard disk == stamp else {
+                    // Another process replaced or removed the file since: its entries (if
+                    // any) are kept, and the new ones follow them in a whole new file.
+                    let before: [TapeEntry]
+                    do throws(HARError) {
+                        before = try TapeFile.read(tape.path).map { (bytes) throws(HARError) in try HARCodec.decode(bytes) } ?? []
+                    } catch {
+                        return "\(tape.path) was changed by another process and cannot be read back (\(error.message)); serializerd does not replace it"
+                    }
+                    let pieces = Tape.pieces(before.map(HARCodec.encode) + encoded)
+                    if let failure = TapeFile.write(pieces, to: tape.path) { return failure }
+                    tape.wrote(onDisk: before.count + encoded.count, fileBytes: pieces.reduce(0) { $0 + $1.count })
+                    return nil
+                }
+                let keep = Int(stamp.size) - HARCodec.tail.count
+                let pieces = Tape.appended(encoded, onDisk: onDisk)
+                if let failure = TapeFile.write(pieces, to: tape.path, keeping: (keep, stamp)) { return failure }
+                tape.wrote(onDisk: onDisk + encoded.count, fileBytes: keep + pieces.reduce(0) { $0 + $1.count })
+            }
+            return nil
+        }
+        if let failure {
+            tape.stop(failure)
+            logger.withLock { $0 }?.error("tape_write_failed", metadata: ["tape": "\(tape.path)", "error": "\(failure)",
+                                                                        "effect": "recording to this tape stopped; forwarding goes on"])
+        }
+        return failure
     }
 
     private func writerLoop() {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Request header lines as libcurl takes them (`Name: value`, each NUL-terminated), in
 /// one buffer: built from the client's header bytes without a String per header.
 public struct HeaderLines: Sendable {
@@ -21,6 +25,25 @@ public struct HeaderLines: Sendable {
     public mutating func append(_ name: String, _ value: String) {
         var name = name, value = value
         name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0) } }
+    }
+
+    /// Each field's name and value (leading whitespace dropped), in order, as bytes.
+    public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var start = 0
+            while start < all.count {
+                let end = memchr(base + start, 0, all.count - start).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? all.count
+                let colon = memchr(base + start, Int32(UInt8(ascii: ":")), end - start)
+                    .map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? end
+                if colon < end {
+                    var value = colon + 1
+                    while value < end && (all[value] == 0x20 || all[value] == 0x09) { value += 1 }
+                    body(UnsafeBufferPointer(rebasing: all[start..<colon]), UnsafeBufferPointer(rebasing: all[value..<end]))
+                }
+                start = end + 1
+            }
+        }
     }
 
     /// Every field as (name, value), in order (what a tape records).

@@ -28,7 +28,7 @@ public struct UpstreamHeaders: Sendable {
     }
 
     /// Each field's raw name and its value without surrounding whitespace, in order.
-    func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+    public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         lines.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var lineStart = 0

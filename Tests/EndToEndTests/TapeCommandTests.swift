@@ -84,6 +84,46 @@ struct TapeCommandTests {
         #expect(notHAR.status == 1 && notHAR.stderrText.contains("not JSON"))
     }
 
+    /// A HAR taken from headless Chromium's own DevTools protocol (scripts/chromium-har.py:
+    /// a page fetching JSON with a query, an XML feed, a JSON POST and a PNG) imports, and
+    /// the daemon answers each request from it through the route's serializers.
+    @Test func aHARFromChromiumImportsAndReplays() throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
+        let config = dir + "/serializerd.yaml"
+        try """
+            listen: 127.0.0.1:0
+            tapes: { dir: \(dir)/tapes }
+            routes:
+              - name: app
+                match: { prefix: /app/ }
+                upstream: http://127.0.0.1:9/api/
+                tape: { mode: replay }
+                response: { serializer: compound, serializers: [json, xml, image] }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let imported = try ServerBinary.run(["tape", "import", Fixture.path("chromium-devtools.har"), "--route", "app", "--config", config])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        #expect(imported.stdoutText.contains("imported 4 entries"))
+        let verify = try ServerBinary.run(["tape", "verify", "--config", config])
+        #expect(verify.status == 0 && verify.stdoutText.contains("app: 4 entries, 4 pass, 0 would fail"), "\(verify.stdoutText)")
+
+        let (daemon, port) = try DaemonUnderTest.start(arguments: ["serve", "--config", config])
+        defer { _ = daemon.stop() }
+        let items = try RawHTTP.request(port: port, target: "/app/items.json?sort=name&page=2")
+        #expect(items.status == 200 && items.header("Serializerd-Source") == "tape")
+        #expect(items.text == #"{"page":2,"items":[{"id":1,"name":"café","price":2.5},{"id":2,"name":"tea","price":null}]}"#, "\(items.text)")
+        let feed = try RawHTTP.request(port: port, target: "/app/feed.xml")
+        #expect(feed.status == 200 && feed.text.contains("first") && feed.text.contains("second"), "\(feed.text)")
+        let order = try RawHTTP.request(port: port, method: "POST", target: "/app/orders", headers: [("Content-Type", "application/json")],
+                                        body: Array(#"{"item":7}"#.utf8))
+        #expect(order.status == 201 && order.text.contains(#""created":true"#), "\(order.text)")
+        let pixel = try RawHTTP.request(port: port, target: "/app/pixel.png")
+        #expect(pixel.status == 200 && pixel.text.contains(#""width":1"#), "\(pixel.text)")
+        let miss = try RawHTTP.request(port: port, target: "/app/items.json?page=3&sort=name")
+        #expect(miss.status == 502 && miss.text.contains("replay-miss"))
+    }
+
     @Test func redactRewritesATapeWithoutItsSecrets() throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }

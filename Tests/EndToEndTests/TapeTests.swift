@@ -232,6 +232,56 @@ struct TapeTests {
         #expect(after.text == #"{"a":1}"# && after.header("Serializerd-Source") == "tape")
     }
 
+    /// A recording route appends: each write starts from the file as written (the daemon
+    /// lets go of what it wrote). Entries another process adds meanwhile are kept, and a
+    /// reload into replay reads every entry back from the file.
+    @Test func recordingAppendsKeepsWhatOthersAddAndAReloadReplaysIt() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\n"
+        let proxy = try ProxyHarness(routes: Self.tapeRoute("record"), top: top, workers: 1)
+        defer { proxy.finish() }
+        let file = dir + "/api.har"
+        #expect(try proxy.get("/api/json?n=1").status == 200)
+        #expect(Self.waitForEntries(file, 1))
+        let first = try #require(FileManager.default.contents(atPath: file))
+        #expect(try proxy.get("/api/json?n=2").status == 200)
+        #expect(Self.waitForEntries(file, 2))
+        let second = try #require(FileManager.default.contents(atPath: file))
+        // The first file, less its closing `]}}` and newline, begins the second.
+        #expect(second.starts(with: first.dropLast(4)) && second.count > first.count)
+
+        // Another process adds an entry (`tape import`), then the daemon records again.
+        let saved = dir + "/saved.har"
+        try Data(#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[{"startedDateTime":"2024-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"http://elsewhere.test/v1/json?n=imported","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},"response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[{"name":"Content-Type","value":"application/json"}],"cookies":[],"content":{"size":7,"mimeType":"application/json","text":"{\"i\":1}"},"redirectURL":"","headersSize":-1,"bodySize":7},"cache":{},"timings":{"send":0,"wait":1,"receive":0}}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: saved))
+        let imported = try ServerBinary.run(["tape", "import", saved, "--route", "api", "--config", proxy.configPath])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        #expect(Self.waitForEntries(file, 3))
+        #expect(try proxy.get("/api/json?n=3").status == 200)
+        #expect(Self.waitForEntries(file, 4))
+        let urls = Self.urls(try #require(FileManager.default.contents(atPath: file)))
+        #expect(urls.map { $0.split(separator: "=").last.map(String.init) ?? "" } == ["1", "2", "imported", "3"])
+        // The admin copy is the file with anything not yet written added.
+        #expect(Self.urls(Data(try proxy.get("/-/tapes/api").text.utf8)) == urls)
+
+        try ("listen: 127.0.0.1:0\nworkers: 1\n" + top + "routes:\n"
+             + Self.tapeRoute("replay").replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(proxy.stubPort)/v1"))
+            .write(toFile: proxy.configPath, atomically: true, encoding: .utf8)
+        proxy.daemon.signal(SIGHUP)
+        #expect(proxy.daemon.waitForLine { $0.contains("\"msg\":\"config_reloaded\"") } != nil)
+        let replayed = try proxy.get("/api/json?n=imported")
+        #expect(replayed.text == #"{"i":1}"# && replayed.header("Serializerd-Source") == "tape")
+        #expect(try proxy.get("/api/json?n=1").header("Serializerd-Source") == "tape")
+    }
+
+    static func urls(_ har: Data) -> [String] {
+        let object = try? JSONSerialization.jsonObject(with: har) as? [String: Any]
+        return (((object?["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []).compactMap {
+            ($0["request"] as? [String: Any])?["url"] as? String
+        }
+    }
+
     static func config(_ yaml: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tape-config-\(UUID().uuidString).yaml").path
         try ("listen: 127.0.0.1:0\n" + yaml).write(toFile: path, atomically: true, encoding: .utf8)

@@ -13,6 +13,17 @@ import Testing
         #expect(UTCTimestamp.format(unixSeconds: 2, fraction: .milliseconds) == "1970-01-01T00:00:02.000Z")
     }
 
+    /// The byte form (tapes) writes what the text form does, and declines years past 9999.
+    @Test func bytesAgreeWithTheText() {
+        var out = [UInt8](repeating: 0, count: 24)
+        for seconds in [0, 1.9999, -1, -0.0005, 951_782_400.123, 1_700_000_000.25, 253_402_300_799.999, -62_167_219_200] {
+            let n = out.withUnsafeMutableBufferPointer { UTCTimestamp.putMilliseconds(unixSeconds: seconds, into: $0.baseAddress!) }
+            #expect(n.map { String(decoding: out[..<$0], as: UTF8.self) } == UTCTimestamp.format(unixSeconds: seconds, fraction: .milliseconds), "\(seconds)")
+        }
+        #expect(out.withUnsafeMutableBufferPointer { UTCTimestamp.putMilliseconds(unixSeconds: 253_402_300_800, into: $0.baseAddress!) } == nil)
+        #expect(out.withUnsafeMutableBufferPointer { UTCTimestamp.putMilliseconds(unixSeconds: -62_167_219_201, into: $0.baseAddress!) } == nil)
+    }
+
     @Test func trimmedMillisecondsRoundAndCarryIntoTheSecond() {
         #expect(UTCTimestamp.format(unixSeconds: 1.25, fraction: .trimmedMilliseconds) == "1970-01-01T00:00:01.25Z")
         #expect(UTCTimestamp.format(unixSeconds: 59.9996, fraction: .trimmedMilliseconds) == "1970-01-01T00:01:00Z")

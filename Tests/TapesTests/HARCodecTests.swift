@@ -1,4 +1,5 @@
 import Serializers
+import Telemetry
 @testable import Tapes
 import Testing
 
@@ -25,6 +26,59 @@ import Testing
         #expect(text.contains(#""encoding":"base64""#) && text.contains(#""_encoding":"base64""#))
         // HAR's queryString holds decoded values.
         #expect(String(decoding: Self.file([entries[0]]), as: UTF8.self).contains(#"{"name":"y","value":" z"}"#))
+    }
+
+    /// What a worker records (straight from its buffers, redacting on the way) is byte for
+    /// byte what encoding the redacted entry gives.
+    @Test func encodingFromBuffersEqualsEncodingTheRedactedEntry() throws {
+        let capture = Redaction(headers: ["Authorization", "X-Key"], query: ["api_key"], json: ["/password", "/items/0/token"])
+        let cases = [
+            Self.entry(),
+            Self.entry("http://u:pw@up.test/v1/a?api_key=s3cret&x=1#f", body: Array(#"{"items":[{"token":"t"}],"ok":true}"#.utf8),
+                       requestBody: Array(#"{"password":"p","q":"\"quoted\"\n"}"#.utf8)),
+            Self.entry(body: [0, 0xFF, 0x22, 0x5C], requestBody: Array("password=p&x=1".utf8)),
+            TapeEntry(request: TapeRequest(method: "PUT", url: "http://up.test/", headers: [("authorization", "Bearer x"), ("content-type", "application/x-www-form-urlencoded")],
+                                           body: Array("password=p&x=%22".utf8)),
+                      status: 599, responseHeaders: [("X-KEY", "k"), ("Content-Type", "text/plain; charset=utf-8"), ("Content-Type", "ignored/second")],
+                      responseBody: Array("line\u{1}\ttab \u{7F} é 🎉".utf8), startedAt: 0, duration: 12.5),
+        ]
+        for entry in cases {
+            let fromBuffers = HARCodec.encode(method: entry.request.method, url: entry.request.url, requestHeaders: HARCodec.each(entry.request.headers),
+                                              requestBody: entry.request.body, status: entry.status, responseHeaders: HARCodec.each(entry.responseHeaders),
+                                              responseBody: entry.responseBody, startedAt: entry.startedAt, duration: entry.duration, capture: capture)
+            #expect(fromBuffers == HARCodec.encode(entry.redacted(by: capture)))
+            #expect(try HARCodec.decodeEntry(fromBuffers) == entry.redacted(by: capture))
+            let text = String(decoding: fromBuffers, as: UTF8.self)
+            #expect(!text.contains("s3cret") && !text.contains("Bearer") && !text.contains(#"\"p\""#) && !text.contains(":pw@"))
+        }
+    }
+
+    /// Text dense with escapes, and every control byte, written the way JSON parsers read.
+    @Test func wideQuotingEscapesLikeTheNarrowOne() throws {
+        var samples: [[UInt8]] = [[], Array(#"{"a":"b\c"}"#.utf8), (0..<0x80).map { UInt8($0) }, Array(repeating: 0x22, count: 37)]
+        samples.append(Array("ok ".utf8) + (0..<40).flatMap { [UInt8(ascii: "x"), UInt8($0 % 0x20)] })
+        // Every length to 100, dense and sparse in escapes (a fixed generator: reproducible).
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let alphabet: [UInt8] = [0x22, 0x5C, 0x0A, 0x01, 0x1F, 0x7F, 0xC3, 0xA9] + Array("abcdefghij".utf8)
+        for length in 0...100 {
+            for dense in [false, true] {
+                samples.append((0..<length).map { _ in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let pick = Int(state >> 33)
+                    return dense ? alphabet[pick % alphabet.count] : (pick % 9 == 0 ? alphabet[pick % 8] : UInt8(ascii: "a") + UInt8(pick % 26))
+                })
+            }
+        }
+        for bytes in samples {
+            let wide = bytes.withUnsafeBufferPointer { input in
+                [UInt8](unsafeUninitializedCapacity: JSONEscaping.wideRoom(input.count)) { out, count in
+                    count = JSONEscaping.writeQuotedWide(input, to: out.baseAddress!)
+                }
+            }
+            var narrow: [UInt8] = []
+            bytes.withUnsafeBufferPointer { JSONEscaping.appendQuoted($0, to: &narrow) }
+            #expect(wide == narrow)
+        }
     }
 
     @Test(arguments: [

@@ -41,7 +41,8 @@ extension ConfigLoader {
         let path = config.tapesDir + (config.tapesDir.hasSuffix("/") ? "" : "/") + name + ".har"
         if mode != .replay { try ensureDirectory(config.tapesDir, node: node) }
         do throws(HARError) {
-            let tape = try TapeStore.shared.tape(path: path, match: match, redaction: config.capture)
+            let tape = try TapeStore.shared.tape(path: path, match: match, redaction: config.capture,
+                                                 keeps: mode == .replay || mode == .replayOrForward)
             return RouteTape(mode: mode, recordMisses: recordMisses, tape: tape)
         } catch {
             throw node.error("the tape \(path) cannot be used: \(error.message) (fix or move the file; serializerd never replaces a tape it cannot read)")

@@ -103,13 +103,13 @@ extension Worker {
                                          peer: request.peerIsUnixSocket ? nil : request.peerAddress, requestID: requestID, via: via)
         }
         var headers: HeaderLines?
-        var recording: TapeRequest?
+        var recording: Tape?
         if let tape = route.tape {
             // The upstream headers only when matching or recording reads them: a replay
             // that needs none costs no more than its answer.
             if tape.records || tape.tape.matchReadsHeaders { headers = upstreamHeaders() }
-            let asked = TapeRequest(method: request.method, url: url, headers: headers?.fields ?? [], body: serialized.body)
             if tape.replays {
+                let asked = TapeRequest(method: request.method, url: url, headers: headers?.fields ?? [], body: serialized.body)
                 if let replayed = tape.tape.replay(asked) {
                     writer.source = .tape
                     let reply = UpstreamReply(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
@@ -125,7 +125,7 @@ extension Worker {
                 }
                 if tape.mode == .replay { return writer.problem(.replayMiss(tape.tape.missDetail(asked)), route: route.name) }
             }
-            if tape.records { recording = asked }
+            if tape.records { recording = tape.tape }
         }
         let upstream = UpstreamRequest(url: url, method: request.method, headers: headers ?? upstreamHeaders(), body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
@@ -137,8 +137,8 @@ extension Worker {
             writer.upstreamSeconds = Clock.now() - sent
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
-            if let recording, let tape = route.tape?.tape, case .success(let reply) = result {
-                self.record(recording, reply: reply, into: tape, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
+            if let recording, case .success(let reply) = result {
+                self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
             }
             self.complete(result, url: url, route: route, writer: &writer)
             self.finishIfIdle()
@@ -190,10 +190,18 @@ extension Worker {
 
 extension Worker {
     /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
-    func record(_ request: TapeRequest, reply: UpstreamReply, into tape: Tape, started: Double, seconds: Double) {
-        let entry = TapeEntry(request: request, status: reply.status, responseHeaders: reply.headers.all, responseBody: reply.body,
-                              startedAt: started, duration: seconds)
-        if tape.record(entry.redacted(by: config.capture)) { TapeStore.shared.changed() }
+    /// Encoded once, here, from the buffers the exchange already has.
+    func record(_ request: UpstreamRequest, reply: UpstreamReply, into tape: Tape, started: Double, seconds: Double) {
+        let capture = config.capture
+        let encoded = HARCodec.encode(method: request.method, url: request.url, requestHeaders: { request.headers.forEachField($0) },
+                                      requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEachField($0) },
+                                      responseBody: reply.body, startedAt: started, duration: seconds, capture: capture)
+        let wake = tape.record(encoded: encoded) {
+            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers.fields, body: request.body),
+                      status: reply.status, responseHeaders: reply.headers.all, responseBody: reply.body,
+                      startedAt: started, duration: seconds).redacted(by: capture)
+        }
+        if wake { TapeStore.shared.changed() }
     }
 }
 

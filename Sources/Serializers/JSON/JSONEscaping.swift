@@ -109,6 +109,64 @@ public enum JSONEscaping {
         return w + 1
     }
 
+    /// Room `writeQuotedWide` needs for `count` bytes: six per byte (`\u001f`), the
+    /// quotes, and the sixteen its last block may store past the end.
+    public static func wideRoom(_ count: Int) -> Int { 6 * count + 18 }
+
+    /// `writeQuoted` for text dense with escapes (a JSON document inside a JSON string has
+    /// a quote every few bytes): a block of sixteen is searched once, and each escape in it
+    /// costs a 16-byte copy of the run before it plus the escape, not a new search. Short
+    /// tails go as `writeQuoted` does. `out` has room for `wideRoom(bytes.count)`.
+    @discardableResult
+    public static func writeQuotedWide(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\"")
+        var w = 1
+        guard let p = bytes.baseAddress else { out[1] = UInt8(ascii: "\""); return 2 }
+        let n = bytes.count
+        var k = 0
+        @inline(__always) func copy16(from source: Int, to target: Int) {
+            UnsafeMutableRawPointer(out + target).storeBytes(of: UnsafeRawPointer(p + source).loadUnaligned(as: SIMD16<Int8>.self),
+                                                            as: SIMD16<Int8>.self)
+        }
+        // Whole blocks while a 16-byte read from anywhere in the block stays in the input.
+        // (Wrapping arithmetic: every index is bounded by the room, and the checks cost a
+        // third of the loop.)
+        while k &+ 32 <= n {
+            let v = UnsafeRawPointer(p + k).loadUnaligned(as: SIMD16<Int8>.self)
+            let flipped = v ^ SIMD16(repeating: -128)
+            var m = serializerd_movemask(serializerd_eq(v, SIMD16(repeating: 0x22)) | serializerd_eq(v, SIMD16(repeating: 0x5C))
+                | serializerd_lt(flipped, SIMD16(repeating: Int8(bitPattern: 0xA0))))
+            var s = 0
+            while m != 0 {
+                let t = Int(m.trailingZeroBitCount)
+                copy16(from: k &+ s, to: w)
+                w = w &+ (t &- s)
+                let c = p[k &+ t]
+                if c == 0x22 || c == 0x5C {
+                    // Quotes and backslashes, nearly every escape in JSON text: no switch.
+                    out[w] = UInt8(ascii: "\\"); out[w &+ 1] = c; w = w &+ 2
+                } else {
+                    writeScalar(UInt32(c), into: out, at: &w)
+                }
+                s = t &+ 1
+                m &= m &- 1
+            }
+            copy16(from: k &+ s, to: w)
+            w = w &+ (16 &- s)
+            k = k &+ 16
+        }
+        while k < n {
+            let e = firstEscape(p, from: k, count: n)
+            copyBytes(p + k, e - k, to: out + w)
+            w += e - k
+            guard e < n else { break }
+            writeScalar(UInt32(p[e]), into: out, at: &w)
+            k = e + 1
+        }
+        out[w] = UInt8(ascii: "\"")
+        return w + 1
+    }
+
     /// Appends `"…"` for already-valid UTF-8 bytes.
     public static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let length = quotedLength(bytes)

@@ -55,10 +55,13 @@ public struct Redaction: Sendable {
 
     public func isRedactedHeader(_ name: String) -> Bool {
         var name = name
-        return name.withUTF8 { bytes in
-            headerBytes.contains { candidate in
-                candidate.count == bytes.count && zip(candidate, bytes).allSatisfy { $0 == ($1 | (($1 &- 0x41) < 26 ? 0x20 : 0)) }
-            }
+        return name.withUTF8 { isRedactedHeader($0) }
+    }
+
+    /// The same for a name's raw bytes.
+    public func isRedactedHeader(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        headerBytes.contains { candidate in
+            candidate.count == bytes.count && zip(candidate, bytes).allSatisfy { $0 == ($1 | (($1 &- 0x41) < 26 ? 0x20 : 0)) }
         }
     }
 
@@ -71,8 +74,9 @@ public struct Redaction: Sendable {
     /// `https://u:pw@h/p?api_key=k&x=1` → `https://u:[redacted]@h/p?api_key=[redacted]&x=1`.
     public func url(_ url: String) -> String {
         let text = Self.withoutPassword(url)
-        guard let question = text.firstIndex(of: "?") else { return text }
-        let fragmentStart = text[question...].firstIndex(of: "#") ?? text.endIndex
+        // On the UTF-8 view: both delimiters are ASCII, and this runs per recorded exchange.
+        guard let question = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return text }
+        let fragmentStart = text.utf8[question...].firstIndex(of: UInt8(ascii: "#")) ?? text.endIndex
         let query = text[text.index(after: question)..<fragmentStart]
         return String(text[...question]) + self.query(String(query)) + String(text[fragmentStart...])
     }

@@ -34,7 +34,7 @@ public enum HARCodec {
     }
 
     /// The fields of a list.
-    static func each(_ list: [(String, String)]) -> Fields {
+    public static func each(_ list: [(String, String)]) -> Fields {
         { visit in
             for k in list.indices {
                 var name = list[k].0, value = list[k].1
@@ -143,6 +143,11 @@ public enum HARCodec {
 
     static func entry(_ value: JSONValue) throws(HARError) -> TapeEntry {
         guard case .object(let e) = value else { throw HARError("not an object") }
+        // serializerd's own HAR (`/-/recent?format=har`) describes the client's exchange and
+        // carries the upstream's as `_serializerd.upstream`: that is the tape entry.
+        if let custom = member("_serializerd", e), case .object(let c) = custom, let upstream = member("upstream", c) {
+            do throws(HARError) { return try entry(upstream) } catch { throw HARError("_serializerd.upstream: \(error.message)") }
+        }
         let request = try object("request", e, "request")
         let response = try object("response", e, "response")
         let method = try string("method", request, "request.method")

@@ -41,13 +41,16 @@ public final class CompletionEvent: @unchecked Sendable {
     public let unsafeNumbers: Int
     /// Where a route's payload came from: upstream, tape, mock or cache; nil without a route.
     public let source: String?
+    /// The request and answers themselves, for the full HAR (not in the event's JSON).
+    public let exchange: CapturedExchange?
     /// `json`, once rendered for the sinks that need it.
     var rendered: [UInt8]?
 
     public init(startedAt: Double, requestID: String, route: String, method: String, path: String, upstreamURL: String?,
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
-                error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil) {
+                error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil,
+                exchange: CapturedExchange? = nil) {
         self.startedAt = startedAt
         self.requestID = requestID
         self.route = route
@@ -68,6 +71,7 @@ public final class CompletionEvent: @unchecked Sendable {
         self.responseContentType = responseContentType
         self.unsafeNumbers = unsafeNumbers
         self.source = source
+        self.exchange = exchange
     }
 }
 

@@ -7,7 +7,7 @@ import Glibc
 /// parsed only when asked: a normalized reply forwards two or three of them, so the
 /// rest never become Strings.
 public struct UpstreamHeaders: Sendable {
-    var lines: [UInt8]
+    public internal(set) var lines: [UInt8]
 
     public init(lines: [UInt8] = []) { self.lines = lines }
 

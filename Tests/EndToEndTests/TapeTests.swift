@@ -275,6 +275,53 @@ struct TapeTests {
         #expect(try proxy.get("/api/json?n=1").header("Serializerd-Source") == "tape")
     }
 
+    /// `/-/recent?format=har` holds each flow whole — the client's headers, query and body,
+    /// the answer it got, and the upstream exchange — redacted, valid HAR 1.2; imported as
+    /// a tape, it replays every flow with the upstream gone.
+    @Test func theRecentHARIsWholeRedactedAndImportsAsATape() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\ncapture: { redact_json: [/password] }\n"
+        let proxy = try ProxyHarness(routes: "  - name: api\n    match: { prefix: /api/ }\n    upstream: {stub}\n", top: top)
+        let live = try send(proxy)
+        var har = Data()
+        var entries: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(10)
+        while entries.count < Self.requests.count && Date() < deadline {
+            har = Data(try proxy.get("/-/recent?format=har").body)
+            entries = (((try? JSONSerialization.jsonObject(with: har)) as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        }
+        #expect(entries.count == Self.requests.count)
+        #expect(!String(decoding: har, as: UTF8.self).contains(Self.secret))
+        let first = try #require(entries.first?["request"] as? [String: Any])
+        let headers = (first["headers"] as? [[String: String]]) ?? []
+        #expect(headers.contains { $0["name"] == "Authorization" && $0["value"] == "[redacted]" })
+        let query = (first["queryString"] as? [[String: String]]) ?? []
+        #expect(query.contains { $0["name"] == "x" && $0["value"] == "1" } && query.contains { $0["name"] == "api_key" && $0["value"] == "[redacted]" })
+        let posted = try #require(entries[2]["request"] as? [String: Any])
+        #expect((posted["postData"] as? [String: Any])?["text"] as? String == #"{"password":"[redacted]","q":1}"#)
+        for (entry, answer) in zip(entries, live) {
+            let content = ((entry["response"] as? [String: Any])?["content"] as? [String: Any]) ?? [:]
+            #expect(content["text"] as? String == answer.body)
+            let upstream = ((entry["_serializerd"] as? [String: Any])?["upstream"] as? [String: Any]) ?? [:]
+            #expect(((upstream["request"] as? [String: Any])?["url"] as? String)?.contains("/v1/json") == true)
+        }
+        let file = dir + "/recent.har"
+        try har.write(to: URL(fileURLWithPath: file))
+        let checked = try ServerBinary.run(["-c", "exec /usr/bin/python3 \"$0\" \"$1\"", Fixture.path("har_check.py"), file],
+                                           executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(checked.status == 0, "\(checked.stdoutText)\(checked.stderrText)")
+        #expect(proxy.finish() == 0)
+
+        let config = try Self.config(top + "routes:\n" + Self.tapeRoute("replay", upstream: Self.nowhere))
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let imported = try ServerBinary.run(["tape", "import", file, "--route", "api", "--config", config])
+        #expect(imported.status == 0 && imported.stdoutText.contains("imported \(Self.requests.count) entries"), "\(imported.stderrText)")
+        let player = try ProxyHarness(routes: Self.tapeRoute("replay", upstream: Self.nowhere), top: top)
+        defer { player.finish() }
+        #expect(try send(player) == live)
+    }
+
     static func urls(_ har: Data) -> [String] {
         let object = try? JSONSerialization.jsonObject(with: har) as? [String: Any]
         return (((object?["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []).compactMap {

@@ -26,6 +26,7 @@ final class RecordedExchange: ClientExchange {
     }
 
     func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var headBytes: [UInt8] { Array(("\(method) \(target) HTTP/1.1\r\n" + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n").utf8) }
 
     func forEachHeader(_ visit: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         for (name, value) in headers {

@@ -3,7 +3,8 @@ import HTTPCore
 // libFuzzer target for the HTTP/1.1 request parser (Sources/EventLoop/HTTP1), built by
 // fuzz/run.sh with `swiftc -sanitize=fuzzer,address`. Besides memory safety it checks
 // that the parser's result does not depend on how the bytes are split into reads: the
-// whole input at once and the input one byte at a time must agree exactly.
+// whole input at once and the input one byte at a time must agree exactly, and the
+// fields the full HAR reads back from a head's bytes are the ones the parser gave.
 
 struct Outcome: Equatable {
     var heads: [String] = []
@@ -36,6 +37,15 @@ func run(_ input: UnsafeBufferPointer<UInt8>, piece: Int) -> Outcome {
             switch step.event {
             case .head(let head)?:
                 outcome.heads.append(head.method + " " + head.target)
+                // The full HAR reads the fields back from the head's bytes: as the parser saw them.
+                var parsed: [(String, String)] = []
+                head.forEachHeader { name, value in
+                    parsed.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+                }
+                let captured = CapturedExchange(target: head.target, head: head.bytes, requestBody: [], responseHeaders: [],
+                                                responseBody: [], upstream: nil).requestFields
+                precondition(captured.elementsEqual(parsed.filter { $0.0.lowercased() != "host" }, by: ==),
+                             "the captured fields differ from the parser's: \(captured) vs \(parsed)")
                 outcome.bodies.append([])
             case .body(let range)?:
                 precondition(range.upperBound <= step.consumed && !range.isEmpty, "a body range outside what was consumed")

@@ -11,6 +11,8 @@ public protocol ClientExchange: AnyObject {
     var peerIsUnixSocket: Bool { get }
     func header(_ name: String) -> String?
     func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void)
+    /// The request head as received: the request line, the fields, the empty line.
+    var headBytes: [UInt8] { get }
 
     /// The one reply (Content-Length framing); a second is refused. `recordNow` runs before
     /// the bytes leave when their delivery is certain (then the result is `.recorded`).

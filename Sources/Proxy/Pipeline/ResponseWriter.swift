@@ -17,6 +17,9 @@ struct ResponseWriter {
     var route = RouteLabel.unmatched
     var path: String
     var upstreamURL: String?
+    /// The request serializerd sent upstream (or would have: a tape or a mock answered),
+    /// for the full HAR.
+    var upstreamRequest: UpstreamSent?
     var upstreamSeconds: Double?
     var serializeSeconds: Double?
     /// Unsafe numbers the route's output.numbers found in the payload.
@@ -26,6 +29,14 @@ struct ResponseWriter {
 
     enum Source: String {
         case upstream, tape, mock, cache
+    }
+
+    struct UpstreamSent {
+        var method: String
+        var url: String
+        /// `Name: value` lines, NUL-terminated (HeaderLines' bytes).
+        var lines: [UInt8]
+        var body: [UInt8]
     }
 
     /// What the completion event says besides the status.
@@ -87,8 +98,10 @@ struct ResponseWriter {
         if route.utf8.first != UInt8(ascii: "(") { headers.append(("Serializerd-Source", source.rawValue)) }
         headers.append(timingHeader(total: duration))
         let bytesOut = sent.count
+        let exchange = captured(headers: headers, body: sent, reply: outcome.reply)
         let recordNow = {
-            record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
+            record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType,
+                   exchange: exchange)
         }
         switch request.respond(status: status, headers: headers, body: sent, recordNow: recordNow) {
         case .recorded:
@@ -102,7 +115,8 @@ struct ResponseWriter {
             let outcome = outcome.withoutBody
             request.whenFinished { [self] delivered in
                 if delivered {
-                    record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType)
+                    record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType,
+                           exchange: exchange)
                 } else {
                     recordGone(outcome, duration: duration)
                 }
@@ -117,8 +131,21 @@ struct ResponseWriter {
                duration: duration, responseContentType: nil)
     }
 
+    /// What the full HAR shows of this exchange: references to buffers it already holds
+    /// (the request head as received among them).
+    func captured(headers: [(String, String)], body: [UInt8], reply: UpstreamReply?) -> CapturedExchange {
+        let upstream = reply.map { reply in
+            CapturedExchange.Upstream(method: upstreamRequest?.method ?? request.method, url: reply.url,
+                                      requestLines: upstreamRequest?.lines ?? [], requestBody: upstreamRequest?.body ?? [],
+                                      status: reply.status, responseLines: reply.headers.lines, responseBody: reply.body)
+        }
+        return CapturedExchange(target: request.target, head: request.headBytes, requestBody: request.body, responseHeaders: headers,
+                                responseBody: body, upstream: upstream)
+    }
+
     /// The request's one completion event (also for event streams, when they end).
-    func record(status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?) {
+    func record(status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?,
+                exchange: CapturedExchange? = nil) {
         let reply = outcome.reply
         // No query is kept, and no password in the userinfo either.
         let url = (reply?.url ?? upstreamURL).map { Redaction.withoutPassword($0.prefix(upToByte: UInt8(ascii: "?"))) }
@@ -128,7 +155,7 @@ struct ResponseWriter {
             outcome: outcome.label, bytesIn: outcome.upstreamBytes ?? reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
             responseContentType: responseContentType, unsafeNumbers: unsafeNumbers,
-            source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue))
+            source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue, exchange: exchange))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.

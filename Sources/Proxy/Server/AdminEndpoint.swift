@@ -108,7 +108,16 @@ extension Worker {
                 let origin = "http://" + (config.listen.unixPath == nil ? config.listen.description : "localhost")
                 writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                    ("Content-Disposition", "attachment; filename=\"serializerd.har\"")],
-                            body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string), outcome: .ok)
+                            body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string, capture: config.capture) { event, sent in
+                                // The upstream exchange as a tape entry: `tape import` takes it.
+                                let entry = HARCodec.encode(method: sent.method, url: sent.url,
+                                                            requestHeaders: HARCodec.each(CapturedExchange.fields(sent.requestLines)),
+                                                            requestBody: sent.requestBody.bytes ?? [], status: sent.status,
+                                                            responseHeaders: HARCodec.each(CapturedExchange.fields(sent.responseLines)),
+                                                            responseBody: sent.responseBody.bytes ?? [], startedAt: event.startedAt,
+                                                            duration: event.upstreamDuration ?? 0, capture: self.config.capture)
+                                return try? JSONValue.parse(entry)
+                            }, outcome: .ok)
             case .failure(let failure):
                 writer.problem(failure, route: nil)
             }

@@ -84,6 +84,7 @@ extension Worker {
             url = joined
         }
         writer.upstreamURL = url
+        writer.upstreamRequest = .init(method: request.method, url: url, lines: [], body: serialized.body)
         if !route.mocks.isEmpty {
             let asked = MockRequest(method: request.method, path: String(remainder), query: target.query) { request.header($0) }
             switch Mocks.answer(route.mocks, asked, maxBytes: config.limits.maxResponseBody) {
@@ -108,6 +109,7 @@ extension Worker {
             // The upstream headers only when matching or recording reads them: a replay
             // that needs none costs no more than its answer.
             if tape.records || tape.tape.matchReadsHeaders { headers = upstreamHeaders() }
+            writer.upstreamRequest?.lines = headers?.bytes ?? []
             if tape.replays {
                 let asked = TapeRequest(method: request.method, url: url, headers: headers?.fields ?? [], body: serialized.body)
                 if let replayed = tape.tape.replay(asked) {
@@ -127,7 +129,9 @@ extension Worker {
             }
             if tape.records { recording = tape.tape }
         }
-        let upstream = UpstreamRequest(url: url, method: request.method, headers: headers ?? upstreamHeaders(), body: serialized.body,
+        let sentHeaders = headers ?? upstreamHeaders()
+        writer.upstreamRequest?.lines = sentHeaders.bytes
+        let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
         let sent = Clock.now(), sentWall = Clock.wall()

@@ -20,13 +20,21 @@ public struct Redaction: Sendable {
     public let queryNames: Set<String>
     /// `redact_json`: each pointer's reference tokens, unescaped (`~1` → `/`, `~0` → `~`).
     /// A token `*` stands for any member or element.
-    public let pointers: [[[UInt8]]]
+    public private(set) var pointers: [[[UInt8]]]
 
     public init(headers: [String] = Redaction.defaultHeaders, query: [String] = Redaction.defaultQuery, json: [String] = []) {
         headerNames = Set(headers.map { $0.lowercased() })
         headerBytes = headerNames.map { Array($0.utf8) }
         queryNames = Set(query.map { $0.lowercased() })
         pointers = json.compactMap(Redaction.tokens)
+    }
+
+    /// The same settings, with each `redact_json` pointer also applied under `prefix` (a
+    /// problem document carries the upstream's body at /upstream/body).
+    public func alsoUnder(_ prefix: [String]) -> Redaction {
+        var copy = self
+        copy.pointers = pointers + pointers.map { prefix.map { Array($0.utf8) } + $0 }
+        return copy
     }
 
     /// An RFC 6901 pointer's tokens; nil unless it is `/`-led and its escapes are `~0`/`~1`.

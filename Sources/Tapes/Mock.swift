@@ -52,7 +52,7 @@ public struct MockAnswer: Sendable {
         self.body = body
     }
 
-    public var contentType: String? { TapeRequest.field("Content-Type", in: headers) }
+    public var contentType: String? { headers.first { $0.0.equalsIgnoringASCIICase("Content-Type") }?.1 }
 }
 
 /// A request as mocks see it: the client's method, the path after the route's prefix,

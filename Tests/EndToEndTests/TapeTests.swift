@@ -322,6 +322,42 @@ struct TapeTests {
         #expect(try send(player) == live)
     }
 
+    /// A tape directory that fills up (a 256 KiB tmpfs) or turns read-only (`chattr +i`,
+    /// which holds for root too): recording stops with `tape_write_failed` naming the
+    /// error, forwarding goes on, and the tape written before stays whole.
+    @Test func aFullOrReadOnlyTapeDirectoryStopsOnlyRecording() throws {
+        func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+            try ServerBinary.run(arguments, executable: URL(fileURLWithPath: tool)).status
+        }
+        for (setUp, tearDown, error) in [
+            ({ (dir: String) in try run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]) }, { (dir: String) in try run("/bin/umount", [dir]) },
+             "No space left on device"),
+            ({ (dir: String) in try run("/usr/bin/chattr", ["+i", dir]) }, { (dir: String) in try run("/usr/bin/chattr", ["-i", dir]) },
+             "Operation not permitted"),
+        ] as [((String) throws -> Int32, (String) throws -> Int32, String)] {
+            let dir = try Self.directory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let full = error.hasPrefix("No space")
+            if full { #expect(try setUp(dir) == 0) }
+            defer { if full { _ = try? tearDown(dir) } }
+            let proxy = try ProxyHarness(routes: Self.tapeRoute("record"), top: "tapes: { dir: \(dir) }\n", workers: 1)
+            defer { proxy.finish() }
+            let file = dir + "/api.har"
+            #expect(try proxy.get("/api/json?n=1").status == 200)
+            #expect(Self.waitForEntries(file, 1))
+            let before = try #require(FileManager.default.contents(atPath: file))
+            if !full { #expect(try setUp(dir) == 0) }
+            defer { if !full { _ = try? tearDown(dir) } }
+            #expect(try proxy.get(full ? "/api/big?bytes=300000" : "/api/json?n=2").status == 200)
+            #expect(proxy.daemon.waitForLine { $0.contains("tape_write_failed") && $0.contains(error) } != nil, "\(error)")
+            #expect(try proxy.get("/api/json?n=3").status == 200)
+            let listed = proxy.json(try proxy.get("/-/tapes"))?["tapes"] as? [[String: Any]]
+            #expect((listed?.first?["recording_stopped"] as? String)?.contains(error) == true)
+            #expect(FileManager.default.contents(atPath: file) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["api.har"])
+        }
+    }
+
     static func urls(_ har: Data) -> [String] {
         let object = try? JSONSerialization.jsonObject(with: har) as? [String: Any]
         return (((object?["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []).compactMap {

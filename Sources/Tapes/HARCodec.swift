@@ -420,6 +420,10 @@ struct HARWriter: ~Copyable {
     }
 
     consuming func finish() -> [UInt8] {
-        Array(UnsafeBufferPointer(start: base, count: count))
+        // One memcpy (the generic collection copy goes a byte at a time).
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.baseAddress!.update(from: base, count: count)
+            initialized = count
+        }
     }
 }

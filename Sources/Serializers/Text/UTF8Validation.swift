@@ -1,3 +1,4 @@
+import CVector
 /// Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing above U+10FFFF.
 enum UTF8Validation {
     /// Length of the valid sequence starting at `i`, or nil when it is invalid or cut off.
@@ -64,6 +65,9 @@ enum UTF8Validation {
         let n = bytes.count
         var i = 0
         while i < n {
+            // ASCII runs sixteen bytes a step (a lead byte's high bit is the mask bit).
+            while i &+ 16 <= n && serializerd_movemask(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<Int8>.self)) == 0 { i = i &+ 16 }
+            guard i < n else { break }
             if i + 8 <= n {
                 let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
                 if word & 0x8080_8080_8080_8080 == 0 { i += 8; continue }

@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "CVector"),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
+        // The response cache's RFC 9111 rules: Cache-Control, freshness, what may be stored.
+        .target(name: "Cache", dependencies: ["HTTPCore"]),
         // Tapes and mocks: recorded upstream exchanges (HAR files), matched and replayed.
         .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", "CPages", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes",
@@ -54,6 +56,7 @@ let package = Package(
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "TapesTests", dependencies: ["Tapes", "Serializers", "Telemetry", "TestSupport"]),
+        .testTarget(name: "CacheTests", dependencies: ["Cache", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]

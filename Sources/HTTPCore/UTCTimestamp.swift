@@ -57,6 +57,16 @@ public enum UTCTimestamp {
         return r < 0 ? (q - 1, r + b) : (q, r)
     }
 
+    /// Days since 1970-01-01 of a civil date (Howard Hinnant's days-from-civil).
+    public static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
     /// Howard Hinnant's days-from-civil inverse.
     static func civil(fromDays z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468

@@ -275,14 +275,7 @@ enum ISODate {
             guard let h = number(k + 1, 2), let m = number(k + 4, 2) else { return nil }
             offset = (h * 60 + m) * 60 * (b[k] == UInt8(ascii: "-") ? -1 : 1)
         }
-        // Days from the civil date (Howard Hinnant's algorithm).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return Double(UTCTimestamp.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
 }
 

@@ -1,0 +1,96 @@
+// libFuzzer target for the cache's field parsers (Sources/Cache, HTTPDate.seconds), built
+// by fuzz/run.sh. Oracles: Cache-Control read by a plain reference (split at commas
+// outside quotes, then at the first `=`) gives the same directives; splitting a field
+// into two lines at a comma changes nothing; dates that read back render as what was read.
+import HTTPCore
+
+/// The reference: RFC 9111 §5.2's grammar, written the obvious way.
+func reference(_ line: String) -> CacheControl {
+    var out = CacheControl()
+    var directives: [String] = [], current = "", quoted = false, escaped = false
+    for ch in line {
+        if escaped { current.append(ch); escaped = false; continue }
+        if quoted && ch == "\\" { current.append(ch); escaped = true; continue }
+        if ch == "\"" { quoted.toggle() }
+        if ch == "," && !quoted { directives.append(current); current = ""; continue }
+        current.append(ch)
+    }
+    directives.append(current)
+    func seconds(_ v: String?) -> CacheControl.Seconds {
+        guard let v, !v.isEmpty, v.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .invalid }
+        var n = 0
+        for c in v.utf8 { n = min(n * 10 + Int(c - 48), CacheControl.maxSeconds) }
+        return .value(n)
+    }
+    func merge(_ slot: inout CacheControl.Seconds, _ value: CacheControl.Seconds) {
+        if slot == .absent { slot = value } else if slot != value { slot = .invalid }
+    }
+    for d in directives {
+        let trimmed = d.trimmingCharacters(in: " \t")
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        let name = String(trimmed.prefix { tchar.contains($0) }).lowercased()
+        var rest = trimmed.dropFirst(name.count).drop { $0 == " " || $0 == "\t" }
+        var value: String?
+        if rest.first == "=" {
+            rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+            if rest.first == "\"" {
+                var v = "", k = rest.dropFirst()
+                while let c = k.first, c != "\"" {
+                    if c == "\\", k.count > 1 { k = k.dropFirst() }
+                    v.append(k.first!); k = k.dropFirst()
+                }
+                value = v
+            } else {
+                value = String(rest.prefix { tchar.contains($0) })
+            }
+        }
+        switch name {
+        case "max-age": merge(&out.maxAge, seconds(value))
+        case "s-maxage": merge(&out.sMaxAge, seconds(value))
+        case "no-store": out.noStore = true
+        case "private": out.isPrivate = true
+        case "public": out.isPublic = true
+        case "no-cache": out.noCache = true
+        default: break
+        }
+    }
+    return out
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> Substring {
+        var s = self[...]
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return s
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // Field values are bytes without CR, LF or NUL (the HTTP parser refuses those); ASCII
+    // keeps the reference's Character view aligned with the parser's bytes.
+    guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F || $0 == 0x09 }) else { return 0 }
+    let line = String(decoding: bytes, as: UTF8.self)
+    let parsed = CacheControl([line])
+    let expected = reference(line)
+    precondition(parsed.maxAge == expected.maxAge && parsed.sMaxAge == expected.sMaxAge && parsed.noStore == expected.noStore
+                 && parsed.isPrivate == expected.isPrivate && parsed.isPublic == expected.isPublic && parsed.noCache == expected.noCache,
+                 "Cache-Control differs from the reference on \(line): \(parsed) vs \(expected)")
+    if let comma = line.firstIndex(of: ","), !line[..<comma].contains("\"") {
+        precondition(CacheControl([String(line[..<comma]), String(line[line.index(after: comma)...])]) == parsed,
+                     "splitting at a comma changed \(line)")
+    }
+    if let seconds = HTTPDate.seconds(line, now: 1_800_000_000) {
+        precondition(seconds.isFinite, "a date that is not finite")
+        if HTTPDate.isValid(line), let day = Int(line.dropFirst(5).prefix(2)), day <= 28 {
+            let rendered = UTCTimestamp.format(unixSeconds: seconds, fraction: .milliseconds)
+            precondition(rendered.dropFirst(8).prefix(2) == line.dropFirst(5).prefix(2), "\(line) read as \(rendered)")
+        }
+    }
+    _ = Freshness(status: 200, fields: [("Cache-Control", line), ("Expires", line), ("Date", line), ("Age", line), ("Last-Modified", line)],
+                  requestedAt: 0, receivedAt: 1, wallNow: 1_800_000_000)
+    _ = Storability.of(method: "GET", status: 200, requestFields: [("Authorization", line)], responseFields: [("Vary", line), ("Cache-Control", line)])
+    return 0
+}

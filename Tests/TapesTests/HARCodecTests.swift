@@ -89,6 +89,8 @@ import Testing
         (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/","headers":[{"name":"X","value":"a\r\nB: c"}]},"response":{"status":200}}]}}"#,
          "CR, LF or NUL"),
         (#"{"log":{"entries":[{"request":{"method":"G T","url":"http://a/"},"response":{"status":200}}]}}"#, "not an HTTP method"),
+        (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/"},"response":{"status":200,"content":{"mimeType":"text/plain\r\nX-Injected: 1"}}}]}}"#,
+         "entry 0: response.content.mimeType holds CR, LF or NUL"),
         (#"{"log":{"entries":[{"request":{"method":"GET","url":"ftp://a/"},"response":{"status":200}}]}}"#, "not an http(s) URL"),
         (#"{"log":{"entries":[{"request":{"method":"GET","url":"http://a/"},"response":{"status":200,"content":{"text":"x","encoding":"gzip"}}}]}}"#,
          "not supported"),

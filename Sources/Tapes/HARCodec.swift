@@ -1,7 +1,4 @@
 import HTTPCore
-#if canImport(Glibc)
-import Glibc
-#endif
 // fuzz/har compiles these files into one module with the ones they use.
 #if canImport(Serializers)
 import Serializers
@@ -62,14 +59,7 @@ public enum HARCodec {
         o.raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
         let requestType = o.fields(requestHeaders, capture: capture)
         o.raw(",\"queryString\":")
-        if url.utf8.withContiguousStorageIfAvailable({ memchr($0.baseAddress!, Int32(UInt8(ascii: "?")), $0.count) != nil }) != false, let query = TapeRequest(method: method, url: url, headers: [], body: []).pathAndQuery.query {
-            o.fields(each(query.split(separator: "&").map { pair in
-                let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (Redaction.formDecoded(halves[0]), halves.count > 1 ? Redaction.formDecoded(halves[1]) : "")
-            }), capture: nil)
-        } else {
-            o.raw("[]")
-        }
+        o.fields(each(Redaction.queryPairs(url)), capture: nil)
         o.raw(",\"headersSize\":-1,\"bodySize\":")
         let sentBody = capture?.body(requestBody, contentType: requestType) ?? requestBody
         o.int(sentBody.count)

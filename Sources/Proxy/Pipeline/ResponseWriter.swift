@@ -32,8 +32,6 @@ struct ResponseWriter {
     }
 
     struct UpstreamSent {
-        var method: String
-        var url: String
         /// `Name: value` lines, NUL-terminated (HeaderLines' bytes).
         var lines: [UInt8]
         var body: [UInt8]
@@ -135,7 +133,7 @@ struct ResponseWriter {
     /// (the request head as received among them).
     func captured(headers: [(String, String)], body: [UInt8], reply: UpstreamReply?) -> CapturedExchange {
         let upstream = reply.map { reply in
-            CapturedExchange.Upstream(method: upstreamRequest?.method ?? request.method, url: reply.url,
+            CapturedExchange.Upstream(method: request.method, url: reply.url,
                                       requestLines: upstreamRequest?.lines ?? [], requestBody: upstreamRequest?.body ?? [],
                                       status: reply.status, responseLines: reply.headers.lines, responseBody: reply.body)
         }

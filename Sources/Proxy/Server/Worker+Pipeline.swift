@@ -84,7 +84,7 @@ extension Worker {
             url = joined
         }
         writer.upstreamURL = url
-        writer.upstreamRequest = .init(method: request.method, url: url, lines: [], body: serialized.body)
+        writer.upstreamRequest = .init(lines: [], body: serialized.body)
         if !route.mocks.isEmpty {
             let asked = MockRequest(method: request.method, path: String(remainder), query: target.query) { request.header($0) }
             switch Mocks.answer(route.mocks, asked, maxBytes: config.limits.maxResponseBody) {

@@ -117,6 +117,20 @@ public struct Redaction: Sendable {
         }.joined(separator: "&")
     }
 
+    /// A URL's query parameters (after `?`, before `#`), names and values decoded: HAR's
+    /// queryString.
+    public static func queryPairs(_ url: String) -> [(String, String)] {
+        // Found in the contiguous bytes: this runs for every recorded exchange.
+        var text = url
+        guard let at = text.withUTF8({ $0.firstIndex(of: UInt8(ascii: "?")) }) else { return [] }
+        let query = text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: at + 1)...].split(separator: UInt8(ascii: "#"), maxSplits: 1,
+                                                                                             omittingEmptySubsequences: false)[0]
+        return Substring(query).split(separator: "&").map { pair in
+            let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (formDecoded(halves[0]), halves.count > 1 ? formDecoded(halves[1]) : "")
+        }
+    }
+
     /// `a+b%20c` → `a b c` (invalid escapes kept as they are): names compare decoded.
     public static func formDecoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []

@@ -115,14 +115,7 @@ public enum HAR {
     }
 
     /// HAR's queryString: the URL's parameters, decoded.
-    static func queryString(_ url: String) -> [JSONValue] {
-        guard let question = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [] }
-        let query = url[url.utf8.index(after: question)...].prefix { $0 != "#" }
-        return query.split(separator: "&").map { pair in
-            let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return header(Redaction.formDecoded(halves[0]), halves.count > 1 ? Redaction.formDecoded(halves[1]) : "")
-        }
-    }
+    static func queryString(_ url: String) -> [JSONValue] { Redaction.queryPairs(url).map(header) }
 
     static func header(_ field: (String, String)) -> JSONValue { header(field.0, field.1) }
 

@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Cache", dependencies: ["HTTPCore"]),
         // Tapes and mocks: recorded upstream exchanges (HAR files), matched and replayed.
         .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", "CPages", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes",
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "HTTPCore"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "CCurl", "HTTPCore"]),
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
-        .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "TestSupport"]),
+        .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "Cache", "TestSupport"]),
         .testTarget(name: "TapesTests", dependencies: ["Tapes", "Serializers", "Telemetry", "TestSupport"]),
         .testTarget(name: "CacheTests", dependencies: ["Cache", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),

@@ -16,11 +16,19 @@ public struct CacheKey: Hashable, Sendable {
 /// A stored answer: the route's normalized output with what it was made from.
 public struct StoredResponse: Sendable {
     public let status: Int
-    /// The fields serializerd forwards with it, in order (validators included).
-    public let headers: [(String, String)]
+    /// The fields serializerd forwards with it, in order (`Last-Modified` among them).
+    public private(set) var headers: [(String, String)]
     public let body: [UInt8]
     public let serializer: String
-    public let freshness: Freshness
+    public private(set) var freshness: Freshness
+    /// The upstream's `ETag`, for revalidation (never sent to the client).
+    public private(set) var upstreamETag: String?
+    /// The upstream's `Last-Modified`, for revalidation.
+    public private(set) var lastModified: String?
+    /// The response's Cache-Control.
+    public private(set) var control: CacheControl
+    /// serializerd's strong `ETag` over `body`.
+    public let tag: String
     /// The `Vary` names (lowercased, sorted) and the storing request's values for them
     /// (nil: the request had no such field).
     public let vary: [String]
@@ -29,15 +37,37 @@ public struct StoredResponse: Sendable {
     public let route: String
 
     public init(status: Int, headers: [(String, String)], body: [UInt8], serializer: String, freshness: Freshness,
-                vary: [String], request: (String) -> String?, route: String) {
+                vary: [String], request: (String) -> String?, route: String, upstreamETag: String? = nil, tag: String? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.serializer = serializer
         self.freshness = freshness
+        self.upstreamETag = upstreamETag
+        lastModified = Freshness.values("Last-Modified", headers).first
+        control = CacheControl(Freshness.values("Cache-Control", headers))
+        self.tag = tag ?? OutputTag.of(body)
         self.vary = vary
         selecting = vary.map { request($0).map(Self.normalized) }
         self.route = route
+    }
+
+    /// The same output after a 304 (RFC 9111 §4.3.4): `headers` (the stored ones merged
+    /// with the 304's) and a new freshness; body, tag and variant are kept.
+    public func refreshed(headers: [(String, String)], upstreamETag: String?, freshness: Freshness) -> StoredResponse {
+        var copy = self
+        copy.headers = headers
+        copy.freshness = freshness
+        copy.upstreamETag = upstreamETag ?? self.upstreamETag
+        copy.lastModified = Freshness.values("Last-Modified", headers).first
+        copy.control = CacheControl(Freshness.values("Cache-Control", headers))
+        return copy
+    }
+
+    /// The stored fields with those of a 304 put in their place (names compared in any case).
+    public func merging(_ updates: [(String, String)]) -> [(String, String)] {
+        let names = Set(updates.map { $0.0.lowercased() })
+        return headers.filter { !names.contains($0.0.lowercased()) } + updates
     }
 
     /// Whether `request` selects this variant (RFC 9111 §4.1: the named fields' values,
@@ -87,12 +117,28 @@ public final class ResponseCache: Sendable {
 
     /// The variant of `key` that `request` selects, most recently stored first; marks the
     /// key used.
-    public func lookup(_ key: CacheKey, request: (String) -> String?) -> StoredResponse? {
+    public func lookup(_ key: CacheKey, request: (String) -> String?) -> StoredResponse? { find(key, request: request).response }
+
+    /// The variant `request` selects, and whether the key has any (a `vary-miss` rather
+    /// than a `uri-miss`).
+    public func find(_ key: CacheKey, request: (String) -> String?) -> (response: StoredResponse?, keyKnown: Bool) {
         shard(key).shard.withLock { shard in
-            guard let at = shard.index[key] else { return nil }
+            guard let at = shard.index[key] else { return (nil, false) }
             shard.touch(at)
-            return shard.nodes[at].variants.last { $0.matches(request) }
+            return (shard.nodes[at].variants.last { $0.matches(request) }, true)
         }
+    }
+
+    /// Entries (variants) and bytes in all: a sum over the shards' running totals.
+    public func totals() -> (entries: Int, bytes: Int) {
+        var entries = 0, bytes = 0
+        for locked in shards {
+            locked.shard.withLock { shard in
+                entries += shard.entries
+                bytes += shard.bytes
+            }
+        }
+        return (entries, bytes)
     }
 
     /// Stores `response` as a variant of `key` (replacing the one it selects), then evicts
@@ -169,6 +215,7 @@ struct Shard {
     var free: [Int] = []
     var head = -1, tail = -1
     var bytes = 0
+    var entries = 0
 
     mutating func unlink(_ at: Int) {
         let (p, n) = (nodes[at].prev, nodes[at].next)
@@ -198,12 +245,14 @@ struct Shard {
         if let slot = free.popLast() { nodes[slot] = node; at = slot } else { nodes.append(node); at = nodes.count - 1 }
         index[key] = at
         bytes += cost
+        entries += variants.count
         pushFront(at)
     }
 
     mutating func replace(_ at: Int, _ variants: [StoredResponse]) {
         let cost = variants.reduce(0) { $0 + $1.cost }
         bytes += cost - nodes[at].bytes
+        entries += variants.count - nodes[at].variants.count
         nodes[at].variants = variants
         nodes[at].bytes = cost
     }
@@ -212,6 +261,7 @@ struct Shard {
         unlink(at)
         index[nodes[at].key] = nil
         bytes -= nodes[at].bytes
+        entries -= nodes[at].variants.count
         nodes[at].variants = []
         nodes[at].bytes = 0
         free.append(at)

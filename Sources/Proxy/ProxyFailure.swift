@@ -33,6 +33,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case noSuchFailure(String)
     /// `tape.mode: replay` and no recording matches; the detail names the nearest ones.
     case replayMiss(String)
+    /// `cache.policy: only_cache` (or the client's `only-if-cached`) and nothing usable stored.
+    case cacheMiss(String)
 
     /// The status sent to the client. Whenever the serializer's error chain holds an
     /// unacceptable 4xx/5xx upstream status, the client gets that status.
@@ -40,7 +42,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         switch self {
         case .response(let error, _): return error.unacceptableErrorStatus ?? 502
         case .upstreamUnavailable, .upstreamBodyTooLarge, .replayMiss: return 502
-        case .upstreamTimeout: return 504
+        case .upstreamTimeout, .cacheMiss: return 504
         case .noRoute, .noSuchFailure: return 404
         case .methodNotAllowed: return 405
         case .invalidPath, .badRequest, .invalidQuery: return 400
@@ -74,6 +76,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .loopDetected: return "loop-detected"
         case .noSuchFailure: return "no-such-failure"
         case .replayMiss: return "replay-miss"
+        case .cacheMiss: return "cache-miss"
         }
     }
 
@@ -100,7 +103,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .unavailable, .overloaded: return 503
         case .malformedRequest: return 400
         case .loopDetected: return 508
-        case .replayMiss: return -1008
+        case .replayMiss, .cacheMiss: return -1008
         }
     }
 
@@ -124,6 +127,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .loopDetected: return "The request has already passed through this serializerd."
         case .noSuchFailure: return "No failure with this request id is kept."
         case .replayMiss: return "No recording on the route's tape matches this request."
+        case .cacheMiss: return "The resource is not in the cache, and the request may not go to the upstream."
         }
     }
 
@@ -134,7 +138,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamUnavailable(_, let message, _): return message
         case .upstreamTimeout(_, let seconds): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
         case .upstreamBodyTooLarge(let limit, _): return "the body exceeds \(limit) bytes (limits.max_response_body)"
-        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why), .replayMiss(let why): return why
+        case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why), .replayMiss(let why),
+             .cacheMiss(let why): return why
         case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", ")) (the route's match.methods)"
         case .noRoute(let request): return "no route matches \(request); GET /-/routes lists the configured routes"
         case .headersTooLarge(let limit): return "the request head exceeds \(limit) bytes (limits.max_header_bytes)"

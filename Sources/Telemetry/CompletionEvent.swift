@@ -41,6 +41,9 @@ public final class CompletionEvent: @unchecked Sendable {
     public let unsafeNumbers: Int
     /// Where a route's payload came from: upstream, tape, mock or cache; nil without a route.
     public let source: String?
+    /// How a caching route's cache met the request: hit, miss, stale, revalidated,
+    /// collapsed or bypass; nil on routes without a cache.
+    public let cache: String?
     /// The request and answers themselves, for the full HAR (not in the event's JSON).
     public let exchange: CapturedExchange?
     /// `json`, once rendered for the sinks that need it.
@@ -50,7 +53,7 @@ public final class CompletionEvent: @unchecked Sendable {
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
                 error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil,
-                exchange: CapturedExchange? = nil) {
+                cache: String? = nil, exchange: CapturedExchange? = nil) {
         self.startedAt = startedAt
         self.requestID = requestID
         self.route = route
@@ -71,6 +74,7 @@ public final class CompletionEvent: @unchecked Sendable {
         self.responseContentType = responseContentType
         self.unsafeNumbers = unsafeNumbers
         self.source = source
+        self.cache = cache
         self.exchange = exchange
     }
 }

@@ -87,6 +87,11 @@ try:
     Select(driver.find_element(By.ID, "f-source")).select_by_value("mock")
     out["mock_rows"] = [(r["id"], r["cells"][6]) for r in rows()]
     Select(driver.find_element(By.ID, "f-source")).select_by_value("")
+    # A caching route's flows: the cache's result beside the source.
+    get("/kept/cached/inspector", "cached-1")
+    get("/kept/cached/inspector", "cached-2")
+    wait(lambda: "cached-2" in ids(), 5)
+    out["cache_rows"] = sorted([r["id"], r["cells"][6]] for r in rows() if r["id"].startswith("cached-"))
 
     # A failure's details: the problem document and the reproduce command.
     wait(lambda: "browser-failure" in ids())

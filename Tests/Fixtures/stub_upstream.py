@@ -7,6 +7,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
 
+CACHE = {}
+CACHE_LOCK = threading.Lock()
+
+
 class Stub(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # Headers and body leave in separate writes; with Nagle on, keep-alive clients wait
@@ -45,6 +49,9 @@ class Stub(BaseHTTPRequestHandler):
         if self.headers.get("X-Echo-Set-Cookie"):
             added.append(("Set-Cookie", self.headers["X-Echo-Set-Cookie"]))
         name = url.path.rstrip("/").split("/")[-1]
+        segments = url.path.rstrip("/").split("/")
+        if len(segments) >= 3 and segments[-2] in ("cached", "cachestate", "cachemode"):
+            return self.cached(segments[-2], name, q)
         status = int(q.get("status", 200))
         ctype = q.get("type", "application/json")
         if name == "echo":
@@ -101,6 +108,51 @@ class Stub(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         return self.reply(404, b'{"error":"no such scenario"}')
+
+    def cached(self, kind, key, q):
+        """A resource that counts its requests, for the cache's tests.
+
+        /v1/cached/KEY answers {"key", "n" (requests so far), "v" (version), "who"} with
+        `cc=` as Cache-Control (default max-age=60), ETag "vN" (`noetag` drops it), `lm=`
+        as Last-Modified, `vary=` as Vary, `cookie` a Set-Cookie, `delay=` seconds first;
+        a matching If-None-Match gets 304. /v1/cachemode/KEY?mode=json|html|503&v=N sets
+        how it answers from then on; /v1/cachestate/KEY tells the counts and the
+        conditional headers seen."""
+        with CACHE_LOCK:
+            state = CACHE.setdefault(key, {"requests": 0, "not_modified": 0, "mode": "json", "v": 1, "conditionals": []})
+            if kind == "cachemode":
+                state["mode"] = q.get("mode", state["mode"])
+                state["v"] = int(q.get("v", state["v"]))
+                return self.reply(200, json.dumps(state).encode())
+            if kind == "cachestate":
+                return self.reply(200, json.dumps(state).encode())
+            state["requests"] += 1
+            n, mode, version = state["requests"], state["mode"], state["v"]
+            inm, ims = self.headers.get("If-None-Match"), self.headers.get("If-Modified-Since")
+            if inm or ims:
+                state["conditionals"].append({"if_none_match": inm, "if_modified_since": ims})
+        self.body()
+        time.sleep(float(q.get("delay", "0")))
+        etag = '"v%d"' % version
+        extra = [("Cache-Control", q.get("cc", "max-age=60"))]
+        if "noetag" not in q:
+            extra.append(("ETag", etag))
+        if "lm" in q:
+            extra.append(("Last-Modified", q["lm"]))
+        if "vary" in q:
+            extra.append(("Vary", q["vary"]))
+        if "cookie" in q:
+            extra.append(("Set-Cookie", "session=abc"))
+        if mode == "503":
+            return self.reply(503, b'{"error":"down"}', "application/json", extra)
+        if inm is not None and inm == etag and "noetag" not in q:
+            with CACHE_LOCK:
+                state["not_modified"] += 1
+            return self.reply(304, b"", None, extra)
+        if mode == "html":
+            return self.reply(200, b"<html><body>Service temporarily broken</body></html>", "text/html", extra)
+        doc = {"key": key, "n": n, "v": version, "who": self.headers.get("Authorization") or self.headers.get("X-User")}
+        return self.reply(200, json.dumps(doc).encode(), "application/json", extra)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_any
 

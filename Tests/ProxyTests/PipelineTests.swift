@@ -1,3 +1,4 @@
+import Cache
 import EventLoop
 import Foundation
 import HTTPCore
@@ -77,7 +78,7 @@ struct Pipeline {
         let telemetry = Telemetry(output: LogOutput(fd: open("/dev/null", O_WRONLY)), version: "test", startTime: 0)
         worker = try Worker(config: config, sockets: [], mailbox: Mailbox(), heartbeat: nil, telemetry: telemetry,
                             budget: ProcessBudget(maxConnections: 10, maxBufferedBytes: 1 << 20), via: "1.1 serializerd-test",
-                            upstream: upstream)
+                            cache: ProcessCache(maxBytes: config.cacheMaxBytes), upstream: upstream)
     }
 
     func run(_ exchange: RecordedExchange) -> RecordedExchange {

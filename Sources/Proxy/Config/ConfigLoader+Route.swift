@@ -1,3 +1,4 @@
+import Cache
 import Telemetry
 import Serializers
 
@@ -14,11 +15,14 @@ extension ConfigLoader {
         let tapeSetting: RouteTape?? = node.attempt { () throws(ConfigError) in try self.tape(m, route: name, config: config) }
         guard let tape = tapeSetting else { return nil }
         guard let mocks = node.attempt({ () throws(ConfigError) in try self.mocks(m["mocks"], config: config) }) else { return nil }
+        let cacheSetting: CacheRule?? = node.attempt { () throws(ConfigError) in try self.cache(m["cache"]) }
+        guard let cache = cacheSetting else { return nil }
         return Route(
             name: name, prefix: match.prefix, methods: match.methods, host: match.host, upstream: upstream,
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
-            response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks)
+            response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
+            cache: cache, fingerprint: fingerprint(node))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

@@ -7,8 +7,8 @@ import Yams
 /// Loads the YAML config strictly: unknown keys, wrong types, bad values, unknown
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
-    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "tapes", "log", "defaults", "routes"]
-    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks"]
+    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "tapes", "cache", "log", "defaults", "routes"]
+    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
     static let reservedPrefixes = ["/-/", "/metrics"]
@@ -56,12 +56,16 @@ public enum ConfigLoader {
         if let node = top["capture"], let capture = node.attempt({ () throws(ConfigError) in try capture(node) }) { config.capture = capture }
         config.tapesDir = relative("./tapes", to: doc.file)
         if let node = top["tapes"], let dir = node.attempt({ () throws(ConfigError) in try tapesDir(node) }) { config.tapesDir = dir }
+        if let node = top["cache"], let bytes = node.attempt({ () throws(ConfigError) in try cacheMaxBytes(node) }) {
+            config.cacheMaxBytes = bytes
+        }
         if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
         if let defaults = top["defaults"] { checkDefaults(defaults, config: config) }
         guard let routesNode = top["routes"] else { throw doc.error("missing required key 'routes'") }
         var names: Set<String> = []
         for item in try routesNode.sequence() {
-            guard let route = self.route(item.merged(withDefaults: top["defaults"]?.node), config: config) else { continue }
+            let merged = item.merged(withDefaults: top["defaults"]?.node)
+            guard let route = self.route(merged, config: config) else { continue }
             guard names.insert(route.name).inserted else {
                 item.diagnostics.record(item.error("route name '\(route.name)' is used twice"))
                 continue

@@ -1,3 +1,4 @@
+import Cache
 import HTTPCore
 import Serializers
 import Tapes
@@ -27,11 +28,16 @@ public final class Route: Sendable {
     public let tape: RouteTape?
     /// `mocks:`, tried in order before the tape and the upstream.
     public let mocks: [MockRule]
+    /// `cache:`, when the route caches.
+    public let cache: CacheRule?
+    /// The route's settings as text: a reload keeps what an unchanged route stored.
+    public let fingerprint: String
 
     init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
-         output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = []) {
+         output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
+         fingerprint: String = "") {
         self.name = name
         self.prefix = prefix
         self.methods = methods
@@ -49,6 +55,8 @@ public final class Route: Sendable {
         self.output = output
         self.tape = tape
         self.mocks = mocks
+        self.cache = cache
+        self.fingerprint = fingerprint
     }
 
     /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).

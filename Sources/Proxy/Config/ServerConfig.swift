@@ -23,6 +23,8 @@ public struct ServerConfig: Sendable {
     public var log = LogSettings()
     /// `tapes.dir`, resolved against the config file's directory.
     public var tapesDir = "./tapes"
+    /// `cache.max_bytes`: the response cache of the whole process.
+    public var cacheMaxBytes = 256 << 20
     public var routes: [Route] = []
     /// The file it came from, for messages.
     public var source = ""

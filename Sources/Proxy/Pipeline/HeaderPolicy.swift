@@ -18,6 +18,12 @@ enum HeaderPolicy {
     static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
 
     static let retryAfter = HeaderNames(["retry-after"])
+    static let etag = HeaderNames(["etag"])
+    static let cacheControl = HeaderNames(["cache-control"])
+    static let pragma = HeaderNames(["pragma"])
+    /// A client's preconditions name serializerd's representation, not the upstream's: a
+    /// caching route does not forward them (it sends its own when revalidating).
+    static let conditionals = HeaderNames(["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"])
     static let date = HeaderNames(["date"])
 
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
@@ -45,6 +51,7 @@ enum HeaderPolicy {
         var vias: [UInt8] = []
         // Fields the client's Connection header names are hop-by-hop too.
         var named = HeaderNames([])
+        let caching = route.cache != nil
         request.forEachHeader { name, value in
             if HeaderNames.connection.contains(name) { named.addConnectionOptions(value) }
         }
@@ -57,7 +64,7 @@ enum HeaderPolicy {
                 vias += [UInt8(ascii: ","), UInt8(ascii: " ")]
             }
             if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name)
-                && !named.contains(name) {
+                && !named.contains(name) && !(caching && conditionals.contains(name)) {
                 lines.append(name: name, value: value)
             }
         }

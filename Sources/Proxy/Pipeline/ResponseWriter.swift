@@ -1,3 +1,4 @@
+import Cache
 import EventLoop
 import HTTPCore
 import Serializers
@@ -26,6 +27,14 @@ struct ResponseWriter {
     var unsafeNumbers = 0
     /// Where the payload came from (`Serializerd-Source`, DESIGN §3).
     var source = Source.upstream
+    /// On caching routes: how the cache met the request (`Cache-Status`, DESIGN §3).
+    var cache: CacheNote?
+
+    struct CacheNote {
+        var result: CacheResult
+        /// The `Cache-Status` field value.
+        var status: String
+    }
 
     enum Source: String {
         case upstream, tape, mock, cache
@@ -94,6 +103,7 @@ struct ResponseWriter {
         headers.append(("X-Request-Id", requestID))
         // Every response of a route says where its payload came from.
         if route.utf8.first != UInt8(ascii: "(") { headers.append(("Serializerd-Source", source.rawValue)) }
+        if let cache { headers.append(("Cache-Status", cache.status)) }
         headers.append(timingHeader(total: duration))
         let bytesOut = sent.count
         let exchange = captured(headers: headers, body: sent, reply: outcome.reply)
@@ -153,7 +163,8 @@ struct ResponseWriter {
             outcome: outcome.label, bytesIn: outcome.upstreamBytes ?? reply?.body.count ?? 0, bytesOut: bytesOut, duration: duration,
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
             responseContentType: responseContentType, unsafeNumbers: unsafeNumbers,
-            source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue, exchange: exchange))
+            source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue, cache: cache?.result.rawValue,
+            exchange: exchange))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.
@@ -173,13 +184,32 @@ struct ResponseWriter {
     /// A serialized value: the upstream status, JSON, the cache headers forwarded.
     func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, envelope: Bool) {
         let bytes = envelope ? Self.envelope(reply, data: value.bytes) : value.bytes
-        var headers: [(String, String)] = []
-        headers.reserveCapacity(12)   // these, the forwarded ones, then X-Request-Id and Server-Timing
-        headers.append(("Content-Type", "application/json; charset=utf-8"))
-        headers.append(("X-Serializerd-Serializer", serializer))
+        var headers = Self.successHeaders(serializer: serializer, capacity: 12)
         let named = reply.headers.connectionOptions
         reply.headers.appendFields(where: { HeaderPolicy.forwardedDownstream.contains($0) && !named.contains($0) }, to: &headers)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
+    }
+
+    /// The fields every normalized answer starts with; `capacity` leaves room for the
+    /// forwarded ones, X-Request-Id and Server-Timing.
+    static func successHeaders(serializer: String, capacity: Int) -> [(String, String)] {
+        var headers: [(String, String)] = []
+        headers.reserveCapacity(capacity)
+        headers.append(("Content-Type", "application/json; charset=utf-8"))
+        headers.append(("X-Serializerd-Serializer", serializer))
+        return headers
+    }
+
+    /// A normalized answer with serializerd's tag (caching routes): a client's
+    /// `If-None-Match` naming it gets a 304 without the body (RFC 9110 §13.1.2).
+    func sendNormalized(status: Int, headers: consuming [(String, String)], body: [UInt8], tag: String?, outcome: Outcome) {
+        guard let tag else { return send(status: status, headers: headers, body: body, outcome: outcome) }
+        headers.append(("ETag", tag))
+        if (200...299).contains(status), let asked = request.header("If-None-Match"), OutputTag.ifNoneMatch(asked, matches: tag) {
+            headers.removeAll { $0.0 == "Content-Type" }
+            return send(status: 304, headers: headers, body: [], outcome: outcome)
+        }
+        send(status: status, headers: headers, body: body, outcome: outcome)
     }
 
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The

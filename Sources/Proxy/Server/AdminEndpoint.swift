@@ -14,6 +14,8 @@ enum AdminEndpoint: Equatable {
     case ui, uiScript, uiStyle
     /// `/-/tapes` and `/-/tapes/<route>` (the tape as HAR).
     case tapes, tape(String)
+    /// `/-/cache` and `/-/cache/<route>`: usage, and purge (DELETE).
+    case cache, cacheRoute(String)
     case unknown
 
     init?(path: String) {
@@ -29,7 +31,13 @@ enum AdminEndpoint: Equatable {
         case "/-/ui/app.js": self = .uiScript
         case "/-/ui/app.css": self = .uiStyle
         case "/-/tapes": self = .tapes
+        case "/-/cache": self = .cache
         default:
+            if path.hasPrefix("/-/cache/") {
+                let name = String(path.dropFirst("/-/cache/".count))
+                self = name.isEmpty || name.contains("/") ? .unknown : .cacheRoute(name)
+                return
+            }
             if path.hasPrefix("/-/tapes/") {
                 let name = String(path.dropFirst("/-/tapes/".count))
                 self = name.isEmpty || name.contains("/") ? .unknown : .tape(name)
@@ -76,8 +84,9 @@ extension Worker {
             writer.problem(.forbidden(host: host), route: nil)
             return
         }
-        if endpoint != .unknown, request.method != "GET", request.method != "HEAD" {
-            writer.problem(.methodNotAllowed(allow: ["GET", "HEAD"]), route: nil)
+        let allowed = endpoint.methods
+        if endpoint != .unknown, !allowed.contains(request.method) {
+            writer.problem(.methodNotAllowed(allow: allowed), route: nil)
             return
         }
         switch endpoint {
@@ -146,6 +155,8 @@ extension Worker {
             writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                ("Content-Disposition", "attachment; filename=\"\(name).har\"")],
                         body: tape.tape.har(), outcome: .ok)
+        case .cache, .cacheRoute:
+            serveCache(endpoint, method: request.method, writer: writer)
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }
@@ -192,6 +203,7 @@ extension Worker {
             ("on_failure", .string(route.output.onFailure.rawValue)),
         ])))
         members.append(("tape", .string(route.tape?.mode.rawValue ?? RouteTape.Mode.off.rawValue)))
+        members.append(("cache", route.cache.map { JSONValue.string($0.policy.rawValue) } ?? .null))
         return .object(members)
     }
 }

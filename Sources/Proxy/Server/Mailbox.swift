@@ -1,3 +1,4 @@
+import Cache
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,8 @@ final class Mailbox: Sendable {
         case shutdown
         /// Live events are waiting for this worker's `/-/events` clients.
         case events
+        /// A miss this worker's parked requests wait for is answered.
+        case cacheFilled(CacheKey)
     }
 
     /// The read end, for the worker's loop.

@@ -1,3 +1,4 @@
+import Cache
 import EventLoop
 import HTTPCore
 import Logging
@@ -25,6 +26,8 @@ public final class Server {
     private let budget: ProcessBudget
     /// Unique to this running daemon, so chained serializerds tell their Via entries apart.
     private let via: String
+    /// The response cache every worker shares.
+    private let cache: ProcessCache
 
     /// `reload` re-reads and validates the configuration for SIGHUP.
     public init(config: ServerConfig, telemetry: Telemetry, reload: @escaping () throws -> ServerConfig) {
@@ -34,6 +37,9 @@ public final class Server {
         budget = ProcessBudget(maxConnections: Server.connectionCap(config.limits.maxConnections),
                                maxBufferedBytes: config.limits.maxBufferedBytes)
         telemetry.metrics.attach(budget)
+        let cache = ProcessCache(maxBytes: config.cacheMaxBytes)
+        self.cache = cache
+        telemetry.metrics.attachCache { cache.store.totals() }
         var random = SystemRandomNumberGenerator()
         via = "1.1 serializerd-" + String(random.next() & 0xFFFF_FFFF_FFFF, radix: 16)
         logger = telemetry.logger()
@@ -192,11 +198,12 @@ public final class Server {
         let logger = self.logger
         let budget = self.budget
         let via = self.via
+        let cache = self.cache
         threads.append(WorkerThread.spawn {
             let worker: Worker
             do {
                 worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry,
-                                    budget: budget, via: via)
+                                    budget: budget, via: via, cache: cache)
             } catch {
                 logger.error("worker_failed", metadata: ["error": "\(error)"])
                 for fd in sockets { close(fd) }
@@ -236,6 +243,7 @@ public final class Server {
             // The listening address and worker count belong to the running process.
             fresh.listen = config.listen
             fresh.workers = config.workers
+            keepCache(from: config, to: fresh)
             config = fresh
             budget.setLimits(maxConnections: Server.connectionCap(fresh.limits.maxConnections), maxBufferedBytes: fresh.limits.maxBufferedBytes)
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }
@@ -246,6 +254,18 @@ public final class Server {
         } catch {
             telemetry.metrics.countReload(succeeded: false)
             logger.error("config_reload_failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension Server {
+    /// A reload keeps what unchanged routes stored; a changed or removed route's entries go
+    /// (they were made by settings that no longer hold).
+    private func keepCache(from old: ServerConfig, to fresh: ServerConfig) {
+        cache.store.setMaxBytes(fresh.cacheMaxBytes)
+        let kept = Dictionary(fresh.routes.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+        for route in old.routes where kept[route.name] != route.fingerprint {
+            cache.store.purge(route: route.name)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Cache
 import EventLoop
 import HTTPCore
 import Serializers
@@ -60,7 +61,8 @@ extension Worker {
         return methods.sorted()
     }
 
-    func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter) {
+    /// `woken`: the request waited for another's cache miss and is read again.
+    func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
         var writer = writer
         var remainder = target.path.dropFirst(route.prefix.count)
         // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a
@@ -129,7 +131,19 @@ extension Worker {
             }
             if tape.records { recording = tape.tape }
         }
-        let sentHeaders = headers ?? upstreamHeaders()
+        var cached: CacheExchange?
+        if let rule = route.cache {
+            switch consultCache(rule, request: request, target: target, url: url, route: route, writer: &writer, woken: woken) {
+            case .answered: return
+            case .forward(let exchange): cached = exchange
+            }
+        }
+        var sentHeaders = headers ?? upstreamHeaders()
+        if let cached, cached.revalidating, let stale = cached.stale {
+            // RFC 9111 §4.3.1: the upstream's own validators.
+            if let etag = stale.upstreamETag { sentHeaders.append("If-None-Match", etag) }
+            if let modified = stale.lastModified { sentHeaders.append("If-Modified-Since", modified) }
+        }
         writer.upstreamRequest?.lines = sentHeaders.bytes
         let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
@@ -144,7 +158,7 @@ extension Worker {
             if let recording, case .success(let reply) = result {
                 self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
             }
-            self.complete(result, url: url, route: route, writer: &writer)
+            self.complete(result, url: url, route: route, writer: &writer, cached: cached)
             self.finishIfIdle()
         }
     }
@@ -152,11 +166,21 @@ extension Worker {
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
     /// `serialized`: what the route already made of this reply; `made` hears what it makes.
     func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter,
-                  serialized: (SerializationResult, Int)? = nil, made: ((SerializationResult, Int) -> Void)? = nil) {
+                  serialized: (SerializationResult, Int)? = nil, made: ((SerializationResult, Int) -> Void)? = nil,
+                  cached: CacheExchange? = nil) {
+        // Whatever the outcome, the requests waiting for this miss read the cache next.
+        defer { if let cached, cached.leads { cache.misses.finish(cached.key) } }
+        if let cached { writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: try? result.get().status)) }
         let reply: UpstreamReply
         // Problem documents show the URL with capture.redact_query applied (a route's
         // upstream may carry a key); only failures pay for it.
         var shownURL: String { config.capture.url(url) }
+        switch result {
+        case .failure(.timeout), .failure(.unavailable):
+            if let cached, serveStale(cached, invalid: false, fwdStatus: nil, writer: &writer) { return }
+        default:
+            break
+        }
         switch result {
         case .failure(.timeout): return writer.problem(.upstreamTimeout(url: shownURL, seconds: route.timeout), route: route.name)
         case .failure(.bodyTooLarge(let limit)): return writer.problem(.upstreamBodyTooLarge(limit: limit, url: shownURL), route: route.name)
@@ -166,12 +190,22 @@ extension Worker {
             return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: shownURL), route: route.name)
         case .success(let success): reply = success
         }
+        if let cached {
+            if cached.revalidating, reply.status == 304, let stale = cached.stale {
+                return refresh(cached, stale: stale, reply: reply, writer: &writer)
+            }
+            if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: &writer, reply: reply) { return }
+        }
         let started = Clock.now()
         let outcome: SerializationResult
         (outcome, writer.unsafeNumbers) = serialized ?? route.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
         writer.serializeSeconds = Clock.now() - started
         if serialized == nil { made?(outcome, writer.unsafeNumbers) }
         if outcome.succeeded, let value = outcome.value {
+            if let cached {
+                let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes) : value.bytes
+                return sendCaching(bytes, serializer: outcome.serializer, reply: reply, cached: cached, route: route, writer: &writer)
+            }
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
         } else {
             let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
@@ -180,6 +214,11 @@ extension Worker {
             let failure = ProxyFailure.response(error, upstream: evidence)
             let hint = route.response.hint(for: error)
             keepEvidence(reply, error: error, evidence: evidence, route: route, writer: writer, hint: hint)
+            // The last good answer stands in (its failure kept above, and counted as stale).
+            if let cached, serveStale(cached, invalid: true, fwdStatus: reply.status, writer: &writer, reply: reply,
+                                      error: "served the stored answer: " + (failure.detail ?? failure.title)) {
+                return
+            }
             if route.output.onFailure == .passthrough {
                 writer.passthrough(reply, failure: failure, serializer: outcome.serializer)
             } else {

@@ -1,3 +1,4 @@
+import Cache
 import EventLoop
 import HTTPCore
 import Serializers
@@ -36,10 +37,15 @@ final class Worker {
     /// `/-/events` clients this worker streams to, by their hub subscriber.
     var streams: [ObjectIdentifier: EventStream] = [:]
     var streamTimer: Timer?
+    /// The process's response cache.
+    let cache: ProcessCache
+    /// Requests waiting for another's miss, by key (resumed from the mailbox).
+    var parked: [CacheKey: [() -> Void]] = [:]
 
     /// `upstream` replaces the libcurl session manager (in-process tests of the pipeline).
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
-         budget: ProcessBudget, via: String, upstream: (any UpstreamClient)? = nil) throws(EventLoopError) {
+         budget: ProcessBudget, via: String, cache: ProcessCache, upstream: (any UpstreamClient)? = nil) throws(EventLoopError) {
+        self.cache = cache
         shared = telemetry
         self.budget = budget
         self.via = via
@@ -110,6 +116,8 @@ final class Worker {
                 beginShutdown()
             case .events:
                 deliverEvents()
+            case .cacheFilled(let key):
+                wakeParked(key)
             }
         }
     }

@@ -122,6 +122,7 @@ extension CompletionEvent {
         line.milliseconds("serialize_ms", serializeDuration)
         line.int("unsafe_numbers", unsafeNumbers)
         line.string("source", source)
+        line.string("cache", cache)
         line.string("error", error)
     }
 }

@@ -23,6 +23,8 @@ public final class MetricsRegistry: Sendable {
     let acceptPausesDescriptors = Atomic<UInt64>(0)
     /// The server's connection and buffer budget, read at scrape time.
     private let budget = Mutex<ProcessBudget?>(nil)
+    /// The response cache's entries and bytes, read at scrape time.
+    private let cacheTotals = Mutex<(@Sendable () -> (entries: Int, bytes: Int))?>(nil)
     let version: String
     let startTime: Double
 
@@ -41,6 +43,23 @@ public final class MetricsRegistry: Sendable {
 
     public func attach(_ budget: ProcessBudget) {
         self.budget.withLock { $0 = budget }
+    }
+
+    public func attachCache(_ totals: @escaping @Sendable () -> (entries: Int, bytes: Int)) {
+        cacheTotals.withLock { $0 = totals }
+    }
+
+    /// Cache requests by route and result, summed over workers (`/-/cache`).
+    public func cacheCounts() -> [String: [String: UInt64]] {
+        var counts: [String: [String: UInt64]] = [:]
+        for shard in shards.withLock({ $0 }) {
+            for (route, cells) in shard.tables.withLock({ $0.routes }) {
+                for (at, result) in RouteCells.cacheResults.enumerated() where cells.cache[at].value > 0 {
+                    counts[route, default: [:]][result, default: 0] += cells.cache[at].value
+                }
+            }
+        }
+        return counts
     }
 
     /// A worker stopped accepting (connection cap, or no descriptors left): once per episode.
@@ -110,6 +129,18 @@ public final class MetricsRegistry: Sendable {
                    "Numbers in upstream payloads that no IEEE 754 double holds exactly (kept, stringified or refused per output.numbers).")
         for (route, value) in unsafeNumbers.sorted(by: { $0.key < $1.key }) where route != RouteLabel.admin && route != RouteLabel.unmatched {
             out.sample("serializerd_unsafe_numbers_total", [("route", route)], value)
+        }
+        out.family("serializerd_cache_requests_total", "counter", "Requests of caching routes, by how the cache met them.")
+        for (route, results) in cacheCounts().sorted(by: { $0.key < $1.key }) {
+            for result in RouteCells.cacheResults {
+                out.sample("serializerd_cache_requests_total", [("route", route), ("result", result)], results[result] ?? 0)
+            }
+        }
+        if let totals = cacheTotals.withLock({ $0 })?() {
+            out.family("serializerd_cache_entries", "gauge", "Responses in the cache (each variant counts).")
+            out.sample("serializerd_cache_entries", [], UInt64(max(0, totals.entries)))
+            out.family("serializerd_cache_bytes", "gauge", "Bytes the cache holds (bodies, fields and a fixed allowance per entry; cache.max_bytes).")
+            out.sample("serializerd_cache_bytes", [], UInt64(max(0, totals.bytes)))
         }
         out.family("serializerd_inflight_requests", "gauge", "Requests waiting on an upstream right now.")
         out.sample("serializerd_inflight_requests", [], inflight)

@@ -1,0 +1,214 @@
+import Cache
+import EventLoop
+import HTTPCore
+import Serializers
+import Upstream
+
+/// One request of a caching route on its way upstream: what the cache decided before it
+/// left, and what it may fall back on when the answer comes.
+struct CacheExchange {
+    let rule: CacheRule
+    let key: CacheKey
+    /// The Cache-Status `fwd` value, and the result counted when the answer is used as is.
+    var fwd = "miss"
+    var result = CacheResult.miss
+    /// The entry being revalidated, or one that may stand in for a failed upstream.
+    var stale: StoredResponse?
+    var revalidating = false
+    /// Whether the answer may be stored.
+    var store = false
+    /// Whether other requests wait for this one's answer.
+    var leads = false
+    /// The clock when the request left (RFC 9111 §4.2.3 `request_time`).
+    let requestedAt: Double
+    /// The request fields the upstream saw, by name: the route's own, else the client's.
+    let selecting: (String) -> String?
+
+    /// The request fields the storing rules read (RFC 9111 §3).
+    var requestFields: [(String, String)] {
+        ["Cache-Control", "Authorization"].compactMap { name in selecting(name).map { (name, $0) } }
+    }
+
+    func status(fwdStatus: Int?, stored: Bool = false) -> String {
+        var text = "serializerd; fwd=" + fwd
+        if let fwdStatus { text += "; fwd-status=\(fwdStatus)" }
+        if stored { text += "; stored" }
+        return text
+    }
+}
+
+extension Worker {
+    enum CacheStep {
+        /// The cache answered (or parked the request behind a miss in flight).
+        case answered
+        case forward(CacheExchange)
+    }
+
+    /// Mocks and the tape had no answer: the cache may (DESIGN §1). `woken`: the request
+    /// waited for another's miss and comes back to read what it stored.
+    func consultCache(_ rule: CacheRule, request: any ClientExchange, target: RequestTarget, url: String, route: Route,
+                      writer: inout ResponseWriter, woken: Bool) -> CacheStep {
+        let method = request.method
+        let key = CacheKey(method: "GET", url: url)
+        let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
+        let now = Clock.now()
+        let consults = method == "GET" || method == "HEAD"
+        let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
+        var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting)
+        switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
+                              keyKnown: found.keyKnown, now: now) {
+        case .hit(let entry):
+            serveStored(entry, writer: &writer, result: woken ? .collapsed : .hit,
+                        status: woken ? "serializerd; hit; collapsed" : "serializerd; hit", now: now)
+            return .answered
+        case .unsatisfiable(let fwd):
+            writer.cache = .init(result: .miss, status: "serializerd; fwd=" + fwd)
+            let why = rule.policy == .onlyCache ? "the route's cache.policy is only_cache" : "the request says Cache-Control: only-if-cached"
+            writer.problem(.cacheMiss("nothing usable is stored for \(config.capture.url(url)), and \(why)"), route: route.name)
+            return .answered
+        case .revalidate(let entry):
+            exchange.fwd = "stale"
+            exchange.stale = entry
+            exchange.revalidating = true
+            exchange.store = true
+        case .forward(let fwd, let result, let stale, let store):
+            exchange.fwd = fwd
+            exchange.result = result
+            exchange.stale = stale
+            exchange.store = store
+        }
+        // Misses of one key make one upstream request: the first leads, the rest wait for
+        // what it stores. HEAD stores nothing, so it neither leads nor waits.
+        if method == "GET" && exchange.store {
+            if woken {
+                exchange.leads = cache.misses.lead(key)
+            } else {
+                let mailbox = self.mailbox
+                guard cache.misses.join(key, wake: { mailbox.post(.cacheFilled(key)) }) else {
+                    park(key) { [unowned self, writer] in
+                        var writer = writer
+                        if self.shuttingDown { return writer.problem(.unavailable, route: route.name) }
+                        self.forward(request, target: target, route: route, writer: writer, woken: true)
+                    }
+                    return .answered
+                }
+                exchange.leads = true
+            }
+        }
+        return .forward(exchange)
+    }
+
+    /// The client's Cache-Control, or `Pragma: no-cache` without one (RFC 9111 §5.4).
+    static func requestControl(_ request: any ClientExchange) -> CacheControl {
+        var lines: [String] = []
+        var pragmaNoCache = false
+        request.forEachHeader { name, value in
+            if HeaderPolicy.cacheControl.contains(name) {
+                lines.append(String(decoding: value, as: UTF8.self))
+            } else if HeaderPolicy.pragma.contains(name), String(decoding: value, as: UTF8.self).lowercased().contains("no-cache") {
+                pragmaNoCache = true
+            }
+        }
+        var control = CacheControl(lines)
+        if lines.isEmpty && pragmaNoCache { control.noCache = true }
+        return control
+    }
+
+    /// Waits (counted in flight, so shutdown waits too) for the miss in flight on `key`.
+    func park(_ key: CacheKey, _ resume: @escaping () -> Void) {
+        requestStarted()
+        parked[key, default: []].append(resume)
+    }
+
+    /// The miss on `key` is answered: the requests waiting for it read the cache again.
+    func wakeParked(_ key: CacheKey) {
+        guard let waiting = parked.removeValue(forKey: key) else { return }
+        for resume in waiting {
+            inFlightEnded()
+            resume()
+        }
+        finishIfIdle()
+    }
+
+    /// An answer from the cache: the stored output, its fields, `Age` and the tag.
+    func serveStored(_ entry: StoredResponse, writer: inout ResponseWriter, result: CacheResult, status: String, now: Double,
+                     reply: UpstreamReply? = nil, error: String? = nil) {
+        writer.source = .cache
+        writer.cache = .init(result: result, status: status)
+        var headers = ResponseWriter.successHeaders(serializer: entry.serializer, capacity: entry.headers.count + 8)
+        headers += entry.headers
+        headers.append(("Age", String(Int(entry.freshness.age(at: now)))))
+        writer.sendNormalized(status: entry.status, headers: headers, body: entry.body, tag: entry.tag,
+                              outcome: .init(label: "ok", serializer: entry.serializer, reply: reply, error: error))
+    }
+
+    /// A stored entry in place of a failed upstream or a refused answer, when the route's
+    /// window (or the response's `stale-if-error`) allows it.
+    func serveStale(_ cached: CacheExchange, invalid: Bool, fwdStatus: Int?, writer: inout ResponseWriter,
+                    reply: UpstreamReply? = nil, error: String? = nil) -> Bool {
+        guard let stale = cached.stale else { return false }
+        let now = Clock.now()
+        let window = invalid ? cached.rule.staleIfInvalid : cached.rule.staleIfError
+        guard stale.mayServeStale(window: window, responseDirective: !invalid, at: now) else { return false }
+        var status = "serializerd; hit; fwd=stale"
+        if let fwdStatus { status += "; fwd-status=\(fwdStatus)" }
+        status += invalid ? "; detail=invalid" : "; detail=error"
+        serveStored(stale, writer: &writer, result: .stale, status: status, now: now, reply: reply, error: error)
+        return true
+    }
+
+    /// An upstream 304 to a revalidation: the entry is fresh again, its output reused
+    /// without running the serializer (RFC 9111 §4.3.4).
+    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamReply, writer: inout ResponseWriter) {
+        var updates: [(String, String)] = []
+        reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
+        let headers = stale.merging(updates)
+        let now = Clock.now()
+        let freshness = Freshness(status: stale.status, fields: headers, requestedAt: cached.requestedAt, receivedAt: now,
+                                  wallNow: Clock.wall())
+        let etag = reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1
+        let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
+        cache.store.store(cached.key, refreshed)
+        serveStored(refreshed, writer: &writer, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
+    }
+
+    /// A fresh normalized answer on a caching route: stored when the rules allow, sent
+    /// with serializerd's tag.
+    func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamReply, cached: CacheExchange, route: Route,
+                     writer: inout ResponseWriter) {
+        var forwarded: [(String, String)] = []
+        let named = reply.headers.connectionOptions
+        reply.headers.appendFields(where: { HeaderPolicy.forwardedDownstream.contains($0) && !named.contains($0) }, to: &forwarded)
+        var tag: String?
+        var stored = false
+        let isGet = writer.request.method == "GET"
+        if cached.store, isGet, reply.status != 206 {
+            let fields = reply.headers.all
+            if case .storable(let vary) = Storability.of(method: "GET", status: reply.status, requestFields: cached.requestFields,
+                                                          responseFields: fields) {
+                let freshness = Freshness(status: reply.status, fields: fields, requestedAt: cached.requestedAt, receivedAt: Clock.now(),
+                                          wallNow: Clock.wall())
+                let entry = StoredResponse(status: reply.status, headers: forwarded, body: bytes, serializer: serializer,
+                                           freshness: freshness, vary: vary, request: cached.selecting, route: route.name,
+                                           upstreamETag: reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1)
+                cache.store.store(cached.key, entry)
+                tag = entry.tag
+                stored = true
+            }
+        }
+        writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))
+        var headers = ResponseWriter.successHeaders(serializer: serializer, capacity: forwarded.count + 8)
+        headers += forwarded
+        // HEAD's answer has no output to tag: its tag is GET's, which it does not know.
+        if isGet && tag == nil { tag = OutputTag.of(bytes) }
+        writer.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,
+                              outcome: .init(label: "ok", serializer: serializer, reply: reply))
+    }
+}
+
+extension Route {
+    /// The value the route's `headers:` set for `name` (any case), which replaces the client's.
+    func fixedHeader(_ name: String) -> String? {
+        headers.first { $0.0.equalsIgnoringASCIICase(name) }?.1
+    }
+}

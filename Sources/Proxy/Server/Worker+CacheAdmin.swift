@@ -1,0 +1,61 @@
+import Cache
+import Serializers
+import Telemetry
+
+extension AdminEndpoint {
+    /// Admin endpoints are GET and HEAD only, but for the cache's purge (DESIGN §6).
+    var methods: [String] {
+        switch self {
+        case .cache, .cacheRoute: ["GET", "HEAD", "DELETE"]
+        default: ["GET", "HEAD"]
+        }
+    }
+}
+
+extension Worker {
+    /// `GET /-/cache[/<route>]`: entries, bytes and results by route; `DELETE`: purge.
+    func serveCache(_ endpoint: AdminEndpoint, method: String, writer: ResponseWriter) {
+        var name: String?
+        if case .cacheRoute(let route) = endpoint { name = route }
+        let usage = cache.store.usage()
+        if let name, !config.routes.contains(where: { $0.name == name }), usage.byRoute[name] == nil {
+            return writer.problem(.noRoute("\(method) /-/cache/\(name): no route of that name has cache entries; GET /-/cache lists them"),
+                                  route: nil)
+        }
+        if method == "DELETE" {
+            let purged = cache.store.purge(route: name)
+            var members: [(String, JSONValue)] = [("purged", .number(String(purged)))]
+            if let name { members.insert(("route", .string(name)), at: 0) }
+            return writer.sendJSON(NormalizedJSON(.object(members)).bytes)
+        }
+        let counts = shared.metrics.cacheCounts()
+        var names = config.routes.filter { $0.cache != nil }.map(\.name)
+        for stored in usage.byRoute.keys.sorted() where !names.contains(stored) { names.append(stored) }
+        if let name { names = [name] }
+        let routes = names.map { route in
+            Self.describeCache(route: route, policy: config.routes.first { $0.name == route }?.cache?.policy,
+                               usage: usage.byRoute[route] ?? (0, 0), counts: counts[route] ?? [:])
+        }
+        if let route = routes.first, name != nil { return writer.sendJSON(NormalizedJSON(route).bytes) }
+        writer.sendJSON(NormalizedJSON(.object([
+            ("max_bytes", .number(String(config.cacheMaxBytes))), ("entries", .number(String(usage.entries))),
+            ("bytes", .number(String(usage.bytes))), ("misses_in_flight", .number(String(cache.misses.inFlight))),
+            ("routes", .array(routes)),
+        ])).bytes)
+    }
+
+    /// One route's line: what it stored and how its requests met the cache. The hit ratio
+    /// counts answers from the cache (hit, collapsed, revalidated, stale) among the
+    /// requests the cache was consulted for (all but bypass).
+    static func describeCache(route: String, policy: CachePolicy?, usage: (entries: Int, bytes: Int), counts: [String: UInt64]) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("route", .string(route)), ("policy", policy.map { .string($0.rawValue) } ?? .null),
+            ("entries", .number(String(usage.entries))), ("bytes", .number(String(usage.bytes))),
+        ]
+        for result in CacheResult.allCases { members.append((result.rawValue, .number(String(counts[result.rawValue] ?? 0)))) }
+        let served = ["hit", "collapsed", "revalidated", "stale"].reduce(UInt64(0)) { $0 + (counts[$1] ?? 0) }
+        let consulted = served + (counts["miss"] ?? 0)
+        members.append(("hit_ratio", consulted == 0 ? .null : .number(NumberText.shortest((Double(served) / Double(consulted) * 1000).rounded() / 1000))))
+        return .object(members)
+    }
+}

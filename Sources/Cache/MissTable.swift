@@ -45,6 +45,30 @@ public final class MissTable: Sendable {
 public final class ProcessCache: Sendable {
     public let store: ResponseCache
     public let misses = MissTable()
+    /// Each route's settings (as text) in the running configuration. A store and a
+    /// reload's purge take this lock, so an answer made under settings a reload replaced
+    /// is never stored after the purge that removed its route's entries.
+    private let routes = Mutex<[String: String]>([:])
 
     public init(maxBytes: Int) { store = ResponseCache(maxBytes: maxBytes) }
+
+    /// Stores `response` unless its route's settings are no longer the running ones.
+    @discardableResult
+    public func store(_ key: CacheKey, _ response: StoredResponse, fingerprint: String) -> Bool {
+        routes.withLock { current in
+            guard current[response.route] == fingerprint else { return false }
+            store.store(key, response)
+            return true
+        }
+    }
+
+    /// The running configuration's routes (name, settings as text): entries of routes
+    /// whose settings changed, or that are gone, are purged.
+    public func apply(routes fresh: [(name: String, fingerprint: String)]) {
+        routes.withLock { current in
+            let next = Dictionary(fresh.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+            for (name, fingerprint) in current where next[name] != fingerprint { store.purge(route: name) }
+            current = next
+        }
+    }
 }

@@ -88,6 +88,41 @@ struct CachePolicyTests {
         #expect(try T.metric(proxy, "serializerd_cache_requests_total{route=\"api\",result=\"collapsed\"}") == Double(collapsed))
     }
 
+    @Test func aPurgeDuringACollapsedMissLosesNoRequest() throws {
+        let proxy = try ProxyHarness(routes: T.cacheRoute())
+        defer { proxy.finish() }
+        let target = "/api/cached/pc?delay=0.5"
+        let first = proxy.inBackground(target)
+        #expect(T.poll(proxy, "/-/cache") { (proxy.json($0)?["misses_in_flight"] as? Int ?? 0) >= 1 } != nil)
+        let others = (0..<4).map { _ in proxy.inBackground(target) }
+        #expect(try proxy.get("/-/cache", method: "DELETE").status == 200)
+        let replies = ([first] + others).compactMap { $0.reply(timeout: 20) }
+        #expect(replies.count == 5 && replies.allSatisfy { $0.status == 200 })
+        #expect(Set(replies.map(\.body)).count == 1)
+        #expect(try T.requests(proxy, "pc") == 1)
+    }
+
+    @Test func aReloadDuringARevalidationStoresNothingForAChangedRoute() throws {
+        let proxy = try ProxyHarness(routes: T.cacheRoute())
+        defer { proxy.finish() }
+        let target = "/api/cached/rr?cc=max-age=1&delay=2"
+        #expect(try proxy.get(target).status == 200)
+        // Stale once a second has passed (only-if-cached asks without revalidating).
+        #expect(T.poll(proxy, target, headers: [("Cache-Control", "only-if-cached")]) { $0.status == 504 } != nil)
+        let pending = proxy.inBackground(target)
+        #expect(T.poll(proxy, "/-/cache") { (proxy.json($0)?["misses_in_flight"] as? Int ?? 0) >= 1 } != nil)
+        let stub = "http://127.0.0.1:\(proxy.stubPort)/v1"
+        try ("listen: 127.0.0.1:0\nworkers: 2\nroutes:\n" + T.cacheRoute(cache: "{ stale_if_error: 1m }")
+            .replacingOccurrences(of: "{stub}", with: stub)).write(toFile: proxy.configPath, atomically: true, encoding: .utf8)
+        proxy.daemon.signal(SIGHUP)
+        #expect(proxy.daemon.waitForLine { $0.contains("\"msg\":\"config_reloaded\"") } != nil)
+        let answered = pending.reply(timeout: 20)
+        #expect(answered?.status == 200 && answered?.header("Cache-Status") == "serializerd; fwd=stale; fwd-status=304")
+        // What the old settings made was not kept: the next request finds nothing.
+        #expect(T.poll(proxy, "/-/cache") { proxy.json($0)?["misses_in_flight"] as? Int == 0 } != nil)
+        #expect(proxy.json(try proxy.get("/-/cache"))?["entries"] as? Int == 0)
+    }
+
     @Test func purgeIsAdminOnlyAndByRoute() throws {
         let proxy = try ProxyHarness(routes: T.cacheRoute() + T.cacheRoute("two", prefix: "/two/"))
         defer { proxy.finish() }

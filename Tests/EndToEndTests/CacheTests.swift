@@ -155,6 +155,10 @@ struct CacheTests {
         let huge = "/api/cached/huge?cc=max-age=99999999999999999999999"
         #expect(try proxy.get(huge).header("Cache-Status")?.hasSuffix("stored") == true)
         #expect(try proxy.get(huge).header("Cache-Status") == "serializerd; hit")
+        // A Date far in the future is no age at all: fresh for its max-age.
+        let future = "/api/cached/future?date=Fri,%2001%20Jan%202100%2000:00:00%20GMT"
+        #expect(try proxy.get(future).header("Cache-Status")?.hasSuffix("stored") == true)
+        #expect(try proxy.get(future).header("Cache-Status") == "serializerd; hit")
         let negative = "/api/cached/neg?cc=max-age=-5"
         #expect(try proxy.get(negative).status == 200)
         #expect(try proxy.get(negative).header("Cache-Status") == "serializerd; fwd=stale; fwd-status=304")

@@ -2,7 +2,7 @@
 
 Prints its port on the first line of stdout, then serves until killed. Each path
 is a scenario (see `routes`); query parameters tune it."""
-import gzip, json, signal, socket, struct, sys, threading, time
+import email.utils, gzip, json, signal, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -113,7 +113,8 @@ class Stub(BaseHTTPRequestHandler):
         """A resource that counts its requests, for the cache's tests.
 
         /v1/cached/KEY answers {"key", "n" (requests so far), "v" (version), "who"} with
-        `cc=` as Cache-Control (default max-age=60), ETag "vN" (`noetag` drops it), `lm=`
+        `cc=` as Cache-Control (default max-age=60; empty: none), `exp=` seconds from now as
+        Expires, ETag "vN" (`noetag` drops it), `lm=`
         as Last-Modified, `vary=` as Vary, `cookie` a Set-Cookie, `delay=` seconds first;
         a matching If-None-Match gets 304. /v1/cachemode/KEY?mode=json|html|503&v=N sets
         how it answers from then on; /v1/cachestate/KEY tells the counts and the
@@ -134,7 +135,9 @@ class Stub(BaseHTTPRequestHandler):
         self.body()
         time.sleep(float(q.get("delay", "0")))
         etag = '"v%d"' % version
-        extra = [("Cache-Control", q.get("cc", "max-age=60"))]
+        extra = [("Cache-Control", q.get("cc", "max-age=60"))] if q.get("cc", "max-age=60") else []
+        if "exp" in q:
+            extra.append(("Expires", email.utils.formatdate(time.time() + float(q["exp"]), usegmt=True)))
         if "noetag" not in q:
             extra.append(("ETag", etag))
         if "lm" in q:

@@ -73,12 +73,18 @@ struct Pipeline {
     let worker: Worker
     let upstream = HeldUpstream()
 
+    static func cache(_ config: ServerConfig) -> ProcessCache {
+        let cache = ProcessCache(maxBytes: config.cacheMaxBytes)
+        cache.apply(routes: config.routes.map { ($0.name, $0.fingerprint) })
+        return cache
+    }
+
     init(_ yaml: String) throws {
         let config = try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: [:])
         let telemetry = Telemetry(output: LogOutput(fd: open("/dev/null", O_WRONLY)), version: "test", startTime: 0)
         worker = try Worker(config: config, sockets: [], mailbox: Mailbox(), heartbeat: nil, telemetry: telemetry,
                             budget: ProcessBudget(maxConnections: 10, maxBufferedBytes: 1 << 20), via: "1.1 serializerd-test",
-                            cache: ProcessCache(maxBytes: config.cacheMaxBytes), upstream: upstream)
+                            cache: Self.cache(config), upstream: upstream)
     }
 
     func run(_ exchange: RecordedExchange) -> RecordedExchange {

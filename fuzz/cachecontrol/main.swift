@@ -1,7 +1,8 @@
 // libFuzzer target for the cache's field parsers (Sources/Cache, HTTPDate.seconds), built
 // by fuzz/run.sh. Oracles: Cache-Control read by a plain reference (split at commas
 // outside quotes, then at the first `=`) gives the same directives; splitting a field
-// into two lines at a comma changes nothing; dates that read back render as what was read.
+// into two lines at a comma changes nothing; dates that read back render as what was read;
+// an If-None-Match list built from the input matches exactly the tags it holds.
 import HTTPCore
 
 /// The reference: RFC 9111 §5.2's grammar, written the obvious way.
@@ -92,5 +93,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = Freshness(status: 200, fields: [("Cache-Control", line), ("Expires", line), ("Date", line), ("Age", line), ("Last-Modified", line)],
                   requestedAt: 0, receivedAt: 1, wallNow: 1_800_000_000)
     _ = Storability.of(method: "GET", status: 200, requestFields: [("Authorization", line)], responseFields: [("Vary", line), ("Cache-Control", line)])
+    // If-None-Match: a list of quoted tags made from the input matches exactly the tags
+    // it holds; the raw input only must not crash.
+    let pieces = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.filter { $0 != "\"" } }
+    let list = pieces.map { "\"\($0)\"" }.joined(separator: ", ")
+    for want in ["abc", pieces.last ?? ""] {
+        precondition(OutputTag.ifNoneMatch(list, matches: "\"\(want)\"") == pieces.contains { $0 == want }, "If-None-Match \(list) for \(want)")
+    }
+    _ = OutputTag.ifNoneMatch(line, matches: "\"abc\"")
+    precondition(OutputTag.of(bytes) == OutputTag.of(Array(line.utf8)), "the tag of equal bytes differs")
     return 0
 }

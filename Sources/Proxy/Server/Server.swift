@@ -38,6 +38,7 @@ public final class Server {
                                maxBufferedBytes: config.limits.maxBufferedBytes)
         telemetry.metrics.attach(budget)
         let cache = ProcessCache(maxBytes: config.cacheMaxBytes)
+        cache.apply(routes: config.routes.map { ($0.name, $0.fingerprint) })
         self.cache = cache
         telemetry.metrics.attachCache { cache.store.totals() }
         var random = SystemRandomNumberGenerator()
@@ -243,7 +244,10 @@ public final class Server {
             // The listening address and worker count belong to the running process.
             fresh.listen = config.listen
             fresh.workers = config.workers
-            keepCache(from: config, to: fresh)
+            // A reload keeps what unchanged routes stored; a changed or removed route's
+            // entries go (they were made by settings that no longer hold).
+            cache.store.setMaxBytes(fresh.cacheMaxBytes)
+            cache.apply(routes: fresh.routes.map { ($0.name, $0.fingerprint) })
             config = fresh
             budget.setLimits(maxConnections: Server.connectionCap(fresh.limits.maxConnections), maxBufferedBytes: fresh.limits.maxBufferedBytes)
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }
@@ -254,18 +258,6 @@ public final class Server {
         } catch {
             telemetry.metrics.countReload(succeeded: false)
             logger.error("config_reload_failed", metadata: ["error": "\(error)"])
-        }
-    }
-}
-
-extension Server {
-    /// A reload keeps what unchanged routes stored; a changed or removed route's entries go
-    /// (they were made by settings that no longer hold).
-    private func keepCache(from old: ServerConfig, to fresh: ServerConfig) {
-        cache.store.setMaxBytes(fresh.cacheMaxBytes)
-        let kept = Dictionary(fresh.routes.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
-        for route in old.routes where kept[route.name] != route.fingerprint {
-            cache.store.purge(route: route.name)
         }
     }
 }

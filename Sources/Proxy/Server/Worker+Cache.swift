@@ -23,6 +23,8 @@ struct CacheExchange {
     let requestedAt: Double
     /// The request fields the upstream saw, by name: the route's own, else the client's.
     let selecting: (String) -> String?
+    /// The settings of the route that sent it, as text.
+    let fingerprint: String
 
     /// The request fields the storing rules read (RFC 9111 §3).
     var requestFields: [(String, String)] {
@@ -54,7 +56,7 @@ extension Worker {
         let now = Clock.now()
         let consults = method == "GET" || method == "HEAD"
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
-        var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting)
+        var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
         switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
                               keyKnown: found.keyKnown, now: now) {
         case .hit(let entry):
@@ -168,7 +170,7 @@ extension Worker {
                                   wallNow: Clock.wall())
         let etag = reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1
         let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
-        cache.store.store(cached.key, refreshed)
+        cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
         serveStored(refreshed, writer: &writer, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
     }
 
@@ -191,9 +193,8 @@ extension Worker {
                 let entry = StoredResponse(status: reply.status, headers: forwarded, body: bytes, serializer: serializer,
                                            freshness: freshness, vary: vary, request: cached.selecting, route: route.name,
                                            upstreamETag: reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1)
-                cache.store.store(cached.key, entry)
+                stored = cache.store(cached.key, entry, fingerprint: route.fingerprint)
                 tag = entry.tag
-                stored = true
             }
         }
         writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))

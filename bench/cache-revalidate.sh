@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# What a revalidated cache entry costs against a full miss, by CPU per request.
+#
+# Two daemons of one build, paired on core 1 with an nginx origin that serves bench-peers'
+# payloads with `Cache-Control: no-cache` (so every request finds its entry stale) and
+# answers If-None-Match with 304. A: route `cache: { policy: reload }` — every request is
+# a miss: forwarded, transcoded, stored. B: route `cache: { policy: protocol }` — every
+# request revalidates, gets a 304 and sends the stored output without transcoding. Each is
+# loaded by its own wrk -t1 -c16 on core 0 for SECONDS, ROUNDS times; prints B/A per
+# round (CPU from /proc/PID/stat over requests completed) and the origin's 304 share.
+#
+#   bench/cache-revalidate.sh PAYLOAD SECONDS ROUNDS [BINARY]
+#   bench/cache-revalidate.sh large 5 4
+#
+# Needs the payloads of one ../shared/bench-peers run (W, default /tmp/peerbench/www).
+# Loopback only; every process it starts is stopped by PID.
+set -euo pipefail
+[ $# -ge 3 ] || { sed -n '2,16p' "$0"; exit 2; }
+PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; BIN=${4:-.build/release/serializerd}
+W=${W:-/tmp/peerbench}
+[ -f "$W/www/$PAYLOAD.json" ] || { echo "no $W/www/$PAYLOAD.json: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
+scratch=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$scratch"; }
+trap cleanup EXIT
+ORIGIN=28183
+mkdir -p "$scratch/nginx/logs"
+cat > "$scratch/nginx/origin.conf" <<NGINX
+worker_processes 1;
+pid $scratch/nginx/origin.pid;
+error_log $scratch/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    types { application/json json; }
+    access_log off;
+    keepalive_timeout 65s; keepalive_requests 10000000;
+    open_file_cache max=100 inactive=60s;
+    server {
+        listen 127.0.0.1:$ORIGIN;
+        root $W/www;
+        location / { add_header Cache-Control no-cache; }
+    }
+}
+NGINX
+for side in a b; do
+  port=$([ $side = a ] && echo 28185 || echo 28195)
+  policy=$([ $side = a ] && echo reload || echo protocol)
+  printf 'listen: 127.0.0.1:%s\nworkers: 1\nlog: { level: error }\nroutes:\n  - name: bench\n    match: { prefix: /bench/ }\n    upstream: http://127.0.0.1:%s/\n    cache: { policy: %s }\n' \
+    "$port" "$ORIGIN" "$policy" > "$scratch/$side.yaml"
+done
+taskset -c 1 nginx -p "$scratch/nginx" -c "$scratch/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
+taskset -c 1 "$BIN" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
+taskset -c 1 "$BIN" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
+for port in 28185 28195; do
+  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
+done
+status=$(curl -s -D - -o /dev/null "http://127.0.0.1:28195/bench/$PAYLOAD.json" | tr -d '\r' | sed -n 's/^Cache-Status: //p')
+[ "$status" = "serializerd; fwd=stale; fwd-status=304" ] || { echo "B is not revalidating: Cache-Status '$status'" >&2; exit 1; }
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+for r in $(seq "$ROUNDS"); do
+  a0=$(cpu $AP); b0=$(cpu $BP)
+  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28185/bench/$PAYLOAD.json" > "$scratch/wa" & WA=$!
+  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28195/bench/$PAYLOAD.json" > "$scratch/wb"
+  wait $WA
+  a1=$(cpu $AP); b1=$(cpu $BP)
+  python3 - "$r" "$a0" "$a1" "$b0" "$b1" "$(getconf CLK_TCK)" \
+    "$(awk '/requests in/{print $1}' "$scratch/wa")" "$(awk '/requests in/{print $1}' "$scratch/wb")" <<'PY'
+import sys
+r, a0, a1, b0, b1, tick, ra, rb = sys.argv[1:]
+a = (float(a1) - float(a0)) / float(tick) * 1e6 / int(ra)
+b = (float(b1) - float(b0)) / float(tick) * 1e6 / int(rb)
+print(f"round {r}: miss {a:.1f} us/req, revalidated {b:.1f} us/req, revalidated/miss {b / a:.3f}  ({ra} and {rb} requests)")
+PY
+done
+metrics=$(curl -s http://127.0.0.1:28195/metrics | grep -E 'serializerd_cache_requests_total\{route="bench",result="(revalidated|miss)"\}' | tr '\n' ' ')
+echo "B: $metrics"

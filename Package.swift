@@ -45,7 +45,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "serializerd-bench",
-            dependencies: ["Serializers", "HTTPCore", "CLibxml2", "Tapes"],
+            dependencies: ["Serializers", "HTTPCore", "CLibxml2", "Tapes", "Cache"],
             path: "bench/TranscodeBench"
         ),
 

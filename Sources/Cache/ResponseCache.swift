@@ -13,20 +13,22 @@ public struct CacheKey: Hashable, Sendable {
     }
 }
 
-/// A stored answer: the route's normalized output with what it was made from.
-public struct StoredResponse: Sendable {
+/// A stored answer: the route's normalized output with what it was made from. A class:
+/// a lookup hands out one reference, and two workers answering from one entry at once
+/// share one reference count rather than one for each of its arrays and strings.
+public final class StoredResponse: Sendable {
     public let status: Int
     /// The fields serializerd forwards with it, in order (`Last-Modified` among them).
-    public private(set) var headers: [(String, String)]
+    public let headers: [(String, String)]
     public let body: [UInt8]
     public let serializer: String
-    public private(set) var freshness: Freshness
+    public let freshness: Freshness
     /// The upstream's `ETag`, for revalidation (never sent to the client).
-    public private(set) var upstreamETag: String?
+    public let upstreamETag: String?
     /// The upstream's `Last-Modified`, for revalidation.
-    public private(set) var lastModified: String?
+    public let lastModified: String?
     /// The response's Cache-Control.
-    public private(set) var control: CacheControl
+    public let control: CacheControl
     /// serializerd's strong `ETag` over `body`.
     public let tag: String
     /// The `Vary` names (lowercased, sorted) and the storing request's values for them
@@ -36,8 +38,14 @@ public struct StoredResponse: Sendable {
     /// The route that stored it (`/-/cache` counts and purges by it).
     public let route: String
 
-    public init(status: Int, headers: [(String, String)], body: [UInt8], serializer: String, freshness: Freshness,
-                vary: [String], request: (String) -> String?, route: String, upstreamETag: String? = nil, tag: String? = nil) {
+    public convenience init(status: Int, headers: [(String, String)], body: [UInt8], serializer: String, freshness: Freshness,
+                            vary: [String], request: (String) -> String?, route: String, upstreamETag: String? = nil, tag: String? = nil) {
+        self.init(status: status, headers: headers, body: body, serializer: serializer, freshness: freshness, upstreamETag: upstreamETag,
+                  tag: tag ?? OutputTag.of(body), vary: vary, selecting: vary.map { request($0).map(StoredResponse.normalized) }, route: route)
+    }
+
+    private init(status: Int, headers: [(String, String)], body: [UInt8], serializer: String, freshness: Freshness,
+                 upstreamETag: String?, tag: String, vary: [String], selecting: [String?], route: String) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -46,22 +54,17 @@ public struct StoredResponse: Sendable {
         self.upstreamETag = upstreamETag
         lastModified = Freshness.values("Last-Modified", headers).first
         control = CacheControl(Freshness.values("Cache-Control", headers))
-        self.tag = tag ?? OutputTag.of(body)
+        self.tag = tag
         self.vary = vary
-        selecting = vary.map { request($0).map(Self.normalized) }
+        self.selecting = selecting
         self.route = route
     }
 
     /// The same output after a 304 (RFC 9111 §4.3.4): `headers` (the stored ones merged
     /// with the 304's) and a new freshness; body, tag and variant are kept.
     public func refreshed(headers: [(String, String)], upstreamETag: String?, freshness: Freshness) -> StoredResponse {
-        var copy = self
-        copy.headers = headers
-        copy.freshness = freshness
-        copy.upstreamETag = upstreamETag ?? self.upstreamETag
-        copy.lastModified = Freshness.values("Last-Modified", headers).first
-        copy.control = CacheControl(Freshness.values("Cache-Control", headers))
-        return copy
+        StoredResponse(status: status, headers: headers, body: body, serializer: serializer, freshness: freshness,
+                       upstreamETag: upstreamETag ?? self.upstreamETag, tag: tag, vary: vary, selecting: selecting, route: route)
     }
 
     /// The stored fields with those of a 304 put in their place (names compared in any case).
@@ -101,8 +104,9 @@ public final class ResponseCache: Sendable {
     private let shards: [Locked]
     private let budget: Atomic<Int>
 
-    public init(maxBytes: Int) {
-        shards = (0..<Self.shardCount).map { _ in Locked() }
+    /// `shards`: 16 unless a benchmark compares another number.
+    public init(maxBytes: Int, shards count: Int = ResponseCache.shardCount) {
+        shards = (0..<max(1, count)).map { _ in Locked() }
         budget = Atomic(max(0, maxBytes))
     }
 
@@ -112,7 +116,7 @@ public final class ResponseCache: Sendable {
     private func shard(_ key: CacheKey) -> Locked {
         var hasher = Hasher()
         hasher.combine(key)
-        return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(Self.shardCount))]
+        return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
     }
 
     /// The variant of `key` that `request` selects, most recently stored first; marks the
@@ -144,7 +148,7 @@ public final class ResponseCache: Sendable {
     /// Stores `response` as a variant of `key` (replacing the one it selects), then evicts
     /// the least recently used keys of its shard until the shard is within its share.
     public func store(_ key: CacheKey, _ response: StoredResponse) {
-        let share = budget.load(ordering: .relaxed) / Self.shardCount
+        let share = budget.load(ordering: .relaxed) / shards.count
         guard response.cost <= share else { return }
         let selects = { (name: String) -> String? in response.vary.firstIndex(of: name).flatMap { response.selecting[$0] } }
         shard(key).shard.withLock { shard in

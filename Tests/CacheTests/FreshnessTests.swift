@@ -36,6 +36,13 @@ import Testing
             var c = CacheControl(); c.maxStale = .value(30); c.minFresh = .value(5); c.staleIfError = .value(600); return c
         }())
     }
+
+    @Test func aHugeListIsReadToItsEnd() {
+        // 100,000 unknown directives (about 1 MB), then the one that counts.
+        let line = String(repeating: "x-unknown=\"a,b\", ", count: 100_000) + "max-age=7"
+        #expect(CacheControl([line]).maxAge == .value(7))
+        #expect(CacheControl(Array(repeating: "max-age=7", count: 10_000)).maxAge == .value(7))
+    }
 }
 
 @Suite struct FreshnessTests {

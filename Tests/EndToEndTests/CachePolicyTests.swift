@@ -132,7 +132,8 @@ struct CachePolicyTests {
         #expect(listed["entries"] as? Int == 2)
         let routes = listed["routes"] as? [[String: Any]] ?? []
         #expect(routes.map { $0["route"] as? String } == ["api", "two"])
-        #expect(routes.first?["policy"] as? String == "protocol" && routes.first?["miss"] as? Int == 1)
+        #expect(routes.first?["policy"] as? String == "protocol" && routes.first?["misses"] as? Int == 1)
+        #expect(routes.first?["hits"] as? Int == 0 && (routes.first?["results"] as? [String: Int])?["miss"] == 1)
         // Not from a page that re-points its name at 127.0.0.1, and not by POST.
         #expect(try proxy.get("/-/cache", method: "DELETE", host: "evil.example").status == 403)
         let post = try proxy.get("/-/cache", method: "POST")

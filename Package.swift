@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // Typed wrappers for C variadics and macros; no logic.
         .target(name: "CShims", dependencies: ["CCurl"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CShims", "EventLoop", "HTTPCore"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CShims", "CTLS", "EventLoop", "HTTPCore"]),
 
         .target(name: "HTTPCore"),
         .target(name: "EventLoop", dependencies: ["CLibevent", "HTTPCore"]),
@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "CPages"),
         // 16-byte vector compares and masks that Swift's SIMD types do not lower well.
         .target(name: "CVector"),
+        // A route's TLS files checked with OpenSSL (libcurl's TLS library) at load.
+        .target(name: "CTLS", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
         // The response cache's RFC 9111 rules: Cache-Control, freshness, what may be stored.

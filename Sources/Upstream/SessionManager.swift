@@ -19,6 +19,9 @@ public final class SessionManager {
     private var closed = false
     /// Finished easy handles, reset and kept for the next task.
     private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Handles made for a route's TLS policy, by its key: a handle keeps its policy for
+    /// life, so no task pays for setting one and none inherits another's.
+    private var policyHandles: [String: [UnsafeMutableRawPointer]] = [:]
     private let maxIdleHandles = 64
 
     /// `curl_global_init`, once, before any thread starts.
@@ -55,12 +58,13 @@ public final class SessionManager {
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
-        guard !closed, let easy = idleHandles.popLast() ?? Self.newHandle() else {
+        guard !closed, let easy = handle(for: request.tls) else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
             return
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
         transfer.budget = budget
+        transfer.policy = request.tls?.key
         do throws(CurlError) {
             try Self.configure(transfer, request)
             try Curl.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
@@ -70,6 +74,20 @@ public final class SessionManager {
             return
         }
         transfers[easy] = transfer
+    }
+
+    /// An idle handle for `policy`, or a new one with the policy set.
+    private func handle(for policy: TLSPolicy?) -> UnsafeMutableRawPointer? {
+        guard let policy else { return idleHandles.popLast() ?? Self.newHandle() }
+        if let easy = policyHandles[policy.key]?.popLast() { return easy }
+        guard let easy = Self.newHandle() else { return nil }
+        do throws(CurlError) {
+            try policy.apply(to: easy)
+        } catch {
+            curl_easy_cleanup(easy)
+            return nil
+        }
+        return easy
     }
 
     /// An easy handle with the options every task shares. They survive reuse: a recycled
@@ -156,8 +174,9 @@ public final class SessionManager {
         _ = cshim_multi_setopt_socket_function(multi, nil)
         _ = cshim_multi_setopt_timer_function(multi, nil)
         _ = curl_multi_cleanup(multi)
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for easy in idleHandles + policyHandles.values.joined() { curl_easy_cleanup(easy) }
         idleHandles.removeAll()
+        policyHandles.removeAll()
         for watch in watches.values { watch.cancel() }
         watches.removeAll()
         timer.cancel()
@@ -193,12 +212,13 @@ public final class SessionManager {
     /// Keeps the easy handle for reuse (fewer allocations per request); the connection
     /// pool lives in the multi handle either way.
     private func recycle(_ transfer: Transfer) {
-        if idleHandles.count < maxIdleHandles {
+        let pooled = transfer.policy.map { policyHandles[$0]?.count ?? 0 } ?? idleHandles.count
+        if pooled < maxIdleHandles {
             // The task's header list and error buffer are freed with it: no pointer to
             // them stays behind. (Unsetting a pointer option cannot fail.)
             _ = cshim_easy_setopt_pointer(transfer.easy, CURLOPT_HTTPHEADER, nil)
             _ = cshim_easy_setopt_pointer(transfer.easy, CURLOPT_ERRORBUFFER, nil)
-            idleHandles.append(transfer.easy)
+            if let policy = transfer.policy { policyHandles[policy, default: []].append(transfer.easy) } else { idleHandles.append(transfer.easy) }
             transfer.releaseKeepingHandle()
         } else {
             transfer.release()
@@ -211,7 +231,7 @@ public final class SessionManager {
         if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout) }
         guard code == CURLE_OK else {
             let message = t.errorMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : t.errorMessage
-            return .failure(.unavailable(code: Int(code.rawValue), message: message))
+            return .failure(.unavailable(code: Int(code.rawValue), message: TLSPolicy.cause(of: code).map { $0 + ": " + message } ?? message))
         }
         var status = 0
         var typePointer: UnsafePointer<CChar>?

@@ -19,6 +19,8 @@ final class Transfer {
     var charged = 0
     var budget: ProcessBudget?
     var headerList: CurlHeaderList?
+    /// The TLS policy its handle was made for (the pool it returns to); nil: none.
+    var policy: String?
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
     let errorBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))

@@ -10,9 +10,12 @@ public struct UpstreamRequest: Sendable {
     public var connectTimeout: Double
     public var followRedirects: Int
     public var maxResponseBytes: Int
+    /// The route's security policy; nil: libcurl's defaults (system roots, verified).
+    public var tls: TLSPolicy?
 
     public init(url: String, method: String, headers: HeaderLines, body: [UInt8], timeout: Double,
-                connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int) {
+                connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int, tls: TLSPolicy? = nil) {
+        self.tls = tls
         self.url = url
         self.method = method
         self.headers = headers

@@ -52,6 +52,9 @@ struct CheckCommand: ParsableCommand {
             }
             lines.append("  " + cells.joined(separator: "  "))
         }
+        for route in config.routes where route.tls?.verify == false {
+            lines.append("warning: route '\(route.name)': \(Route.unverifiedTLS)")
+        }
         return lines.joined(separator: "\n")
     }
 }

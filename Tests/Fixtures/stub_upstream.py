@@ -180,5 +180,17 @@ class Server(ThreadingHTTPServer):
 
 server = Server(("127.0.0.1", 0), Stub)
 server.daemon_threads = True
+# `--tls CERT KEY [--client-ca CA]`: HTTPS, and with a client CA, mutual TLS.
+if "--tls" in sys.argv:
+    import ssl
+    at = sys.argv.index("--tls")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[at + 1], sys.argv[at + 2])
+    if "--client-ca" in sys.argv:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(sys.argv[sys.argv.index("--client-ca") + 1])
+    if "--tls12" in sys.argv:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()

@@ -89,8 +89,9 @@ public final class Spawned: @unchecked Sendable {
 
 /// The Python stub upstream in Tests/Fixtures.
 public enum StubUpstream {
-    public static func start() throws -> (Spawned, Int) {
-        let stub = try Spawned(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-u", Fixture.path("stub_upstream.py")])
+    /// `arguments`: `--tls CERT KEY [--client-ca CA] [--tls12]` for HTTPS.
+    public static func start(_ arguments: [String] = []) throws -> (Spawned, Int) {
+        let stub = try Spawned(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-u", Fixture.path("stub_upstream.py")] + arguments)
         guard let line = stub.waitForLine({ Int($0) != nil }), let port = Int(line) else {
             throw TestFailure("the stub upstream did not start")
         }

@@ -1,4 +1,5 @@
 import Cache
+import Upstream
 import Telemetry
 import Serializers
 
@@ -17,12 +18,14 @@ extension ConfigLoader {
         guard let mocks = node.attempt({ () throws(ConfigError) in try self.mocks(m["mocks"], config: config) }) else { return nil }
         let cacheSetting: CacheRule?? = node.attempt { () throws(ConfigError) in try self.cache(m["cache"]) }
         guard let cache = cacheSetting else { return nil }
+        let tlsSetting: TLSPolicy?? = node.attempt { () throws(ConfigError) in try self.tls(m["tls"]) }
+        guard let tls = tlsSetting else { return nil }
         return Route(
             name: name, prefix: match.prefix, methods: match.methods, host: match.host, upstream: upstream,
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
-            cache: cache, fingerprint: fingerprint(node))
+            cache: cache, tls: tls, fingerprint: fingerprint(node))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

@@ -2,6 +2,7 @@ import Cache
 import HTTPCore
 import Serializers
 import Tapes
+import Upstream
 
 /// One compiled route. A class: it is handed along every stage of every request, and
 /// copying a struct of this size retained each of its fields at every step.
@@ -30,6 +31,8 @@ public final class Route: Sendable {
     public let mocks: [MockRule]
     /// `cache:`, when the route caches.
     public let cache: CacheRule?
+    /// `tls:`: the route's security policy.
+    public let tls: TLSPolicy?
     /// The route's settings as text: a reload keeps what an unchanged route stored.
     public let fingerprint: String
 
@@ -37,7 +40,8 @@ public final class Route: Sendable {
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
-         fingerprint: String = "") {
+         tls: TLSPolicy? = nil, fingerprint: String = "") {
+        self.tls = tls
         self.name = name
         self.prefix = prefix
         self.methods = methods
@@ -58,6 +62,9 @@ public final class Route: Sendable {
         self.cache = cache
         self.fingerprint = fingerprint
     }
+
+    /// What `tls.verify: false` means, for the warnings at load, reload and `check`.
+    public static let unverifiedTLS = "tls.verify is false: any certificate for any host name is accepted, so anyone on the path can impersonate the upstream"
 
     /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).
     public func allows(_ method: String) -> Bool {

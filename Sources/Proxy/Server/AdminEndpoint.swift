@@ -204,6 +204,11 @@ extension Worker {
         ])))
         members.append(("tape", .string(route.tape?.mode.rawValue ?? RouteTape.Mode.off.rawValue)))
         members.append(("cache", route.cache.map { JSONValue.string($0.policy.rawValue) } ?? .null))
+        members.append(("tls", route.tls.map { tls in JSONValue.object([
+            ("verify", .bool(tls.verify)), ("ca_file", .bool(tls.caBundle != nil)),
+            ("pinned_public_keys", .number(String(tls.pinnedPublicKeys.count))), ("client_certificate", .bool(tls.clientCertificate != nil)),
+            ("min_version", tls.minVersion.map { .string($0.rawValue) } ?? .null),
+        ]) } ?? .null))
         return .object(members)
     }
 }

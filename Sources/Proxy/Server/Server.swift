@@ -95,6 +95,7 @@ public final class Server {
                 "reason": "RLIMIT_NOFILE allows \(budget.maxConnections) connections with their upstream descriptors"])
         }
         warnAboutEmptyTapes(config)
+        warnAboutUnverifiedTLS(config)
         logger.notice("ready", metadata: ["listen": "\(listen)", "workers": .stringConvertible(count),
                                         "routes": .stringConvertible(config.routes.count), "config": "\(config.source)",
                                         "version": "\(ServerVersion.string)"])
@@ -225,6 +226,13 @@ public final class Server {
     }
 
     /// A route that replays from a tape with nothing on it (DESIGN §2: a warning at load).
+    /// Every start and reload, for every route that accepts any certificate (DESIGN §2).
+    private func warnAboutUnverifiedTLS(_ config: ServerConfig) {
+        for route in config.routes where route.tls?.verify == false {
+            logger.warning("tls_verify_off", metadata: ["route": "\(route.name)", "effect": "\(Route.unverifiedTLS)"])
+        }
+    }
+
     private func warnAboutEmptyTapes(_ config: ServerConfig) {
         for route in config.routes {
             guard let tape = route.tape, tape.replays, tape.tape.count == 0 else { continue }
@@ -255,6 +263,7 @@ public final class Server {
             telemetry.metrics.countReload(succeeded: true)
             logger.notice("config_reloaded", metadata: ["routes": .stringConvertible(fresh.routes.count), "config": "\(fresh.source)"])
             warnAboutEmptyTapes(fresh)
+            warnAboutUnverifiedTLS(fresh)
         } catch {
             telemetry.metrics.countReload(succeeded: false)
             logger.error("config_reload_failed", metadata: ["error": "\(error)"])

@@ -147,7 +147,7 @@ extension Worker {
         writer.upstreamRequest?.lines = sentHeaders.bytes
         let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
-                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody)
+                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls)
         let sent = Clock.now(), sentWall = Clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in

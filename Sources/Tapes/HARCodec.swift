@@ -45,7 +45,9 @@ public enum HARCodec {
     /// `TapeEntry`): recording encodes each exchange once, as it completes.
     public static func encode(method: String, url: String, requestHeaders: Fields, requestBody: [UInt8], status: Int,
                               responseHeaders: Fields, responseBody: [UInt8], startedAt: Double, duration: Double,
-                              capture: Redaction?) -> [UInt8] {
+                              capture: Redaction?, httpVersion: String? = nil) -> [UInt8] {
+        // HAR names versions as they appear on the wire: HTTP/1.1, HTTP/2 (h2), HTTP/3.
+        let version = "HTTP/" + (httpVersion ?? "1.1")
         let url = capture?.url(url) ?? url
         var o = HARWriter(capacity: 6 * (responseBody.count + requestBody.count) + url.utf8.count + 2048)
         o.raw("{\"startedDateTime\":")
@@ -56,7 +58,9 @@ public enum HARCodec {
         o.string(method)
         o.raw(",\"url\":")
         o.string(url)
-        o.raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
+        o.raw(",\"httpVersion\":")
+        o.string(version)
+        o.raw(",\"cookies\":[],\"headers\":")
         let requestType = o.fields(requestHeaders, capture: capture)
         o.raw(",\"queryString\":")
         o.fields(each(Redaction.queryPairs(url)), capture: nil)
@@ -74,7 +78,9 @@ public enum HARCodec {
         o.int(status)
         o.raw(",\"statusText\":")
         o.string(HTTPReason.phrase(status))
-        o.raw(",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":")
+        o.raw(",\"httpVersion\":")
+        o.string(version)
+        o.raw(",\"cookies\":[],\"headers\":")
         let responseType = o.fields(responseHeaders, capture: capture)
         let body = capture?.body(responseBody, contentType: responseType) ?? responseBody
         o.raw(",\"content\":{\"size\":")

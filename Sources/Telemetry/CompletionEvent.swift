@@ -44,6 +44,8 @@ public final class CompletionEvent: @unchecked Sendable {
     /// How a caching route's cache met the request: hit, miss, stale, revalidated,
     /// collapsed or bypass; nil on routes without a cache.
     public let cache: String?
+    /// The HTTP version the upstream answered in (`1.1`, `2`, …); nil without a network exchange.
+    public let httpVersion: String?
     /// The request and answers themselves, for the full HAR (not in the event's JSON).
     public let exchange: CapturedExchange?
     /// `json`, once rendered for the sinks that need it.
@@ -53,7 +55,8 @@ public final class CompletionEvent: @unchecked Sendable {
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
                 error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil,
-                cache: String? = nil, exchange: CapturedExchange? = nil) {
+                cache: String? = nil, httpVersion: String? = nil, exchange: CapturedExchange? = nil) {
+        self.httpVersion = httpVersion
         self.startedAt = startedAt
         self.requestID = requestID
         self.route = route

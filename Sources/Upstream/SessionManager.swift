@@ -126,6 +126,24 @@ public final class SessionManager {
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer), "CURLOPT_ERRORBUFFER")
+        let https = r.url.utf8.starts(with: "https:".utf8)
+        let version: Int
+        switch r.httpVersion {
+        case .auto: version = Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
+        case .http2: version = Int(https ? CURL_HTTP_VERSION_2_0 : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "CURLOPT_HTTP_VERSION")
+        // libcurl before 8.0 fails the second request on a reused h2c prior-knowledge
+        // connection ("Error in the HTTP2 framing layer", fixed by curl's PR 10643): there,
+        // each such request gets a connection of its own.
+        let priorKnowledge = r.httpVersion == .http2 && !https
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, priorKnowledge && !Self.reusesPriorKnowledge ? 1 : 0),
+                       "CURLOPT_FORBID_REUSE")
+        // Where HTTP/2 may be spoken, wait for a connection to multiplex on rather than
+        // opening one per concurrent request while the first is still negotiating.
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_PIPEWAIT, r.httpVersion != .http1_1 && (https || r.httpVersion == .http2) ? 1 : 0),
+                       "CURLOPT_PIPEWAIT")
         // HTTPGET undoes a previous task's HEAD or POST; the method is then set on top.
         try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
@@ -236,7 +254,9 @@ public final class SessionManager {
         var status = 0
         var typePointer: UnsafePointer<CChar>?
         var urlPointer: UnsafePointer<CChar>?
+        var version = 0
         do throws(CurlError) {
+            try Curl.check(cshim_easy_getinfo_long(t.easy, CURLINFO_HTTP_VERSION, &version), "CURLINFO_HTTP_VERSION")
             try Curl.check(cshim_easy_getinfo_long(t.easy, CURLINFO_RESPONSE_CODE, &status), "CURLINFO_RESPONSE_CODE")
             try Curl.check(cshim_easy_getinfo_string(t.easy, CURLINFO_CONTENT_TYPE, &typePointer), "CURLINFO_CONTENT_TYPE")
             try Curl.check(cshim_easy_getinfo_string(t.easy, CURLINFO_EFFECTIVE_URL, &urlPointer), "CURLINFO_EFFECTIVE_URL")
@@ -244,7 +264,21 @@ public final class SessionManager {
             return .failure(.unavailable(code: error.code, message: error.description))
         }
         return .success(UpstreamReply(status: status, headers: t.headers, contentType: typePointer.map { String(cString: $0) },
-                                      body: t.body, url: urlPointer.map { String(cString: $0) } ?? ""))
+                                      body: t.body, url: urlPointer.map { String(cString: $0) } ?? "", httpVersion: Self.versionName(version)))
+    }
+
+    /// Whether this libcurl can reuse an h2c prior-knowledge connection (8.0 and later).
+    static let reusesPriorKnowledge = curl_version_info(CURLVERSION_ELEVENTH).pointee.version_num >= 0x08_00_00
+
+    /// CURLINFO_HTTP_VERSION as the metrics label and the event say it.
+    static func versionName(_ value: Int) -> String? {
+        switch value {
+        case Int(CURL_HTTP_VERSION_1_0): "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): "2"
+        case Int(CURL_HTTP_VERSION_3): "3"
+        default: nil
+        }
     }
 
     fileprivate func socketChanged(_ fd: curl_socket_t, what: Int32) {

@@ -12,10 +12,22 @@ public struct UpstreamRequest: Sendable {
     public var maxResponseBytes: Int
     /// The route's security policy; nil: libcurl's defaults (system roots, verified).
     public var tls: TLSPolicy?
+    public var httpVersion: HTTPVersionSetting
+
+    /// A route's `http_version` (DESIGN §2).
+    public enum HTTPVersionSetting: String, Sendable, CaseIterable {
+        /// HTTP/2 over TLS when the upstream offers it (ALPN), else HTTP/1.1.
+        case auto
+        case http1_1 = "1.1"
+        /// HTTP/2: over TLS by ALPN, over cleartext with prior knowledge (h2c).
+        case http2 = "2"
+    }
 
     public init(url: String, method: String, headers: HeaderLines, body: [UInt8], timeout: Double,
-                connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int, tls: TLSPolicy? = nil) {
+                connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int, tls: TLSPolicy? = nil,
+                httpVersion: HTTPVersionSetting = .auto) {
         self.tls = tls
+        self.httpVersion = httpVersion
         self.url = url
         self.method = method
         self.headers = headers

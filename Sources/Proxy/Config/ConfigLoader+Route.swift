@@ -20,12 +20,18 @@ extension ConfigLoader {
         guard let cache = cacheSetting else { return nil }
         let tlsSetting: TLSPolicy?? = node.attempt { () throws(ConfigError) in try self.tls(m["tls"]) }
         guard let tls = tlsSetting else { return nil }
+        guard let httpVersion = node.attempt({ () throws(ConfigError) -> UpstreamRequest.HTTPVersionSetting in
+            guard let n = m["http_version"] else { return .auto }
+            let text = try n.string()
+            guard let setting = UpstreamRequest.HTTPVersionSetting(rawValue: text) else { throw n.error("expected auto, 1.1 or 2, found '\(text)'") }
+            return setting
+        }) else { return nil }
         return Route(
             name: name, prefix: match.prefix, methods: match.methods, host: match.host, upstream: upstream,
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
-            cache: cache, tls: tls, fingerprint: fingerprint(node))
+            cache: cache, tls: tls, httpVersion: httpVersion, fingerprint: fingerprint(node))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

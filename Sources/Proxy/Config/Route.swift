@@ -33,6 +33,8 @@ public final class Route: Sendable {
     public let cache: CacheRule?
     /// `tls:`: the route's security policy.
     public let tls: TLSPolicy?
+    /// `http_version:` (auto: HTTP/2 over TLS when offered).
+    public let httpVersion: UpstreamRequest.HTTPVersionSetting
     /// The route's settings as text: a reload keeps what an unchanged route stored.
     public let fingerprint: String
 
@@ -40,8 +42,9 @@ public final class Route: Sendable {
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
-         tls: TLSPolicy? = nil, fingerprint: String = "") {
+         tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, fingerprint: String = "") {
         self.tls = tls
+        self.httpVersion = httpVersion
         self.name = name
         self.prefix = prefix
         self.methods = methods

@@ -164,7 +164,7 @@ struct ResponseWriter {
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
             responseContentType: responseContentType, unsafeNumbers: unsafeNumbers,
             source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue, cache: cache?.result.rawValue,
-            exchange: exchange))
+            httpVersion: reply?.httpVersion, exchange: exchange))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.

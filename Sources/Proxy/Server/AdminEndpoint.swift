@@ -124,7 +124,8 @@ extension Worker {
                                                             requestBody: sent.requestBody.bytes ?? [], status: sent.status,
                                                             responseHeaders: HARCodec.each(CapturedExchange.fields(sent.responseLines)),
                                                             responseBody: sent.responseBody.bytes ?? [], startedAt: event.startedAt,
-                                                            duration: event.upstreamDuration ?? 0, capture: self.config.capture)
+                                                            duration: event.upstreamDuration ?? 0, capture: self.config.capture,
+                                                            httpVersion: event.httpVersion)
                                 return try? JSONValue.parse(entry)
                             }, outcome: .ok)
             case .failure(let failure):

@@ -147,7 +147,8 @@ extension Worker {
         writer.upstreamRequest?.lines = sentHeaders.bytes
         let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
-                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls)
+                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls,
+                                       httpVersion: route.httpVersion)
         let sent = Clock.now(), sentWall = Clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
@@ -238,7 +239,8 @@ extension Worker {
         let capture = config.capture
         let encoded = HARCodec.encode(method: request.method, url: request.url, requestHeaders: { request.headers.forEachField($0) },
                                       requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEachField($0) },
-                                      responseBody: reply.body, startedAt: started, duration: seconds, capture: capture)
+                                      responseBody: reply.body, startedAt: started, duration: seconds, capture: capture,
+                                      httpVersion: reply.httpVersion)
         let wake = tape.record(encoded: encoded) {
             TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers.fields, body: request.body),
                       status: reply.status, responseHeaders: reply.headers.all, responseBody: reply.body,

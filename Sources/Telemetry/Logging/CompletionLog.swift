@@ -123,6 +123,7 @@ extension CompletionEvent {
         line.int("unsafe_numbers", unsafeNumbers)
         line.string("source", source)
         line.string("cache", cache)
+        line.string("http_version", httpVersion)
         line.string("error", error)
     }
 }

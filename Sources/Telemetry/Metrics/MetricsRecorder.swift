@@ -26,6 +26,7 @@ public final class MetricsRecorder: CompletionSink {
         cells.upstreamBytes.add(UInt64(event.bytesIn))
         cells.responseBytes.add(UInt64(event.bytesOut))
         if event.unsafeNumbers > 0 { cells.unsafeNumbers.add(UInt64(event.unsafeNumbers)) }
+        if let version = event.httpVersion, let at = RouteCells.httpVersions.firstIndex(of: version) { cells.upstreamRequests[at].add(1) }
         if let cache = event.cache, let at = RouteCells.cacheResults.firstIndex(of: cache) { cells.cache[at].add(1) }
         if let serializer = event.serializer, let seconds = event.serializeDuration {
             let key = SerializerSeries(route: event.route, serializer: serializer)

@@ -62,6 +62,19 @@ public final class MetricsRegistry: Sendable {
         return counts
     }
 
+    /// Upstream exchanges by route and HTTP version, summed over workers.
+    func upstreamVersions() -> [String: [String: UInt64]] {
+        var counts: [String: [String: UInt64]] = [:]
+        for shard in shards.withLock({ $0 }) {
+            for (route, cells) in shard.tables.withLock({ $0.routes }) {
+                for (at, version) in RouteCells.httpVersions.enumerated() where cells.upstreamRequests[at].value > 0 {
+                    counts[route, default: [:]][version, default: 0] += cells.upstreamRequests[at].value
+                }
+            }
+        }
+        return counts
+    }
+
     /// A worker stopped accepting (connection cap, or no descriptors left): once per episode.
     public func countAcceptPause(descriptors: Bool) {
         if descriptors {
@@ -129,6 +142,12 @@ public final class MetricsRegistry: Sendable {
                    "Numbers in upstream payloads that no IEEE 754 double holds exactly (kept, stringified or refused per output.numbers).")
         for (route, value) in unsafeNumbers.sorted(by: { $0.key < $1.key }) where route != RouteLabel.admin && route != RouteLabel.unmatched {
             out.sample("serializerd_unsafe_numbers_total", [("route", route)], value)
+        }
+        out.family("serializerd_upstream_requests_total", "counter", "Upstream exchanges answered, by route and the HTTP version they used.")
+        for (route, versions) in upstreamVersions().sorted(by: { $0.key < $1.key }) {
+            for version in RouteCells.httpVersions where versions[version] != nil {
+                out.sample("serializerd_upstream_requests_total", [("route", route), ("http_version", version)], versions[version] ?? 0)
+            }
         }
         out.family("serializerd_cache_requests_total", "counter", "Requests of caching routes, by how the cache met them.")
         for (route, results) in cacheCounts().sorted(by: { $0.key < $1.key }) {

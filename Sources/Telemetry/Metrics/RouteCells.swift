@@ -9,4 +9,8 @@ final class RouteCells: Sendable {
     let cache = (0..<RouteCells.cacheResults.count).map { _ in Cell() }
 
     static let cacheResults = ["hit", "miss", "stale", "revalidated", "collapsed", "bypass"]
+    /// `serializerd_upstream_requests_total`, one cell per version in `httpVersions` order.
+    let upstreamRequests = (0..<RouteCells.httpVersions.count).map { _ in Cell() }
+
+    static let httpVersions = ["1.0", "1.1", "2", "3"]
 }

@@ -20,6 +20,8 @@ extension ConfigLoader {
         guard let cache = cacheSetting else { return nil }
         let tlsSetting: TLSPolicy?? = node.attempt { () throws(ConfigError) in try self.tls(m["tls"]) }
         guard let tls = tlsSetting else { return nil }
+        let healthSetting: RouteHealth?? = node.attempt { () throws(ConfigError) in try self.health(m["health"], upstream: upstream) }
+        guard let health = healthSetting else { return nil }
         guard let httpVersion = node.attempt({ () throws(ConfigError) -> UpstreamRequest.HTTPVersionSetting in
             guard let n = m["http_version"] else { return .auto }
             let text = try n.string()
@@ -31,7 +33,8 @@ extension ConfigLoader {
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
-            cache: cache, tls: tls, httpVersion: httpVersion, fingerprint: fingerprint(node))
+            cache: cache, tls: tls, httpVersion: httpVersion, health: health,
+            reachability: ReachabilityBoard.shared.cell(route: name, upstream: upstream.description), fingerprint: fingerprint(node))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

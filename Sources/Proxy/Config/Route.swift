@@ -35,6 +35,10 @@ public final class Route: Sendable {
     public let tls: TLSPolicy?
     /// `http_version:` (auto: HTTP/2 over TLS when offered).
     public let httpVersion: UpstreamRequest.HTTPVersionSetting
+    /// `health:`: the active probe, when set.
+    public let health: RouteHealth?
+    /// Whether the upstream answers (DESIGN §6), shared by every worker.
+    public let reachability: Reachability
     /// The route's settings as text: a reload keeps what an unchanged route stored.
     public let fingerprint: String
 
@@ -42,7 +46,10 @@ public final class Route: Sendable {
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
-         tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, fingerprint: String = "") {
+         tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
+         reachability: Reachability? = nil, fingerprint: String = "") {
+        self.health = health
+        self.reachability = reachability ?? Reachability(route: name) { _ in }
         self.tls = tls
         self.httpVersion = httpVersion
         self.name = name

@@ -98,7 +98,7 @@ extension Worker {
             writer.sendJSON(NormalizedJSON(body).bytes)
         case .metrics:
             writer.send(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                        body: shared.metrics.render() + Self.tapeMetrics(config.routes), outcome: .ok)
+                        body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes), outcome: .ok)
         case .routes:
             let capture = config.capture
             writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map { Self.describe($0, capture: capture) }))])).bytes)
@@ -183,6 +183,20 @@ extension Worker {
         return Array(text.utf8)
     }
 
+    /// `serializerd_upstream_up{route}`: 1 reachable, 0 unreachable, absent while unknown.
+    static func reachabilityMetrics(_ routes: [Route]) -> [UInt8] {
+        let known = routes.compactMap { route -> (String, Int)? in
+            switch route.reachability.state {
+            case .unknown: nil
+            case .reachable: (route.name, 1)
+            case .unreachable: (route.name, 0)
+            }
+        }
+        var text = "# HELP serializerd_upstream_up Whether each route's upstream is reachable (absent while unknown).\n# TYPE serializerd_upstream_up gauge\n"
+        for (name, up) in known { text += "serializerd_upstream_up{route=\"\(name)\"} \(up)\n" }
+        return Array(text.utf8)
+    }
+
     static func describe(_ route: Route, capture: Redaction) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("name", .string(route.name)),
@@ -205,6 +219,13 @@ extension Worker {
         ])))
         members.append(("tape", .string(route.tape?.mode.rawValue ?? RouteTape.Mode.off.rawValue)))
         members.append(("cache", route.cache.map { JSONValue.string($0.policy.rawValue) } ?? .null))
+        let reach = route.reachability
+        members.append(("reachability", .object([
+            ("state", .string(reach.state.name)),
+            ("since", reach.since.map { .string(UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds)) } ?? .null),
+            ("failing_fast", .bool(reach.failsFast)),
+            ("health", route.health.map { .object([("path", .string($0.path)), ("interval_seconds", .number(NumberText.shortest($0.interval)))]) } ?? .null),
+        ])))
         members.append(("tls", route.tls.map { tls in JSONValue.object([
             ("verify", .bool(tls.verify)), ("ca_file", .bool(tls.caBundle != nil)),
             ("pinned_public_keys", .number(String(tls.pinnedPublicKeys.count))), ("client_certificate", .bool(tls.clientCertificate != nil)),

@@ -21,6 +21,7 @@ enum InspectorAssets {
         <header>
           <h1>serializerd</h1>
           <span id="state" class="state">connecting…</span>
+          <span id="reach" class="reach" title="upstreams whose reachability changed while this page was open"></span>
           <label>route <select id="f-route"><option value="">all</option></select></label>
           <label>outcome <select id="f-outcome"><option value="">all</option><option value="ok">ok</option><option value="failed">failed</option></select></label>
           <label>status <select id="f-status"><option value="">all</option><option>2xx</option><option>3xx</option><option>4xx</option><option>5xx</option></select></label>
@@ -71,6 +72,8 @@ enum InspectorAssets {
         h1 { font-size: 15px; margin: 0 8px 0 0; }
         .state { color: var(--muted); min-width: 7em; }
         .state.live { color: var(--ok); }
+        .reach .down { color: var(--bad, #c0392b); margin-right: .6em; }
+        .reach .up { color: var(--ok); margin-right: .6em; }
         select, input, button { font: inherit; color: inherit; background: var(--row); border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
         input[type=search] { min-width: 16em; }
         button { cursor: pointer; }
@@ -276,6 +279,16 @@ enum InspectorAssets {
           source.addEventListener("open", () => { $("state").textContent = "live"; $("state").className = "state live"; });
           source.addEventListener("error", () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; });
           source.addEventListener("request_completed", (m) => { try { receive(JSON.parse(m.data)); } catch (_) {} });
+          // Each route's latest reachability change, as text (never markup from the event).
+          const reach = new Map();
+          source.addEventListener("reachability_changed", (m) => {
+            try {
+              const c = JSON.parse(m.data);
+              reach.set(c.route, c);
+              const box = $("reach");
+              box.replaceChildren(...[...reach.values()].map((r) => el("span", r.route + ": " + r.to + " since " + r.at.slice(11, 19), r.to === "unreachable" ? "down" : "up")));
+            } catch (_) {}
+          });
         }
 
         async function start() {

@@ -28,6 +28,8 @@ public final class Server {
     private let via: String
     /// The response cache every worker shares.
     private let cache: ProcessCache
+    /// The routes' active health probes, on the main loop once it exists.
+    private var probes: HealthProbes?
 
     /// `reload` re-reads and validates the configuration for SIGHUP.
     public init(config: ServerConfig, telemetry: Telemetry, reload: @escaping () throws -> ServerConfig) {
@@ -68,6 +70,18 @@ public final class Server {
         notifier = ServiceNotifier(environment: environment)
         let watchdog = ServiceWatchdog.interval(environment: environment)
         let main = try EventLoop()
+        let changes = logger, hub = telemetry.hub
+        ReachabilityBoard.shared.listen { change in
+            var metadata: Logger.Metadata = ["route": "\(change.route)", "from": "\(change.from.name)", "to": "\(change.to.name)",
+                                             "by": "\(change.by)", "detail": "\(change.detail)"]
+            if change.suppressed > 0 { metadata["suppressed"] = .stringConvertible(change.suppressed) }
+            if change.to == .unreachable { changes.warning("reachability_changed", metadata: metadata) } else {
+                changes.notice("reachability_changed", metadata: metadata)
+            }
+            hub.publish(event: "reachability_changed", json: change.json)
+        }
+        probes = try HealthProbes(loop: main, budget: budget)
+        probes?.apply(config.routes, maxResponseBytes: config.limits.maxResponseBody)
         // Handlers first: a signal sent the moment `ready` is seen must find them
         // (they run only once the main loop runs, after every worker has started).
         var watches: [Watch] = []
@@ -85,6 +99,7 @@ public final class Server {
             for mailbox in mailboxes { mailbox.post(.shutdown) }
             for thread in threads { pthread_join(thread, nil) }
             for watch in watches { watch.cancel() }
+            probes?.close()
             main.close()
             if let unixSocket { ListeningSocket.removeUnix(path: unixSocket.path, ifStill: unixSocket.file) }
             throw EventLoopError("a worker could not start (see the worker_failed event)")
@@ -105,6 +120,7 @@ public final class Server {
         for thread in threads { pthread_join(thread, nil) }
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
+        probes?.close()
         // What was recorded since the writer's last pass.
         TapeStore.shared.flush()
         main.close()
@@ -225,7 +241,6 @@ public final class Server {
         main.exit()
     }
 
-    /// A route that replays from a tape with nothing on it (DESIGN §2: a warning at load).
     /// Every start and reload, for every route that accepts any certificate (DESIGN §2).
     private func warnAboutUnverifiedTLS(_ config: ServerConfig) {
         for route in config.routes where route.tls?.verify == false {
@@ -233,6 +248,7 @@ public final class Server {
         }
     }
 
+    /// A route that replays from a tape with nothing on it (DESIGN §2: a warning at load).
     private func warnAboutEmptyTapes(_ config: ServerConfig) {
         for route in config.routes {
             guard let tape = route.tape, tape.replays, tape.tape.count == 0 else { continue }
@@ -256,6 +272,7 @@ public final class Server {
             // entries go (they were made by settings that no longer hold).
             cache.store.setMaxBytes(fresh.cacheMaxBytes)
             cache.apply(routes: fresh.routes.map { ($0.name, $0.fingerprint) })
+            probes?.apply(fresh.routes, maxResponseBytes: fresh.limits.maxResponseBody)
             config = fresh
             budget.setLimits(maxConnections: Server.connectionCap(fresh.limits.maxConnections), maxBufferedBytes: fresh.limits.maxBufferedBytes)
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }

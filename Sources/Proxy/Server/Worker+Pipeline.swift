@@ -149,6 +149,14 @@ extension Worker {
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls,
                                        httpVersion: route.httpVersion)
+        // The health probe says the upstream is down: fail now, not after a connect timeout
+        // (a stale cache entry may still answer).
+        if route.reachability.failsFast {
+            let since = route.reachability.since.map { " since " + UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds) } ?? ""
+            return complete(.failure(.unavailable(code: Worker.couldNotConnect,
+                                                  message: "the upstream is unreachable by its health probe\(since); failing at once")),
+                            url: url, route: route, writer: &writer, cached: cached)
+        }
         let sent = Clock.now(), sentWall = Clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
@@ -156,6 +164,7 @@ extension Worker {
             writer.upstreamSeconds = Clock.now() - sent
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
+            Self.observe(result, by: route.reachability)
             if let recording, case .success(let reply) = result {
                 self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
             }
@@ -188,7 +197,9 @@ extension Worker {
         case .failure(.aborted): return writer.problem(.unavailable, route: route.name)
         case .failure(.overloaded): return writer.problem(.overloaded, route: route.name, extraHeaders: [("Retry-After", "1")])
         case .failure(.unavailable(let code, let message)):
-            return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: shownURL), route: route.name)
+            // While the probe says down, say when to try again: the probe's interval.
+            let retry = route.reachability.failsFast ? [("Retry-After", String(Int((route.health?.interval ?? 1).rounded(.up))))] : []
+            return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: shownURL), route: route.name, extraHeaders: retry)
         case .success(let success): reply = success
         }
         if let cached {
@@ -233,6 +244,21 @@ extension Worker {
 }
 
 extension Worker {
+    /// CURLE_COULDNT_CONNECT: what a request failed at once by the probe reports.
+    static let couldNotConnect = 7
+
+    /// What a request saw of its upstream, for reachability: any answer; or a failure to
+    /// resolve or connect (CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT), or a timeout.
+    static func observe(_ result: Result<UpstreamReply, UpstreamFailure>, by reachability: Reachability) {
+        switch result {
+        case .success: reachability.observe(answered: true, detail: "", now: Clock.wall())
+        case .failure(.timeout): reachability.observe(answered: false, detail: "a request timed out", now: Clock.wall())
+        case .failure(.unavailable(let code, let message)) where code == 6 || code == 7:
+            reachability.observe(answered: false, detail: message, now: Clock.wall())
+        default: break
+        }
+    }
+
     /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
     /// Encoded once, here, from the buffers the exchange already has.
     func record(_ request: UpstreamRequest, reply: UpstreamReply, into tape: Tape, started: Double, seconds: Double) {

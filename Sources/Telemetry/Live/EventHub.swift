@@ -44,6 +44,15 @@ public final class EventHub: Sendable {
         }
     }
 
+    /// One event of another kind (`reachability_changed`) to every subscriber, as an SSE
+    /// frame; not kept among the recent completions. Wakes whom it must.
+    public func publish(event name: String, json: [UInt8]) {
+        guard hasSubscribers else { return }
+        let frames = EventFrames(frame: Array("event: \(name)\ndata: ".utf8) + json + Array("\n\n".utf8))
+        let toWake = state.withLock { s in s.subscribers.values.filter { $0.enqueue(frames, metrics: metrics) } }
+        for subscriber in toWake { subscriber.wake() }
+    }
+
     /// The last completions, in the order they finished (workers hand over batches a
     /// few milliseconds apart, so arrival order is not completion order).
     public func recent() -> [CompletionEvent] {
@@ -85,6 +94,12 @@ public struct EventFrames: Sendable {
     public var isEmpty: Bool { ends.isEmpty }
 
     init() {}
+
+    /// One whole frame, as given.
+    init(frame: [UInt8]) {
+        bytes = frame
+        ends = [frame.count]
+    }
 
     public init(_ batch: [CompletionEvent]) {
         var clock = LogClock()

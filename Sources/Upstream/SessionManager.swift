@@ -58,13 +58,13 @@ public final class SessionManager {
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
-        guard !closed, let easy = handle(for: request.tls) else {
+        guard !closed, let easy = handle(for: request) else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
             return
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
         transfer.budget = budget
-        transfer.policy = request.tls?.key
+        transfer.policy = request.profile
         do throws(CurlError) {
             try Self.configure(transfer, request)
             try Curl.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
@@ -76,13 +76,14 @@ public final class SessionManager {
         transfers[easy] = transfer
     }
 
-    /// An idle handle for `policy`, or a new one with the policy set.
-    private func handle(for policy: TLSPolicy?) -> UnsafeMutableRawPointer? {
-        guard let policy else { return idleHandles.popLast() ?? Self.newHandle() }
-        if let easy = policyHandles[policy.key]?.popLast() { return easy }
+    /// An idle handle for the request's TLS policy and cookie jar, or a new one with them set.
+    private func handle(for request: UpstreamRequest) -> UnsafeMutableRawPointer? {
+        guard let profile = request.profile else { return idleHandles.popLast() ?? Self.newHandle() }
+        if let easy = policyHandles[profile]?.popLast() { return easy }
         guard let easy = Self.newHandle() else { return nil }
         do throws(CurlError) {
-            try policy.apply(to: easy)
+            try request.tls?.apply(to: easy)
+            try request.cookies?.attach(to: easy)
         } catch {
             curl_easy_cleanup(easy)
             return nil

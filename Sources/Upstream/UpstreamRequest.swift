@@ -13,6 +13,15 @@ public struct UpstreamRequest: Sendable {
     /// The route's security policy; nil: libcurl's defaults (system roots, verified).
     public var tls: TLSPolicy?
     public var httpVersion: HTTPVersionSetting
+    /// `cookies: jar`: the route's cookie jar; nil: cookies pass through as headers.
+    public var cookies: CookieJar?
+
+    /// The transfer-handle pool this request's handle comes from: one per TLS policy and
+    /// jar, nil for neither.
+    var profile: String? {
+        guard tls != nil || cookies != nil else { return nil }
+        return (tls?.key ?? "") + "|" + (cookies?.id ?? "")
+    }
 
     /// A route's `http_version` (DESIGN §2).
     public enum HTTPVersionSetting: String, Sendable, CaseIterable {
@@ -25,7 +34,8 @@ public struct UpstreamRequest: Sendable {
 
     public init(url: String, method: String, headers: HeaderLines, body: [UInt8], timeout: Double,
                 connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int, tls: TLSPolicy? = nil,
-                httpVersion: HTTPVersionSetting = .auto) {
+                httpVersion: HTTPVersionSetting = .auto, cookies: CookieJar? = nil) {
+        self.cookies = cookies
         self.tls = tls
         self.httpVersion = httpVersion
         self.url = url

@@ -20,4 +20,9 @@ CURLcode cshim_easy_setopt_header_function(CURL *easy, curl_write_callback callb
 CURLMcode cshim_multi_setopt_socket_function(CURLM *multi, curl_socket_callback callback);
 CURLMcode cshim_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback callback);
 
+struct cshim_jar;
+struct cshim_jar *cshim_jar_new(void);
+CURLSH *cshim_jar_share(struct cshim_jar *jar);
+void cshim_jar_free(struct cshim_jar *jar);
+
 #endif

@@ -22,6 +22,17 @@ extension ConfigLoader {
         guard let tls = tlsSetting else { return nil }
         let healthSetting: RouteHealth?? = node.attempt { () throws(ConfigError) in try self.health(m["health"], upstream: upstream) }
         guard let health = healthSetting else { return nil }
+        let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
+            guard let n = m["cookies"] else { return nil }
+            switch try n.string() {
+            case "pass": return nil
+            case "jar":
+                guard let jar = CookieJars.shared.jar(route: name) else { throw n.error("the cookie jar could not be made (libcurl share)") }
+                return jar
+            case let other: throw n.error("expected pass or jar, found '\(other)'")
+            }
+        }
+        guard let jar = jarSetting else { return nil }
         guard let httpVersion = node.attempt({ () throws(ConfigError) -> UpstreamRequest.HTTPVersionSetting in
             guard let n = m["http_version"] else { return .auto }
             let text = try n.string()
@@ -34,7 +45,8 @@ extension ConfigLoader {
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
             cache: cache, tls: tls, httpVersion: httpVersion, health: health,
-            reachability: ReachabilityBoard.shared.cell(route: name, upstream: upstream.description), fingerprint: fingerprint(node))
+            reachability: ReachabilityBoard.shared.cell(route: name, upstream: upstream.description), cookies: jar,
+            fingerprint: fingerprint(node))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

@@ -37,6 +37,8 @@ public final class Route: Sendable {
     public let httpVersion: UpstreamRequest.HTTPVersionSetting
     /// `health:`: the active probe, when set.
     public let health: RouteHealth?
+    /// `cookies: jar`: the route's cookie jar; nil for `pass`.
+    public let cookies: CookieJar?
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// The route's settings as text: a reload keeps what an unchanged route stored.
@@ -47,7 +49,8 @@ public final class Route: Sendable {
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
-         reachability: Reachability? = nil, fingerprint: String = "") {
+         reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
+        self.cookies = cookies
         self.health = health
         self.reachability = reachability ?? Reachability(route: name) { _ in }
         self.tls = tls

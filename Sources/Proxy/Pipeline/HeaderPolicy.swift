@@ -19,6 +19,8 @@ enum HeaderPolicy {
 
     static let retryAfter = HeaderNames(["retry-after"])
     static let etag = HeaderNames(["etag"])
+    static let setCookie = HeaderNames(["set-cookie"])
+    static let cookie = HeaderNames(["cookie"])
     static let cacheControl = HeaderNames(["cache-control"])
     static let pragma = HeaderNames(["pragma"])
     /// A client's preconditions name serializerd's representation, not the upstream's: a
@@ -34,9 +36,10 @@ enum HeaderPolicy {
 
     /// An upstream response's end-to-end fields (passthrough replies, envelopes): not
     /// hop-by-hop, not framing, not named by its Connection header.
-    static func endToEnd(_ headers: UpstreamHeaders) -> [(String, String)] {
+    /// `cookies`: false for a route whose jar keeps the upstream's Set-Cookie.
+    static func endToEnd(_ headers: UpstreamHeaders, cookies: Bool = true) -> [(String, String)] {
         let named = headers.connectionOptions
-        return headers.fields { !hopByHopDownstream.contains($0) && !named.contains($0) }
+        return headers.fields { !hopByHopDownstream.contains($0) && !named.contains($0) && (cookies || !setCookie.contains($0)) }
     }
 
     /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
@@ -52,6 +55,8 @@ enum HeaderPolicy {
         // Fields the client's Connection header names are hop-by-hop too.
         var named = HeaderNames([])
         let caching = route.cache != nil
+        // `cookies: jar`: the route's jar sends its cookies; the client's are not forwarded.
+        let jar = route.cookies != nil
         request.forEachHeader { name, value in
             if HeaderNames.connection.contains(name) { named.addConnectionOptions(value) }
         }
@@ -64,7 +69,8 @@ enum HeaderPolicy {
                 vias += [UInt8(ascii: ","), UInt8(ascii: " ")]
             }
             if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name)
-                && !named.contains(name) && !(caching && conditionals.contains(name)) {
+                && !named.contains(name) && !(caching && conditionals.contains(name))
+                && !(jar && cookie.contains(name)) {
                 lines.append(name: name, value: value)
             }
         }

@@ -29,6 +29,8 @@ struct ResponseWriter {
     var source = Source.upstream
     /// On caching routes: how the cache met the request (`Cache-Status`, DESIGN §3).
     var cache: CacheNote?
+    /// Whether the upstream's Set-Cookie reaches the client (`cookies: pass`, the default).
+    var passesCookies = true
 
     struct CacheNote {
         var result: CacheResult
@@ -183,10 +185,13 @@ struct ResponseWriter {
 
     /// A serialized value: the upstream status, JSON, the cache headers forwarded.
     func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, envelope: Bool) {
-        let bytes = envelope ? Self.envelope(reply, data: value.bytes) : value.bytes
+        let bytes = envelope ? Self.envelope(reply, data: value.bytes, cookies: passesCookies) : value.bytes
         var headers = Self.successHeaders(serializer: serializer, capacity: 12)
         let named = reply.headers.connectionOptions
-        reply.headers.appendFields(where: { HeaderPolicy.forwardedDownstream.contains($0) && !named.contains($0) }, to: &headers)
+        let cookies = passesCookies
+        reply.headers.appendFields(where: {
+            (HeaderPolicy.forwardedDownstream.contains($0) || cookies && HeaderPolicy.setCookie.contains($0)) && !named.contains($0)
+        }, to: &headers)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }
 
@@ -215,14 +220,14 @@ struct ResponseWriter {
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
     func passthrough(_ reply: UpstreamReply, failure: ProxyFailure, serializer: String?) {
-        let headers = HeaderPolicy.endToEnd(reply.headers)
+        let headers = HeaderPolicy.endToEnd(reply.headers, cookies: passesCookies)
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.
-    static func envelope(_ reply: UpstreamReply, data: [UInt8]) -> [UInt8] {
+    static func envelope(_ reply: UpstreamReply, data: [UInt8], cookies: Bool = true) -> [UInt8] {
         var headers: [(String, JSONValue)] = []
-        for (name, value) in HeaderPolicy.endToEnd(reply.headers) {
+        for (name, value) in HeaderPolicy.endToEnd(reply.headers, cookies: cookies) {
             let key = name.lowercased()
             headers.removeAll { $0.0 == key }
             headers.append((key, .string(value)))

@@ -16,6 +16,8 @@ enum AdminEndpoint: Equatable {
     case tapes, tape(String)
     /// `/-/cache` and `/-/cache/<route>`: usage, and purge (DELETE).
     case cache, cacheRoute(String)
+    /// `/-/cookies/<route>`: a jar's cookies (values redacted), and clearing it (DELETE).
+    case cookies(String)
     case unknown
 
     init?(path: String) {
@@ -33,6 +35,11 @@ enum AdminEndpoint: Equatable {
         case "/-/tapes": self = .tapes
         case "/-/cache": self = .cache
         default:
+            if path.hasPrefix("/-/cookies/") {
+                let name = String(path.dropFirst("/-/cookies/".count))
+                self = name.isEmpty || name.contains("/") ? .unknown : .cookies(name)
+                return
+            }
             if path.hasPrefix("/-/cache/") {
                 let name = String(path.dropFirst("/-/cache/".count))
                 self = name.isEmpty || name.contains("/") ? .unknown : .cacheRoute(name)
@@ -158,6 +165,8 @@ extension Worker {
                         body: tape.tape.har(), outcome: .ok)
         case .cache, .cacheRoute:
             serveCache(endpoint, method: request.method, writer: writer)
+        case .cookies(let name):
+            serveCookies(name, method: request.method, writer: writer)
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }

@@ -200,6 +200,8 @@ extension Worker {
         writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))
         var headers = ResponseWriter.successHeaders(serializer: serializer, capacity: forwarded.count + 8)
         headers += forwarded
+        // Set-Cookie reaches this client only: never stored (a response with it is not storable).
+        if writer.passesCookies { reply.headers.appendFields(where: HeaderPolicy.setCookie.contains, to: &headers) }
         // HEAD's answer has no output to tag: its tag is GET's, which it does not know.
         if isGet && tag == nil { tag = OutputTag.of(bytes) }
         writer.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,

@@ -1,4 +1,5 @@
 import Cache
+import HTTPCore
 import Serializers
 import Telemetry
 
@@ -6,13 +7,32 @@ extension AdminEndpoint {
     /// Admin endpoints are GET and HEAD only, but for the cache's purge (DESIGN §6).
     var methods: [String] {
         switch self {
-        case .cache, .cacheRoute: ["GET", "HEAD", "DELETE"]
+        case .cache, .cacheRoute, .cookies: ["GET", "HEAD", "DELETE"]
         default: ["GET", "HEAD"]
         }
     }
 }
 
 extension Worker {
+    /// `GET /-/cookies/<route>`: the jar's cookies, names and domains, never values;
+    /// `DELETE`: forget them all.
+    func serveCookies(_ name: String, method: String, writer: ResponseWriter) {
+        guard let jar = config.routes.first(where: { $0.name == name })?.cookies else {
+            return writer.problem(.noRoute("\(method) /-/cookies/\(name): no route of that name keeps a cookie jar (cookies: jar)"), route: nil)
+        }
+        if method == "DELETE" {
+            return writer.sendJSON(NormalizedJSON(.object([("route", .string(name)), ("cleared", .number(String(jar.clear())))])).bytes)
+        }
+        let cookies = jar.cookies().map { cookie in
+            JSONValue.object([
+                ("name", .string(cookie.name)), ("value", .string(Redaction.marker)), ("domain", .string(cookie.domain)),
+                ("path", .string(cookie.path)), ("secure", .bool(cookie.secure)),
+                ("expires", cookie.expires == 0 ? .null : .string(UTCTimestamp.format(unixSeconds: Double(cookie.expires), fraction: .trimmedMilliseconds))),
+            ])
+        }
+        writer.sendJSON(NormalizedJSON(.object([("route", .string(name)), ("cookies", .array(cookies))])).bytes)
+    }
+
     /// `GET /-/cache[/<route>]`: entries, bytes and results by route; `DELETE`: purge.
     func serveCache(_ endpoint: AdminEndpoint, method: String, writer: ResponseWriter) {
         var name: String?

@@ -64,6 +64,7 @@ extension Worker {
     /// `woken`: the request waited for another's cache miss and is read again.
     func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
         var writer = writer
+        writer.passesCookies = route.cookies == nil
         var remainder = target.path.dropFirst(route.prefix.count)
         // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a
         // leading `/` would be an empty segment, which join() refuses.
@@ -148,7 +149,7 @@ extension Worker {
         let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls,
-                                       httpVersion: route.httpVersion)
+                                       httpVersion: route.httpVersion, cookies: route.cookies)
         // The health probe says the upstream is down: fail now, not after a connect timeout
         // (a stale cache entry may still answer).
         if route.reachability.failsFast {
@@ -215,7 +216,7 @@ extension Worker {
         if serialized == nil { made?(outcome, writer.unsafeNumbers) }
         if outcome.succeeded, let value = outcome.value {
             if let cached {
-                let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes) : value.bytes
+                let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes, cookies: writer.passesCookies) : value.bytes
                 return sendCaching(bytes, serializer: outcome.serializer, reply: reply, cached: cached, route: route, writer: &writer)
             }
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)

@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A route's cookies (DESIGN §2 `cookies:`): passed through by default, or kept by the
+/// daemon in a jar every worker shares and no other route sees.
+@Suite(.timeLimit(.minutes(2)))
+struct CookieTests {
+    static func echoedCookie(_ proxy: ProxyHarness, _ target: String, headers: [(String, String)] = []) throws -> String? {
+        let reply = try proxy.get(target, headers: headers)
+        return (proxy.json(reply)?["headers"] as? [String: Any])?["cookie"] as? String
+    }
+
+    @Test func passForwardsBothWays() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        defer { proxy.finish() }
+        let reply = try proxy.get("/api/json", headers: [("X-Echo-Set-Cookie", "a=1; Path=/")])
+        #expect(reply.status == 200 && reply.header("Set-Cookie") == "a=1; Path=/")
+        #expect(try Self.echoedCookie(proxy, "/api/echo", headers: [("Cookie", "mine=1")]) == "mine=1")
+    }
+
+    @Test func aJarKeepsTheRoutesCookiesForAllWorkersAndNoOtherRoute() throws {
+        let routes = route("kept", prefix: "/kept/", extra: "    cookies: jar\n") + route("other", prefix: "/other/", extra: "    cookies: jar\n")
+            + route("api", prefix: "/api/")
+        let proxy = try ProxyHarness(routes: routes, workers: 2)
+        defer { proxy.finish() }
+        let set = try proxy.get("/kept/json", headers: [("X-Echo-Set-Cookie", "sid=S3CR3T-SID; Path=/")])
+        #expect(set.status == 200 && set.header("Set-Cookie") == nil)
+        // Every later request of the route carries it, whichever worker takes it; the
+        // client's own Cookie is not forwarded.
+        for _ in 0..<8 {
+            #expect(try Self.echoedCookie(proxy, "/kept/echo", headers: [("Cookie", "mine=1")]) == "sid=S3CR3T-SID")
+        }
+        #expect(try Self.echoedCookie(proxy, "/other/echo") == nil)
+        #expect(try Self.echoedCookie(proxy, "/api/echo") == nil)
+        // Names and domains, never values.
+        let listed = try proxy.get("/-/cookies/kept")
+        #expect(listed.status == 200 && !listed.text.contains("S3CR3T"))
+        let cookies = proxy.json(listed)?["cookies"] as? [[String: Any]] ?? []
+        #expect(cookies.count == 1 && cookies.first?["name"] as? String == "sid" && cookies.first?["domain"] as? String == "127.0.0.1")
+        #expect(cookies.first?["value"] as? String == "[redacted]")
+        #expect(try proxy.get("/-/cookies/api").status == 404)
+        #expect(try proxy.get("/-/cookies/kept", method: "DELETE", host: "evil.example").status == 403)
+        let cleared = try proxy.get("/-/cookies/kept", method: "DELETE")
+        #expect(cleared.status == 200 && proxy.json(cleared)?["cleared"] as? Int == 1)
+        #expect(try Self.echoedCookie(proxy, "/kept/echo") == nil)
+    }
+
+    @Test func aBadSettingIsAConfigError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: http://127.0.0.1:9/\n    cookies: keep\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try ServerBinary.run(["check", file])
+        #expect(run.status != 0 && run.stderrText.contains(":5:") && run.stderrText.contains("expected pass or jar, found 'keep'"))
+    }
+}

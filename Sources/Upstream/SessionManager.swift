@@ -65,6 +65,8 @@ public final class SessionManager {
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
         transfer.budget = budget
         transfer.policy = request.profile
+        transfer.tag = request.tag
+        transfer.started = Clock.now()
         do throws(CurlError) {
             try Self.configure(transfer, request)
             try Curl.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
@@ -166,6 +168,21 @@ public final class SessionManager {
         }
         t.headerList = try CurlHeaderList(lines: r.headers, sendsBody: sendsBody)
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(t.headerList?.pointer)), "CURLOPT_HTTPHEADER")
+    }
+
+    /// The transfers in flight, with libcurl's byte counts (read only when asked: a
+    /// worker's progress tick, never the request path).
+    public func inflight() -> [TransferProgress] {
+        transfers.values.compactMap { t in
+            guard let tag = t.tag else { return nil }
+            var up: curl_off_t = 0, down: curl_off_t = 0, totalUp: curl_off_t = -1, totalDown: curl_off_t = -1
+            _ = cshim_easy_getinfo_off_t(t.easy, CURLINFO_SIZE_UPLOAD_T, &up)
+            _ = cshim_easy_getinfo_off_t(t.easy, CURLINFO_SIZE_DOWNLOAD_T, &down)
+            _ = cshim_easy_getinfo_off_t(t.easy, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &totalUp)
+            _ = cshim_easy_getinfo_off_t(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &totalDown)
+            return TransferProgress(tag: tag, started: t.started, bytesUp: Int(up), bytesDown: Int(down),
+                                    totalUp: totalUp >= 0 ? Int(totalUp) : nil, totalDown: totalDown >= 0 ? Int(totalDown) : nil)
+        }
     }
 
     /// Fails every transfer in flight (shutdown); each completion still runs once.

@@ -21,6 +21,9 @@ final class Transfer {
     var headerList: CurlHeaderList?
     /// The TLS policy its handle was made for (the pool it returns to); nil: none.
     var policy: String?
+    var tag: UpstreamRequest.Tag?
+    /// `Clock` seconds when it started.
+    var started = 0.0
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
     let errorBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))

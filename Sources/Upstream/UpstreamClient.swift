@@ -7,9 +7,27 @@ public protocol UpstreamClient: AnyObject {
     func abortAll()
     /// Tears down after the loop stopped.
     func close()
+    /// The transfers in flight now, with their bytes so far (progress, `/-/inflight`).
+    func inflight() -> [TransferProgress]
+}
+
+extension UpstreamClient {
+    public func inflight() -> [TransferProgress] { [] }
 }
 
 extension SessionManager: UpstreamClient {}
+
+/// One transfer in flight: whose it is, when it began, its bytes so far and the totals
+/// when known (Content-Length; a request body's size).
+public struct TransferProgress: Sendable {
+    public let tag: UpstreamRequest.Tag
+    /// `Clock` seconds when the transfer started.
+    public let started: Double
+    public let bytesUp: Int
+    public let bytesDown: Int
+    public let totalUp: Int?
+    public let totalDown: Int?
+}
 
 extension UpstreamReply {
     /// A reply as an upstream would send it (for in-process pipelines).

@@ -15,6 +15,22 @@ public struct UpstreamRequest: Sendable {
     public var httpVersion: HTTPVersionSetting
     /// `cookies: jar`: the route's cookie jar; nil: cookies pass through as headers.
     public var cookies: CookieJar?
+    /// Whose transfer it is, for progress and `/-/inflight`.
+    public var tag: Tag?
+
+    public struct Tag: Sendable {
+        public let requestID: String
+        public let route: String
+        public let method: String
+        public let path: String
+
+        public init(requestID: String, route: String, method: String, path: String) {
+            self.requestID = requestID
+            self.route = route
+            self.method = method
+            self.path = path
+        }
+    }
 
     /// The transfer-handle pool this request's handle comes from: one per TLS policy and
     /// jar, nil for neither.
@@ -34,8 +50,9 @@ public struct UpstreamRequest: Sendable {
 
     public init(url: String, method: String, headers: HeaderLines, body: [UInt8], timeout: Double,
                 connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int, tls: TLSPolicy? = nil,
-                httpVersion: HTTPVersionSetting = .auto, cookies: CookieJar? = nil) {
+                httpVersion: HTTPVersionSetting = .auto, cookies: CookieJar? = nil, tag: Tag? = nil) {
         self.cookies = cookies
+        self.tag = tag
         self.tls = tls
         self.httpVersion = httpVersion
         self.url = url

@@ -86,6 +86,20 @@ class Stub(BaseHTTPRequestHandler):
             return self.reply(int(q.get("status", 204)), b"", None if "notype" in q else ctype)
         if name == "space":
             return self.reply(status, b" ", ctype)
+        if name == "trickle":
+            # `bytes` of JSON string over `seconds`, in twenty writes, Content-Length known.
+            total, seconds = int(q.get("bytes", "100000")), float(q.get("seconds", "2"))
+            body = b'"' + b"x" * (total - 2) + b'"'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(total))
+            self.end_headers()
+            step = -(-total // 20)
+            for at in range(0, total, step):
+                self.wfile.write(body[at:at + step])
+                self.wfile.flush()
+                time.sleep(seconds / 20)
+            return
         if name == "slow":
             time.sleep(float(q.get("seconds", "2")))
             return self.reply(status, b'{"slow":true}')

@@ -18,6 +18,8 @@ enum AdminEndpoint: Equatable {
     case cache, cacheRoute(String)
     /// `/-/cookies/<route>`: a jar's cookies (values redacted), and clearing it (DELETE).
     case cookies(String)
+    /// `/-/inflight`: requests waiting on their upstream now, with bytes so far.
+    case inflight
     case unknown
 
     init?(path: String) {
@@ -34,6 +36,7 @@ enum AdminEndpoint: Equatable {
         case "/-/ui/app.css": self = .uiStyle
         case "/-/tapes": self = .tapes
         case "/-/cache": self = .cache
+        case "/-/inflight": self = .inflight
         default:
             if path.hasPrefix("/-/cookies/") {
                 let name = String(path.dropFirst("/-/cookies/".count))
@@ -167,6 +170,8 @@ extension Worker {
             serveCache(endpoint, method: request.method, writer: writer)
         case .cookies(let name):
             serveCookies(name, method: request.method, writer: writer)
+        case .inflight:
+            serveInflight(writer: writer)
         case .unknown:
             writer.problem(.noRoute(request.method + " " + target.path), route: nil)
         }

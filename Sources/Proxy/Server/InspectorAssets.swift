@@ -32,6 +32,7 @@ enum InspectorAssets {
           <a id="har" href="/-/recent?format=har" download="serializerd.har">HAR</a>
         </header>
         <main>
+          <ul id="inflight" class="inflight" aria-label="requests in flight"></ul>
           <table id="flows" aria-label="flows">
             <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>source</th><th>duration <span class="key"><i class="up"></i>upstream <i class="ser"></i>serialize</span></th><th>bytes in → out</th></tr></thead>
             <tbody id="rows"></tbody>
@@ -72,6 +73,9 @@ enum InspectorAssets {
         h1 { font-size: 15px; margin: 0 8px 0 0; }
         .state { color: var(--muted); min-width: 7em; }
         .state.live { color: var(--ok); }
+        .inflight { list-style: none; margin: 0; padding: 0; }
+        .inflight li { display: flex; gap: .8em; align-items: center; color: var(--muted); }
+        .inflight progress { width: 12em; }
         .reach .down { color: var(--bad, #c0392b); margin-right: .6em; }
         .reach .up { color: var(--ok); margin-right: .6em; }
         select, input, button { font: inherit; color: inherit; background: var(--row); border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
@@ -188,7 +192,29 @@ enum InspectorAssets {
         // Live events are drawn once per frame, and only the new rows: at thousands of
         // completions a second the page adds rows instead of redrawing the list.
         let fresh = [], frameQueued = false;
+        // Requests in flight (progress events of transfers over a second), each until its
+        // completion arrives.
+        const flying = new Map();
+        function showFlight(p) {
+          let row = flying.get(p.request_id);
+          if (!row) {
+            row = el("li", "", "");
+            row.dataset.id = p.request_id;
+            flying.set(p.request_id, row);
+            $("inflight").append(row);
+          }
+          const bar = document.createElement("progress");
+          if (p.total_down) { bar.max = p.total_down; bar.value = p.bytes_down; }
+          const total = p.total_down ? " / " + p.total_down : "";
+          row.replaceChildren(el("span", p.method + " " + p.path, ""), bar,
+                              el("span", p.bytes_down + total + " bytes, " + (p.elapsed_ms / 1000).toFixed(1) + " s", ""));
+        }
+        function landed(id) {
+          const row = flying.get(id);
+          if (row) { row.remove(); flying.delete(id); }
+        }
         function receive(f) {
+          landed(f.request_id);
           if (paused) {
             pending.push(f);
             if (pending.length > LIMIT) pending.shift();
@@ -279,6 +305,7 @@ enum InspectorAssets {
           source.addEventListener("open", () => { $("state").textContent = "live"; $("state").className = "state live"; });
           source.addEventListener("error", () => { $("state").textContent = "reconnecting…"; $("state").className = "state"; });
           source.addEventListener("request_completed", (m) => { try { receive(JSON.parse(m.data)); } catch (_) {} });
+          source.addEventListener("progress", (m) => { try { showFlight(JSON.parse(m.data)); } catch (_) {} });
           // Each route's latest reachability change, as text (never markup from the event).
           const reach = new Map();
           source.addEventListener("reachability_changed", (m) => {
@@ -313,6 +340,8 @@ enum InspectorAssets {
           try {
             const recent = await (await fetch("/-/recent")).json();
             add(recent.events || []);
+            const inflight = await (await fetch("/-/inflight")).json();
+            for (const p of inflight.requests || []) showFlight(p);
           } catch (_) {}
           render();
           connect();

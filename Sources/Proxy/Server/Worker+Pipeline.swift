@@ -149,7 +149,9 @@ extension Worker {
         let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls,
-                                       httpVersion: route.httpVersion, cookies: route.cookies)
+                                       httpVersion: route.httpVersion, cookies: route.cookies,
+                                       tag: UpstreamRequest.Tag(requestID: writer.requestID, route: route.name, method: request.method,
+                                                                path: writer.path))
         // The health probe says the upstream is down: fail now, not after a connect timeout
         // (a stale cache entry may still answer).
         if route.reachability.failsFast {

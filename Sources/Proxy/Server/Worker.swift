@@ -41,6 +41,9 @@ final class Worker {
     let cache: ProcessCache
     /// Requests waiting for another's miss, by key (resumed from the mailbox).
     var parked: [CacheKey: [() -> Void]] = [:]
+    private var progressTimer: Timer?
+    /// Whether the last progress tick saw transfers (the board then needs its update).
+    var hadInflight = false
 
     /// `upstream` replaces the libcurl session manager (in-process tests of the pipeline).
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
@@ -76,6 +79,9 @@ final class Worker {
         flushTimer = flush
         self.telemetry.scheduleFlush = { flush.schedule(after: Worker.telemetryFlushDelay) }
         self.telemetry.deliverLocally = { [unowned self] in self.deliverLocally($0) }
+        let progress = loop.makeTimer(repeating: true) { [unowned self] in self.progressTick() }
+        progress.schedule(after: Worker.progressInterval)
+        progressTimer = progress
         if let heartbeat {
             let timer = loop.makeTimer(repeating: true) { heartbeat.beat() }
             timer.schedule(after: heartbeat.interval)
@@ -92,6 +98,8 @@ final class Worker {
         graceTimer?.cancel()
         drainTimer?.cancel()
         heartbeatTimer?.cancel()
+        progressTimer?.cancel()
+        InflightBoard.shared.publish([], worker: ObjectIdentifier(self))
         // Closing connections records replies that never arrived: flushed after it.
         server.close()
         telemetry.flush()

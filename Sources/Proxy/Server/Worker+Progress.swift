@@ -1,0 +1,57 @@
+import HTTPCore
+import Serializers
+import Synchronization
+import Upstream
+
+/// Every worker's transfers in flight, as their last progress tick saw them (at most
+/// `Worker.progressInterval` old): what `/-/inflight` lists.
+final class InflightBoard: Sendable {
+    static let shared = InflightBoard()
+    private let byWorker = Mutex<[ObjectIdentifier: [TransferProgress]]>([:])
+
+    func publish(_ flows: [TransferProgress], worker: ObjectIdentifier) {
+        byWorker.withLock { $0[worker] = flows.isEmpty ? nil : flows }
+    }
+
+    var all: [TransferProgress] { byWorker.withLock { Array($0.values.joined()) }.sorted { $0.started < $1.started } }
+}
+
+extension Worker {
+    /// How often a worker looks at its transfers; progress events go at most this often.
+    static let progressInterval = 0.25
+    /// A transfer younger than this sends no progress event.
+    static let progressAfter = 1.0
+
+    /// The tick: the board gets this worker's transfers, and `/-/events` subscribers a
+    /// `progress` event for each running longer than a second. The request path pays
+    /// nothing: byte counts are read from libcurl here, four times a second.
+    func progressTick() {
+        let flows = session.inflight()
+        if flows.isEmpty && !hadInflight { return }
+        hadInflight = !flows.isEmpty
+        InflightBoard.shared.publish(flows, worker: ObjectIdentifier(self))
+        guard shared.hub.hasSubscribers else { return }
+        let now = Clock.now()
+        for flow in flows where now - flow.started >= Self.progressAfter {
+            shared.hub.publish(event: "progress", json: NormalizedJSON(Self.describe(flow, now: now)).bytes)
+        }
+    }
+
+    /// One transfer as `progress` events and `/-/inflight` show it.
+    static func describe(_ flow: TransferProgress, now: Double) -> JSONValue {
+        .object([
+            ("request_id", .string(flow.tag.requestID)), ("route", .string(flow.tag.route)), ("method", .string(flow.tag.method)),
+            ("path", .string(flow.tag.path)), ("elapsed_ms", .number(String(Int((now - flow.started) * 1000)))),
+            ("bytes_up", .number(String(flow.bytesUp))), ("bytes_down", .number(String(flow.bytesDown))),
+            ("total_up", flow.totalUp.map { .number(String($0)) } ?? .null),
+            ("total_down", flow.totalDown.map { .number(String($0)) } ?? .null),
+        ])
+    }
+
+    /// `GET /-/inflight`.
+    func serveInflight(writer: ResponseWriter) {
+        let now = Clock.now()
+        let flows = InflightBoard.shared.all.map { Self.describe($0, now: now) }
+        writer.sendJSON(NormalizedJSON(.object([("requests", .array(flows))])).bytes)
+    }
+}

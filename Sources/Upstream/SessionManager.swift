@@ -58,13 +58,14 @@ public final class SessionManager {
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
-        guard !closed, let easy = handle(for: request) else {
+        let profile = request.profile
+        guard !closed, let easy = handle(for: request, profile: profile) else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
             return
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
         transfer.budget = budget
-        transfer.policy = request.profile
+        transfer.policy = profile
         transfer.tag = request.tag
         transfer.started = Clock.now()
         do throws(CurlError) {
@@ -79,18 +80,41 @@ public final class SessionManager {
     }
 
     /// An idle handle for the request's TLS policy and cookie jar, or a new one with them set.
-    private func handle(for request: UpstreamRequest) -> UnsafeMutableRawPointer? {
-        guard let profile = request.profile else { return idleHandles.popLast() ?? Self.newHandle() }
+    private func handle(for request: UpstreamRequest, profile: String?) -> UnsafeMutableRawPointer? {
+        guard let profile else { return idleHandles.popLast() ?? Self.newHandle() }
         if let easy = policyHandles[profile]?.popLast() { return easy }
         guard let easy = Self.newHandle() else { return nil }
         do throws(CurlError) {
             try request.tls?.apply(to: easy)
             try request.cookies?.attach(to: easy)
+            try Self.setVersion(easy, request)
         } catch {
             curl_easy_cleanup(easy)
             return nil
         }
         return easy
+    }
+
+    /// The HTTP version a profile's handles speak, set once when the handle is made.
+    static func setVersion(_ easy: UnsafeMutableRawPointer, _ r: UpstreamRequest) throws(CurlError) {
+        let https = r.url.utf8.starts(with: "https:".utf8)
+        let version: Int
+        switch r.httpVersion {
+        case .auto: version = Int(CURL_HTTP_VERSION_2TLS)
+        case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
+        case .http2: version = Int(https ? CURL_HTTP_VERSION_2_0 : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "CURLOPT_HTTP_VERSION")
+        // Where HTTP/2 may be spoken, wait for a connection to multiplex on rather than
+        // opening one per concurrent request while the first is still negotiating.
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_PIPEWAIT, r.httpVersion != .http1_1 && (https || r.httpVersion == .http2) ? 1 : 0),
+                       "CURLOPT_PIPEWAIT")
+        // libcurl before 8.0 fails the second request on a reused h2c prior-knowledge
+        // connection ("Error in the HTTP2 framing layer", fixed by curl's PR 10643): there,
+        // each such request gets a connection of its own.
+        let priorKnowledge = r.httpVersion == .http2 && !https
+        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, priorKnowledge && !Self.reusesPriorKnowledge ? 1 : 0),
+                       "CURLOPT_FORBID_REUSE")
     }
 
     /// An easy handle with the options every task shares. They survive reuse: a recycled
@@ -129,24 +153,6 @@ public final class SessionManager {
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer), "CURLOPT_ERRORBUFFER")
-        let https = r.url.utf8.starts(with: "https:".utf8)
-        let version: Int
-        switch r.httpVersion {
-        case .auto: version = Int(CURL_HTTP_VERSION_2TLS)
-        case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
-        case .http2: version = Int(https ? CURL_HTTP_VERSION_2_0 : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-        }
-        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "CURLOPT_HTTP_VERSION")
-        // libcurl before 8.0 fails the second request on a reused h2c prior-knowledge
-        // connection ("Error in the HTTP2 framing layer", fixed by curl's PR 10643): there,
-        // each such request gets a connection of its own.
-        let priorKnowledge = r.httpVersion == .http2 && !https
-        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, priorKnowledge && !Self.reusesPriorKnowledge ? 1 : 0),
-                       "CURLOPT_FORBID_REUSE")
-        // Where HTTP/2 may be spoken, wait for a connection to multiplex on rather than
-        // opening one per concurrent request while the first is still negotiating.
-        try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_PIPEWAIT, r.httpVersion != .http1_1 && (https || r.httpVersion == .http2) ? 1 : 0),
-                       "CURLOPT_PIPEWAIT")
         // HTTPGET undoes a previous task's HEAD or POST; the method is then set on top.
         try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")

@@ -109,7 +109,7 @@ public enum TLSFiles {
         let status = pem.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { tlscheck_certificates($0.baseAddress, $0.count, &count, &error, error.count) }
         }
-        return status == 0 ? .success(Int(count)) : .failure(TLSFileError(message: String(cString: error)))
+        return status == 0 ? .success(Int(count)) : .failure(TLSFileError(message: Self.text(error)))
     }
 
     /// Whether `key` (unencrypted PEM) is the private key of `certificate`'s public key.
@@ -125,7 +125,12 @@ public enum TLSFiles {
                 }
             }
         }
-        return status == 0 ? nil : TLSFileError(message: String(cString: error))
+        return status == 0 ? nil : TLSFileError(message: Self.text(error))
+    }
+
+    /// A NUL-terminated message buffer as text.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `sha256//` and the base64 of 32 bytes (libcurl's CURLOPT_PINNEDPUBLICKEY form).

@@ -18,7 +18,8 @@ public struct UpstreamRequest: Sendable {
     /// Whose transfer it is, for progress and `/-/inflight`.
     public var tag: Tag?
 
-    public struct Tag: Sendable {
+    /// One object: a request carries it through to its transfer for one retain.
+    public final class Tag: Sendable {
         public let requestID: String
         public let route: String
         public let method: String
@@ -32,11 +33,13 @@ public struct UpstreamRequest: Sendable {
         }
     }
 
-    /// The transfer-handle pool this request's handle comes from: one per TLS policy and
-    /// jar, nil for neither.
+    /// The transfer-handle pool this request's handle comes from: one per TLS policy, jar
+    /// and HTTP version setting, each set once on the handle; nil for the plain pool
+    /// (libcurl's defaults: HTTP/1.1 over cleartext, HTTP/2 over TLS when offered).
     var profile: String? {
-        guard tls != nil || cookies != nil else { return nil }
-        return (tls?.key ?? "") + "|" + (cookies?.id ?? "")
+        let https = url.utf8.starts(with: "https:".utf8)
+        guard tls != nil || cookies != nil || httpVersion != .auto || https else { return nil }
+        return (tls?.key ?? "") + "|" + (cookies?.id ?? "") + "|" + httpVersion.rawValue + (https ? "s" : "")
     }
 
     /// A route's `http_version` (DESIGN §2).

@@ -23,7 +23,8 @@ import Testing
 
     @Test func aBrowserSeesFlowsLiveFiltersThemAndReproducesAFailure() throws {
         let mock = "    mocks:\n      - when: { path: mocked }\n        respond: { json: { mocked: true } }\n"
-        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: mock) + route("kept", prefix: "/kept/", extra: "    cache: {}\n"))
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: mock) + route("kept", prefix: "/kept/", extra: "    cache: {}\n")
+            + "  - name: gone\n    match: { prefix: /gone/ }\n    upstream: http://127.0.0.1:9/\n")
         defer { proxy.finish() }
         #expect(try proxy.get("/api/json", headers: [("X-Request-Id", "before-load")]).status == 200)
         let run = try ServerBinary.run([Fixture.path("inspector_browser.py"), String(proxy.port)], timeout: 120,
@@ -43,6 +44,9 @@ import Testing
         #expect(seen["text_rows"] as? [String] == ["live-3"])
         // The source filter shows the mocked flow alone, its source in its row.
         #expect((seen["mock_rows"] as? [[String]]) == [["mocked-1", "mock"]])
+        // In flight with a progress bar sized by Content-Length, gone once it landed.
+        #expect(seen["inflight_bar_max"] as? Int == 200_000 && seen["inflight_after"] as? String == "empty", "\(seen)")
+        #expect((seen["reach"] as? String)?.contains("gone: unreachable since") == true)
         #expect((seen["cache_rows"] as? [[String]]) == [["cached-1", "upstream · miss"], ["cached-2", "cache · hit"]])
         #expect(seen["rows_after_clearing"] as? Int == seen["all_rows"] as? Int && (seen["all_rows"] as? Int ?? 0) == 8)
         #expect(seen["details_hidden_after_escape"] as? Bool == true && seen["selected_after_j"] as? Int == 1)

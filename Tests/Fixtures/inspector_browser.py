@@ -107,6 +107,22 @@ try:
     out["details_hidden_after_escape"] = driver.find_element(By.ID, "details").get_attribute("hidden") is not None
     driver.find_element(By.TAG_NAME, "body").send_keys("j")
     out["selected_after_j"] = len(driver.find_elements(By.CSS_SELECTOR, "#rows tr.selected"))
+    # A slow transfer shows in flight with a progress bar, then lands in the list.
+    import threading
+    slow = threading.Thread(target=get, args=("/api/trickle?bytes=200000&seconds=2.5", "slow-1"))
+    slow.start()
+    bar = wait(lambda: driver.execute_script(
+        "const r = document.querySelector('#inflight li[data-id=\"slow-1\"]');"
+        " return r && r.querySelector('progress') && r.querySelector('progress').max"), 10)
+    out["inflight_bar_max"] = bar
+    slow.join(timeout=20)
+    out["inflight_after"] = wait(lambda: driver.execute_script(
+        "return document.querySelectorAll('#inflight li').length === 0 ? 'empty' : null"), 10)
+    # An upstream that refuses twice: its reachability in the header.
+    get("/gone/x", "gone-1")
+    get("/gone/x", "gone-2")
+    out["reach"] = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('reach').textContent; return t.includes('gone: unreachable') ? t : null"), 10)
     out["console_errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 finally:
     driver.quit()

@@ -46,6 +46,20 @@ struct CookieTests {
         #expect(try Self.echoedCookie(proxy, "/kept/echo") == nil)
     }
 
+    @Test func aFloodOfCookiesIsBoundedByLibcurlsLimits() throws {
+        let proxy = try ProxyHarness(routes: route("kept", prefix: "/kept/", extra: "    cookies: jar\n"), workers: 1)
+        defer { proxy.finish() }
+        #expect(try proxy.get("/kept/json?setcookies=2000").status == 200)
+        let held = proxy.json(try proxy.get("/-/cookies/kept"))?["cookies"] as? [[String: Any]] ?? []
+        #expect(held.count == 50, "\(held.count)")
+        // A 60 KB cookie is not kept; the answer still arrives.
+        #expect(try proxy.get("/kept/json?bigcookie=60000").status == 200)
+        let names = (proxy.json(try proxy.get("/-/cookies/kept"))?["cookies"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(!names.contains("big"))
+        // What is sent stays bounded too: the next request still goes out and is answered.
+        #expect(try proxy.get("/kept/echo").status == 200)
+    }
+
     @Test func aBadSettingIsAConfigError() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -48,6 +48,10 @@ class Stub(BaseHTTPRequestHandler):
         # A cookie to set, from a request header (a secret never in the URL).
         if self.headers.get("X-Echo-Set-Cookie"):
             added.append(("Set-Cookie", self.headers["X-Echo-Set-Cookie"]))
+        # `setcookies=N`: N cookies at once; `bigcookie=N`: one with an N-byte value.
+        added += [("Set-Cookie", "c%d=%d; Path=/" % (i, i)) for i in range(int(q.get("setcookies", "0")))]
+        if "bigcookie" in q:
+            added.append(("Set-Cookie", "big=" + "v" * int(q["bigcookie"]) + "; Path=/"))
         name = url.path.rstrip("/").split("/")[-1]
         segments = url.path.rstrip("/").split("/")
         if len(segments) >= 3 and segments[-2] in ("cached", "cachestate", "cachemode"):

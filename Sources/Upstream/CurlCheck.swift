@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CShims
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CShims
 internal import CTLS
+import HTTPCore
 
 /// A route's security policy (DESIGN §2 `tls:`, AFSecurityPolicy): the trusted roots,
 /// public-key pins, a client certificate, whether to verify at all, the lowest TLS
@@ -134,16 +135,7 @@ public enum TLSFiles {
     }
 
     /// `sha256//` and the base64 of 32 bytes (libcurl's CURLOPT_PINNEDPUBLICKEY form).
-    public static func isPin(_ text: String) -> Bool {
-        guard text.hasPrefix("sha256//") else { return false }
-        let b64 = Array(text.utf8.dropFirst(8))
-        guard b64.count == 44, b64[43] == UInt8(ascii: "=") else { return false }
-        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        // 43 characters carry 258 bits: the last one's low two bits must be zero.
-        guard b64[..<43].allSatisfy(alphabet.contains) else { return false }
-        let last = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8).firstIndex(of: b64[42]) ?? 1
-        return last & 3 == 0
-    }
+    public static func isPin(_ text: String) -> Bool { PublicKeyPin.isValid(text) }
 }
 
 public struct TLSFileError: Error, Sendable {

@@ -2,7 +2,8 @@
 // by fuzz/run.sh. Oracles: Cache-Control read by a plain reference (split at commas
 // outside quotes, then at the first `=`) gives the same directives; splitting a field
 // into two lines at a comma changes nothing; dates that read back render as what was read;
-// an If-None-Match list built from the input matches exactly the tags it holds.
+// an If-None-Match list built from the input matches exactly the tags it holds; a
+// public-key pin is valid exactly when a plain base64 reading says so.
 import HTTPCore
 
 /// The reference: RFC 9111 §5.2's grammar, written the obvious way.
@@ -102,5 +103,40 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     _ = OutputTag.ifNoneMatch(line, matches: "\"abc\"")
     precondition(OutputTag.of(bytes) == OutputTag.of(Array(line.utf8)), "the tag of equal bytes differs")
+    // A public-key pin: valid exactly when the text after sha256// is the canonical base64
+    // of 32 bytes (decoded and encoded again, it is unchanged).
+    for candidate in [line, "sha256//" + line] {
+        precondition(PublicKeyPin.isValid(candidate) == referencePin(candidate), "pin \(candidate)")
+    }
     return 0
+}
+
+let base64 = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+func referencePin(_ text: String) -> Bool {
+    guard text.hasPrefix("sha256//") else { return false }
+    let encoded = Array(text.dropFirst(8))
+    guard encoded.count % 4 == 0, !encoded.isEmpty else { return false }
+    var bits: [Bool] = []
+    var padding = 0
+    for (index, ch) in encoded.enumerated() {
+        if ch == "=" {
+            guard index >= encoded.count - 2 else { return false }
+            padding += 1
+            continue
+        }
+        guard padding == 0, let value = base64.firstIndex(of: ch) else { return false }
+        for shift in (0..<6).reversed() { bits.append(value >> shift & 1 == 1) }
+    }
+    let count = bits.count / 8
+    guard count == 32 else { return false }
+    var bytes: [UInt8] = []
+    for k in 0..<count { bytes.append(bits[(k * 8)..<(k * 8 + 8)].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }) }
+    // Canonical: encoding the bytes again gives the same text.
+    var again: [Character] = []
+    var bitsAgain: [Bool] = bytes.flatMap { byte in (0..<8).reversed().map { byte >> $0 & 1 == 1 } }
+    while bitsAgain.count % 6 != 0 { bitsAgain.append(false) }
+    for k in stride(from: 0, to: bitsAgain.count, by: 6) { again.append(base64[bitsAgain[k..<(k + 6)].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }]) }
+    while again.count % 4 != 0 { again.append("=") }
+    return again == encoded
 }

@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "HTTPCore"]),
-        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "CCurl", "HTTPCore"]),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "CCurl", "CShims", "HTTPCore"]),
         .testTarget(name: "SerializersTests", dependencies: ["Serializers", "HTTPCore", "TestSupport"]),
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "Cache", "TestSupport"]),
         .testTarget(name: "TapesTests", dependencies: ["Tapes", "Serializers", "Telemetry", "TestSupport"]),

@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CShims
 @testable import Upstream
 import Testing
 

@@ -15,6 +15,7 @@
 # Needs the payloads of one ../shared/bench-peers run (W, default /tmp/peerbench/www).
 # Loopback only; every process it starts is stopped by PID.
 set -euo pipefail
+. "$(dirname "$0")/paired.sh"
 [ $# -ge 3 ] || { sed -n '2,16p' "$0"; exit 2; }
 PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; BIN=${4:-.build/release/serializerd}
 W=${W:-/tmp/peerbench}
@@ -56,21 +57,6 @@ for port in 28185 28195; do
 done
 status=$(curl -s -D - -o /dev/null "http://127.0.0.1:28195/bench/$PAYLOAD.json" | tr -d '\r' | sed -n 's/^Cache-Status: //p')
 [ "$status" = "serializerd; fwd=stale; fwd-status=304" ] || { echo "B is not revalidating: Cache-Status '$status'" >&2; exit 1; }
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-for r in $(seq "$ROUNDS"); do
-  a0=$(cpu $AP); b0=$(cpu $BP)
-  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28185/bench/$PAYLOAD.json" > "$scratch/wa" & WA=$!
-  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28195/bench/$PAYLOAD.json" > "$scratch/wb"
-  wait $WA
-  a1=$(cpu $AP); b1=$(cpu $BP)
-  python3 - "$r" "$a0" "$a1" "$b0" "$b1" "$(getconf CLK_TCK)" \
-    "$(awk '/requests in/{print $1}' "$scratch/wa")" "$(awk '/requests in/{print $1}' "$scratch/wb")" <<'PY'
-import sys
-r, a0, a1, b0, b1, tick, ra, rb = sys.argv[1:]
-a = (float(a1) - float(a0)) / float(tick) * 1e6 / int(ra)
-b = (float(b1) - float(b0)) / float(tick) * 1e6 / int(rb)
-print(f"round {r}: miss {a:.1f} us/req, revalidated {b:.1f} us/req, revalidated/miss {b / a:.3f}  ({ra} and {rb} requests)")
-PY
-done
+paired_rounds $AP $BP "http://127.0.0.1:28185/bench/$PAYLOAD.json" "http://127.0.0.1:28195/bench/$PAYLOAD.json" "$SECONDS_PER_ROUND" "$ROUNDS" miss revalidated "$scratch"
 metrics=$(curl -s http://127.0.0.1:28195/metrics | grep -E 'serializerd_cache_requests_total\{route="bench",result="(revalidated|miss)"\}' | tr '\n' ' ')
 echo "B: $metrics"

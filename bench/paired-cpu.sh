@@ -16,6 +16,7 @@
 # the origin's nginx config and the payloads small/medium/large.json). Loopback only; every
 # process it starts is stopped by PID.
 set -euo pipefail
+. "$(dirname "$0")/paired.sh"
 [ $# -eq 5 ] || { sed -n '2,17p' "$0"; exit 2; }
 PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; A=$4; B=$5
 W=${W:-/tmp/peerbench}
@@ -36,19 +37,4 @@ for port in 28185 28195; do
   for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
 done
 curl -sf -o /dev/null "http://127.0.0.1:$origin_port/$PAYLOAD.json" || { echo "origin not answering" >&2; exit 1; }
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-for r in $(seq "$ROUNDS"); do
-  a0=$(cpu $AP); b0=$(cpu $BP)
-  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28185/bench/$PAYLOAD.json" > "$scratch/wa" & WA=$!
-  taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28195/bench/$PAYLOAD.json" > "$scratch/wb"
-  wait $WA
-  a1=$(cpu $AP); b1=$(cpu $BP)
-  python3 - "$r" "$a0" "$a1" "$b0" "$b1" "$(getconf CLK_TCK)" \
-    "$(awk '/requests in/{print $1}' "$scratch/wa")" "$(awk '/requests in/{print $1}' "$scratch/wb")" <<'PY'
-import sys
-r, a0, a1, b0, b1, tick, ra, rb = sys.argv[1:]
-a = (float(a1) - float(a0)) / float(tick) * 1e6 / int(ra)
-b = (float(b1) - float(b0)) / float(tick) * 1e6 / int(rb)
-print(f"round {r}: A {a:.1f} us/req, B {b:.1f} us/req, B/A {b / a:.3f}  ({ra} and {rb} requests)")
-PY
-done
+paired_rounds $AP $BP "http://127.0.0.1:28185/bench/$PAYLOAD.json" "http://127.0.0.1:28195/bench/$PAYLOAD.json" "$SECONDS_PER_ROUND" "$ROUNDS" A B "$scratch"

@@ -72,6 +72,20 @@ struct ReachabilityTests {
         #expect(try proxy.get("/api/cached/other").status == 200)
     }
 
+    @Test func aProbeThatHangsOrRedirectsForeverCountsAsDown() throws {
+        // One health URL never answers within the interval, the other redirects to itself.
+        let routes = route("hangs", prefix: "/hangs/", extra: "    health: { path: slow?seconds=30, interval: 200ms }\n")
+            + route("loops", prefix: "/loops/", extra: "    health: { path: loop, interval: 200ms }\n")
+        let proxy = try ProxyHarness(routes: routes, workers: 1)
+        defer { proxy.finish() }
+        for name in ["hangs", "loops"] {
+            #expect(Self.waitFor(proxy, name) { $0["failing_fast"] as? Bool == true } != nil, "\(name)")
+            let reply = try proxy.get("/\(name)/json")
+            #expect(reply.status == 502 && reply.header("Retry-After") == "1", "\(name)")
+        }
+        #expect(proxy.daemon.waitForLine { $0.contains("\"msg\":\"reachability_changed\"") && $0.contains("\"route\":\"loops\"") } != nil)
+    }
+
     @Test func aBadHealthSettingIsAConfigError() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("health-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: file) }

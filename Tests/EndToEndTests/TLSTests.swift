@@ -168,6 +168,30 @@ struct TLSTests {
         }
     }
 
+    @Test func aChainTwentyDeepIsVerifiedToItsRoot() throws {
+        let fixture = try TLSFixture()
+        // ca → i1 → … → i20 → leaf; the upstream presents the leaf and every intermediate.
+        var issuer = "ca"
+        var chain: [String] = []
+        for depth in 1...20 {
+            let name = "i\(depth)"
+            try fixture.openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", fixture.path(name + ".key"),
+                                 "-subj", "/CN=\(name)", "-out", fixture.path(name + ".csr")])
+            try "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n".write(toFile: fixture.path(name + ".ext"), atomically: true, encoding: .utf8)
+            try fixture.openssl(["x509", "-req", "-in", fixture.path(name + ".csr"), "-CA", fixture.path(issuer + ".pem"), "-CAkey", fixture.path(issuer + ".key"),
+                                 "-CAcreateserial", "-days", "2", "-extfile", fixture.path(name + ".ext"), "-out", fixture.path(name + ".pem")])
+            chain.insert(name, at: 0)
+            issuer = name
+        }
+        try fixture.signed("deep", by: issuer, san: "IP:127.0.0.1")
+        let pems = try (["deep"] + chain).map { try String(contentsOfFile: fixture.path($0 + ".pem"), encoding: .utf8) }
+        try pems.joined().write(toFile: fixture.path("deep-chain.pem"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: fixture.path("deep.key"), toPath: fixture.path("deep-chain.key"))
+        let setup = try Setup(fixture, certificate: "deep-chain", tls: "{ ca_file: \(fixture.path("ca.pem")) }")
+        defer { setup.finish() }
+        #expect(try setup.get().status == 200)
+    }
+
     @Test func aClientCertificateOpensMutualTLS() throws {
         let fixture = try TLSFixture()
         let ca = fixture.path("ca.pem")

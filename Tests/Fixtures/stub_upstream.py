@@ -112,6 +112,8 @@ class Stub(BaseHTTPRequestHandler):
         if name == "gzip":
             data = gzip.compress(b'{"zipped":true}')
             return self.reply(status, data, "application/json", [("Content-Encoding", "gzip")])
+        if name == "loop":
+            return self.reply(302, b"", None, [("Location", self.path)])
         if name == "redirect":
             return self.reply(302, b"", None, [("Location", q.get("to", "/v1/json"))])
         if name == "garbage":

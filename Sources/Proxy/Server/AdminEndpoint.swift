@@ -238,7 +238,7 @@ extension Worker {
             ("state", .string(reach.state.name)),
             ("since", reach.since.map { .string(UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds)) } ?? .null),
             ("failing_fast", .bool(reach.failsFast)),
-            ("health", route.health.map { .object([("path", .string($0.path)), ("interval_seconds", .number(NumberText.shortest($0.interval)))]) } ?? .null),
+            ("health", route.health.map { .object([("path", .string(capture.url($0.path))), ("interval_seconds", .number(NumberText.shortest($0.interval)))]) } ?? .null),
         ])))
         members.append(("tls", route.tls.map { tls in JSONValue.object([
             ("verify", .bool(tls.verify)), ("ca_file", .bool(tls.caBundle != nil)),

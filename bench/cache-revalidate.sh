@@ -20,10 +20,7 @@ set -euo pipefail
 PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; BIN=${4:-.build/release/serializerd}
 W=${W:-/tmp/peerbench}
 [ -f "$W/www/$PAYLOAD.json" ] || { echo "no $W/www/$PAYLOAD.json: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
-scratch=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$scratch"; }
-trap cleanup EXIT
+paired_scratch
 ORIGIN=28183
 mkdir -p "$scratch/nginx/logs"
 cat > "$scratch/nginx/origin.conf" <<NGINX
@@ -50,13 +47,9 @@ for side in a b; do
     "$port" "$ORIGIN" "$policy" > "$scratch/$side.yaml"
 done
 taskset -c 1 nginx -p "$scratch/nginx" -c "$scratch/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
-taskset -c 1 "$BIN" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
-taskset -c 1 "$BIN" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
-for port in 28185 28195; do
-  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
-done
+paired_daemons "$BIN" "$BIN" "$PAYLOAD"
 status=$(curl -s -D - -o /dev/null "http://127.0.0.1:28195/bench/$PAYLOAD.json" | tr -d '\r' | sed -n 's/^Cache-Status: //p')
 [ "$status" = "serializerd; fwd=stale; fwd-status=304" ] || { echo "B is not revalidating: Cache-Status '$status'" >&2; exit 1; }
-paired_rounds $AP $BP "http://127.0.0.1:28185/bench/$PAYLOAD.json" "http://127.0.0.1:28195/bench/$PAYLOAD.json" "$SECONDS_PER_ROUND" "$ROUNDS" miss revalidated "$scratch"
+paired_rounds "$SECONDS_PER_ROUND" "$ROUNDS" miss revalidated "$PAYLOAD"
 metrics=$(curl -s http://127.0.0.1:28195/metrics | grep -E 'serializerd_cache_requests_total\{route="bench",result="(revalidated|miss)"\}' | tr '\n' ' ')
 echo "B: $metrics"

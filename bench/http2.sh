@@ -20,10 +20,7 @@ set -euo pipefail
 PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; BIN=${4:-.build/release/serializerd}
 W=${W:-/tmp/peerbench}
 [ -f "$W/www/$PAYLOAD.json" ] || { echo "no $W/www/$PAYLOAD.json: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
-scratch=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$scratch"; }
-trap cleanup EXIT
+paired_scratch
 ORIGIN=28184 STATUS=28194
 cd "$scratch"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca 2>/dev/null
@@ -57,11 +54,7 @@ for side in a b; do
     "$port" "$ORIGIN" "$version" "$scratch" > "$scratch/$side.yaml"
 done
 taskset -c 1 nginx -p "$scratch" -c "$scratch/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
-taskset -c 1 "$BIN" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
-taskset -c 1 "$BIN" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
-for port in 28185 28195; do
-  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
-done
+paired_daemons "$BIN" "$BIN" "$PAYLOAD"
 accepts() { curl -s "http://127.0.0.1:$STATUS/" | awk 'NR==3 {print $1}'; }
 for side in a b; do
   port=$([ $side = a ] && echo 28185 || echo 28195)
@@ -73,4 +66,4 @@ for side in a b; do
 done
 versions=$(curl -s http://127.0.0.1:28195/metrics | grep -E '^serializerd_upstream_requests_total' | tr '\n' ' ')
 echo "B: $versions"
-paired_rounds $AP $BP "http://127.0.0.1:28185/bench/$PAYLOAD.json" "http://127.0.0.1:28195/bench/$PAYLOAD.json" "$SECONDS_PER_ROUND" "$ROUNDS" HTTP/1.1 HTTP/2 "$scratch"
+paired_rounds "$SECONDS_PER_ROUND" "$ROUNDS" HTTP/1.1 HTTP/2 "$PAYLOAD"

@@ -22,19 +22,12 @@ PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; A=$4; B=$5
 W=${W:-/tmp/peerbench}
 [ -f "$W/nginx/origin.conf" ] && [ -f "$W/serializerd.yaml" ] || { echo "no bench-peers scratch in $W: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
 origin_port=$(sed -n 's/.*upstream: http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$W/serializerd.yaml")
-scratch=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$scratch"; }
-trap cleanup EXIT
+paired_scratch
 for side in a b; do
   port=$([ $side = a ] && echo 28185 || echo 28195)
   sed "s/^listen: .*/listen: 127.0.0.1:$port/" "$W/serializerd.yaml" > "$scratch/$side.yaml"
 done
 taskset -c 1 nginx -p "$W/nginx" -c "$W/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
-taskset -c 1 "$A" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
-taskset -c 1 "$B" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
-for port in 28185 28195; do
-  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$PAYLOAD.json" && break; sleep 0.1; done
-done
+paired_daemons "$A" "$B" "$PAYLOAD"
 curl -sf -o /dev/null "http://127.0.0.1:$origin_port/$PAYLOAD.json" || { echo "origin not answering" >&2; exit 1; }
-paired_rounds $AP $BP "http://127.0.0.1:28185/bench/$PAYLOAD.json" "http://127.0.0.1:28195/bench/$PAYLOAD.json" "$SECONDS_PER_ROUND" "$ROUNDS" A B "$scratch"
+paired_rounds "$SECONDS_PER_ROUND" "$ROUNDS" A B "$PAYLOAD"

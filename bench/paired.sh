@@ -1,12 +1,35 @@
 # Sourced by the paired benchmarks: two daemons loaded at once on the same core, their CPU
 # per request compared round by round (the machine's noise hits both alike).
+
+# A scratch directory (`scratch`) and the processes started (`PIDS`), both gone at exit:
+# each process stopped by its PID.
+paired_scratch() {
+  scratch=$(mktemp -d)
+  PIDS=()
+  trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$scratch"' EXIT
+}
+
+# Starts BIN_A on $scratch/a.yaml and BIN_B on $scratch/b.yaml (listening on 28185 and
+# 28195) pinned to core 1, sets AP and BP, and waits until both answer /bench/PAYLOAD.json.
 #
-#   paired_rounds PID_A PID_B URL_A URL_B SECONDS ROUNDS NAME_A NAME_B SCRATCH
+#   paired_daemons BIN_A BIN_B PAYLOAD
+paired_daemons() {
+  local port
+  taskset -c 1 "$1" serve --config "$scratch/a.yaml" >"$scratch/a.log" 2>&1 & AP=$!; PIDS+=($AP)
+  taskset -c 1 "$2" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
+  for port in 28185 28195; do
+    for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/bench/$3.json" && break; sleep 0.1; done
+  done
+}
+
+# ROUNDS rounds: wrk -t1 -c16 on core 0 against each daemon's /bench/PAYLOAD.json for
+# SECONDS, at the same time; CPU time of AP and BP from /proc/PID/stat over the round,
+# divided by the requests each served.
 #
-# Each round: wrk -t1 -c16 on core 0 against each URL for SECONDS, at the same time; CPU
-# time of each PID from /proc/PID/stat over the round, divided by the requests it served.
+#   paired_rounds SECONDS ROUNDS NAME_A NAME_B PAYLOAD
 paired_rounds() {
-  local ap=$1 bp=$2 aurl=$3 burl=$4 seconds=$5 rounds=$6 aname=$7 bname=$8 scratch=$9 r a0 a1 b0 b1 wa
+  local seconds=$1 rounds=$2 aname=$3 bname=$4 payload=$5 ap=$AP bp=$BP r a0 a1 b0 b1 wa
+  local aurl="http://127.0.0.1:28185/bench/$payload.json" burl="http://127.0.0.1:28195/bench/$payload.json"
   for r in $(seq "$rounds"); do
     a0=$(awk '{print $14 + $15}' "/proc/$ap/stat"); b0=$(awk '{print $14 + $15}' "/proc/$bp/stat")
     taskset -c 0 wrk -t1 -c16 -d"${seconds}s" "$aurl" > "$scratch/wa" & wa=$!

@@ -1,7 +1,6 @@
 internal import CCurl
 internal import CShims
 internal import CTLS
-import HTTPCore
 
 /// A route's security policy (DESIGN §2 `tls:`, AFSecurityPolicy): the trusted roots,
 /// public-key pins, a client certificate, whether to verify at all, the lowest TLS
@@ -134,8 +133,6 @@ public enum TLSFiles {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// `sha256//` and the base64 of 32 bytes (libcurl's CURLOPT_PINNEDPUBLICKEY form).
-    public static func isPin(_ text: String) -> Bool { PublicKeyPin.isValid(text) }
 }
 
 public struct TLSFileError: Error, Sendable {

@@ -70,15 +70,18 @@ struct CachePolicyTests {
         #expect(try proxy.get("/api/cached/none").status == 502)
     }
 
+    /// One request for `target`, then, once its miss is in flight, `followers` more.
+    static func behindOneMiss(_ proxy: ProxyHarness, _ target: String, followers: Int) -> [ProxyHarness.BackgroundRequest] {
+        let first = proxy.inBackground(target)
+        #expect(T.poll(proxy, "/-/cache") { (proxy.json($0)?["misses_in_flight"] as? Int ?? 0) >= 1 } != nil)
+        return [first] + (0..<followers).map { _ in proxy.inBackground(target) }
+    }
+
     @Test func concurrentMissesMakeOneUpstreamRequest() throws {
         let proxy = try ProxyHarness(routes: T.cacheRoute())
         defer { proxy.finish() }
         let target = "/api/cached/col?delay=0.5"
-        let first = proxy.inBackground(target)
-        // The first has reached the upstream: the others find its miss in flight.
-        #expect(T.poll(proxy, "/-/cache") { (proxy.json($0)?["misses_in_flight"] as? Int ?? 0) >= 1 } != nil)
-        let others = (0..<8).map { _ in proxy.inBackground(target) }
-        let replies = ([first] + others).compactMap { $0.reply(timeout: 20) }
+        let replies = Self.behindOneMiss(proxy, target, followers: 8).compactMap { $0.reply(timeout: 20) }
         #expect(replies.count == 9)
         #expect(Set(replies.map(\.body)).count == 1)
         #expect(try T.requests(proxy, "col") == 1)
@@ -92,11 +95,9 @@ struct CachePolicyTests {
         let proxy = try ProxyHarness(routes: T.cacheRoute())
         defer { proxy.finish() }
         let target = "/api/cached/pc?delay=0.5"
-        let first = proxy.inBackground(target)
-        #expect(T.poll(proxy, "/-/cache") { (proxy.json($0)?["misses_in_flight"] as? Int ?? 0) >= 1 } != nil)
-        let others = (0..<4).map { _ in proxy.inBackground(target) }
+        let requests = Self.behindOneMiss(proxy, target, followers: 4)
         #expect(try proxy.get("/-/cache", method: "DELETE").status == 200)
-        let replies = ([first] + others).compactMap { $0.reply(timeout: 20) }
+        let replies = requests.compactMap { $0.reply(timeout: 20) }
         #expect(replies.count == 5 && replies.allSatisfy { $0.status == 200 })
         #expect(Set(replies.map(\.body)).count == 1)
         #expect(try T.requests(proxy, "pc") == 1)

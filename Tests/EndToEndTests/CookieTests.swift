@@ -65,11 +65,7 @@ struct CookieTests {
     }
 
     @Test func aBadSettingIsAConfigError() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString).yaml").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        try "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: http://127.0.0.1:9/\n    cookies: keep\n"
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try ServerBinary.run(["check", file])
+        let run = try checkRoute("cookies", "keep")
         #expect(run.status != 0 && run.stderrText.contains(":5:") && run.stderrText.contains("expected pass or jar, found 'keep'"))
     }
 }

@@ -86,11 +86,7 @@ struct HTTPVersionTests {
     }
 
     @Test func aBadSettingIsAConfigError() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hv-\(UUID().uuidString).yaml").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: http://127.0.0.1:9/\n    http_version: 3\n"
-            .write(toFile: dir, atomically: true, encoding: .utf8)
-        let run = try ServerBinary.run(["check", dir])
+        let run = try checkRoute("http_version", "3")
         #expect(run.status != 0 && run.stderrText.contains(":5:") && run.stderrText.contains("expected auto, 1.1 or 2, found '3'"))
     }
 }

@@ -81,3 +81,13 @@ final class ProxyHarness {
 func route(_ name: String, prefix: String, scenario: String = "", extra: String = "") -> String {
     "  - name: \(name)\n    match: { prefix: \(prefix) }\n    upstream: {stub}\(scenario)\n" + extra
 }
+
+/// `serializerd check` on a config of one route `api` to `upstream` whose fifth line is
+/// `key: value` (so its errors point at line 5).
+func checkRoute(_ key: String, _ value: String, upstream: String = "http://127.0.0.1:9/") throws -> CommandResult {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString).yaml").path
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: \(upstream)\n    \(key): \(value)\n"
+        .write(toFile: file, atomically: true, encoding: .utf8)
+    return try ServerBinary.run(["check", file])
+}

@@ -87,13 +87,9 @@ struct ReachabilityTests {
     }
 
     @Test func aBadHealthSettingIsAConfigError() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("health-\(UUID().uuidString).yaml").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
         for (health, message) in [("{ interval: 5s }", "missing required key 'path'"), ("{ path: /zen, interval: 10ms }", "at least 100ms"),
                                   ("{ path: ../../etc, interval: 1s }", "escapes")] {
-            try "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: http://127.0.0.1:9/v1/\n    health: \(health)\n"
-                .write(toFile: file, atomically: true, encoding: .utf8)
-            let run = try ServerBinary.run(["check", file])
+            let run = try checkRoute("health", health, upstream: "http://127.0.0.1:9/v1/")
             #expect(run.status != 0 && run.stderrText.contains(":5:") && run.stderrText.contains(message), "\(health): \(run.stderrText)")
         }
     }

@@ -243,18 +243,12 @@ struct TLSTests {
             ("{ verify: maybe }", "expected"),
         ]
         for (tls, message) in cases {
-            let file = fixture.path("bad.yaml")
-            let yaml = "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: https://127.0.0.1:9/\n    tls: \(tls)\n"
-            try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-            let run = try ServerBinary.run(["check", file], timeout: 20)
+            let run = try checkRoute("tls", tls, upstream: "https://127.0.0.1:9/")
             #expect(run.status != 0, "\(tls)")
-            #expect(run.stderrText.contains("bad.yaml:5:") && run.stderrText.contains(message), "\(tls): \(run.stderrText)")
+            #expect(run.stderrText.contains(".yaml:5:") && run.stderrText.contains(message), "\(tls): \(run.stderrText)")
         }
         // check warns about verify: false.
-        let file = fixture.path("warn.yaml")
-        try "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: https://127.0.0.1:9/\n    tls: { verify: false }\n"
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try ServerBinary.run(["check", file], timeout: 20)
+        let run = try checkRoute("tls", "{ verify: false }", upstream: "https://127.0.0.1:9/")
         #expect(run.status == 0 && run.stdoutText.contains("warning: route 'api': tls.verify is false"), "\(run.stdoutText)")
     }
 }

@@ -1,4 +1,5 @@
 
+import HTTPCore
 import Upstream
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +27,7 @@ extension ConfigLoader {
             guard items.count <= maxPins else { throw list.error("at most \(maxPins) pins, found \(items.count)") }
             for item in items {
                 let pin = try item.string()
-                guard TLSFiles.isPin(pin) else {
+                guard PublicKeyPin.isValid(pin) else {
                     throw item.error("expected sha256// and the base64 SHA-256 of the public key (openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64), found '\(pin)'")
                 }
                 pins.append(pin)
@@ -77,32 +78,5 @@ extension ConfigLoader {
             at += n
         }
         return bytes
-    }
-}
-
-/// A route's `health:` (DESIGN §6): GET `url` every `interval` seconds.
-public struct RouteHealth: Sendable {
-    public let path: String
-    public let url: String
-    public let interval: Double
-}
-
-extension ConfigLoader {
-    /// The shortest `health.interval`.
-    static let minHealthInterval = 0.1
-
-    static func health(_ node: ConfigNode?, upstream: UpstreamBase) throws(ConfigError) -> RouteHealth? {
-        guard let node else { return nil }
-        let m = try node.mapping(allowed: ["path", "interval"])
-        guard let pathNode = m["path"] else { throw node.error("missing required key 'path'") }
-        let path = try pathNode.string()
-        let url: String
-        switch upstream.join(remainder: Substring(path.hasPrefix("/") ? String(path.dropFirst()) : path), query: nil) {
-        case .failure(let escape): throw pathNode.error("the health path escapes the upstream's base: \(escape.description)")
-        case .success(let joined): url = joined
-        }
-        let interval = try m["interval"]?.seconds() ?? 30
-        guard interval >= minHealthInterval else { throw (m["interval"] ?? node).error("expected at least 100ms, found \(interval) s") }
-        return RouteHealth(path: path, url: url, interval: interval)
     }
 }

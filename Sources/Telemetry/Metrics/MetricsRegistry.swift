@@ -50,25 +50,19 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Cache requests by route and result, summed over workers (`/-/cache`).
-    public func cacheCounts() -> [String: [String: UInt64]] {
-        var counts: [String: [String: UInt64]] = [:]
-        for shard in shards.withLock({ $0 }) {
-            for (route, cells) in shard.tables.withLock({ $0.routes }) {
-                for (at, result) in RouteCells.cacheResults.enumerated() where cells.cache[at].value > 0 {
-                    counts[route, default: [:]][result, default: 0] += cells.cache[at].value
-                }
-            }
-        }
-        return counts
-    }
+    public func cacheCounts() -> [String: [String: UInt64]] { countsByRoute(\.cache, labels: RouteCells.cacheResults) }
 
     /// Upstream exchanges by route and HTTP version, summed over workers.
-    func upstreamVersions() -> [String: [String: UInt64]] {
+    func upstreamVersions() -> [String: [String: UInt64]] { countsByRoute(\.upstreamRequests, labels: RouteCells.httpVersions) }
+
+    /// A route's labelled counters (one cell per label) summed over workers; labels never
+    /// counted are left out.
+    private func countsByRoute(_ cells: KeyPath<RouteCells, [Cell]>, labels: [String]) -> [String: [String: UInt64]] {
         var counts: [String: [String: UInt64]] = [:]
         for shard in shards.withLock({ $0 }) {
-            for (route, cells) in shard.tables.withLock({ $0.routes }) {
-                for (at, version) in RouteCells.httpVersions.enumerated() where cells.upstreamRequests[at].value > 0 {
-                    counts[route, default: [:]][version, default: 0] += cells.upstreamRequests[at].value
+            for (route, routeCells) in shard.tables.withLock({ $0.routes }) {
+                for (at, label) in labels.enumerated() where routeCells[keyPath: cells][at].value > 0 {
+                    counts[route, default: [:]][label, default: 0] += routeCells[keyPath: cells][at].value
                 }
             }
         }

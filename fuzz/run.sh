@@ -19,17 +19,23 @@ mkdir -p .build/fuzz/modules
 modules=.build/fuzz/modules
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPCore -emit-module \
   -emit-module-path "$modules/HTTPCore.swiftmodule" -emit-library -static -o "$modules/libHTTPCore.a" Sources/HTTPCore/*.swift
+# The JSON kernel (C), instrumented like the Swift code; linked into every target.
+for source in Sources/CVector/*.c; do
+  clang -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CVector/include -c "$source" -o "$modules/$(basename "$source" .c).o"
+done
+rm -f "$modules/libCVector.a"
+ar rcs "$modules/libCVector.a" "$modules"/*.o
 for target in "${targets[@]}"; do
   dir="fuzz/$target"
   binary=".build/fuzz/$target"
   flags=""
   [ -f "$dir/flags" ] && flags="$(cat "$dir/flags")"
   rm -f "$binary"
-  # -Xcc -fsanitize=address: C code from imported headers (the static inline kernels in
-  # Sources/CVector) is compiled by the importer, which ASan leaves alone without it.
+  # -Xcc -fsanitize=address: C code from imported headers (the static inline operations in
+  # Sources/CVector/include) is compiled by the importer, which ASan leaves alone without it.
   # shellcheck disable=SC2046,SC2086  # `sources` holds globs and `flags` words on purpose
   swiftc -O -sanitize=fuzzer,address -Xcc -fsanitize=address -parse-as-library -module-name "fuzz_${target//-/_}" -I "$modules" -L "$modules" \
-    $flags "$dir/main.swift" $(eval echo $(cat "$dir/sources")) -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
+    $flags "$dir/main.swift" $(eval echo $(cat "$dir/sources")) -lCVector -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
   [ -x "$binary" ] || { echo "fuzz: $target did not build" >&2; exit 1; }
   work="$(mktemp -d)"
   cp "$dir"/corpus/* "$work"/

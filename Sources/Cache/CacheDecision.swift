@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// A route's `cache.policy` (DESIGN §2): AFNetworking's request cache policies.
 public enum CachePolicy: String, Sendable, CaseIterable {
     /// RFC 9111 for a shared cache (NSURLRequestUseProtocolCachePolicy).
@@ -47,7 +49,7 @@ public enum CacheChoice: Sendable {
     /// honoured. `keyKnown`: the URL has entries, if none for this request's variant.
     public static func of(policy: CachePolicy, method: String, request: CacheControl, stored: StoredResponse?,
                           keyKnown: Bool, now: Double) -> CacheChoice {
-        guard method == "GET" || method == "HEAD" else { return .forward(fwd: "method", result: .bypass, stale: nil, store: false) }
+        guard HTTPMethod.isCacheable(method) else { return .forward(fwd: "method", result: .bypass, stale: nil, store: false) }
         if request.noStore { return .forward(fwd: "request", result: .bypass, stale: nil, store: false) }
         if policy == .reload { return .forward(fwd: "bypass", result: .bypass, stale: nil, store: true) }
         let cachedOnly = policy == .onlyCache || request.onlyIfCached

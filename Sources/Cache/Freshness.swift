@@ -74,7 +74,7 @@ public enum Storability: Sendable, Equatable {
     /// `requestFields`: the client's request as sent upstream; `responseFields` the answer's.
     public static func of(method: String, status: Int, requestFields: [(String, String)], responseFields: [(String, String)])
         -> Storability {
-        guard method == "GET" || method == "HEAD" else { return .notStorable("method \(method)") }
+        guard HTTPMethod.isCacheable(method) else { return .notStorable("method \(method)") }
         let request = CacheControl(Freshness.values("Cache-Control", requestFields))
         let response = CacheControl(Freshness.values("Cache-Control", responseFields))
         if request.noStore || response.noStore { return .notStorable("no-store") }

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// serializerd's strong entity tag for a normalized output (DESIGN §3): a 64-bit hash of
 /// the bytes and their length, so equal output always carries an equal tag, in every
 /// worker and across restarts. Eight bytes a step: a 100 KB output costs about 13,000
@@ -21,7 +23,7 @@ public enum OutputTag {
             h = mix(h ^ tail ^ (0xFF << 56))
         }
         h = finalized(h)
-        return "\"" + hex(h, width: 16) + "-" + String(bytes.count, radix: 16) + "\""
+        return "\"" + Hex.string(h, width: 16) + "-" + Hex.string(UInt64(bytes.count)) + "\""
     }
 
     @inline(__always) static func mix(_ x: UInt64) -> UInt64 {
@@ -38,11 +40,6 @@ public enum OutputTag {
         k = k &* 0xC4CE_B9FE_1A85_EC53
         k ^= k >> 33
         return k
-    }
-
-    static func hex(_ value: UInt64, width: Int) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Whether an `If-None-Match` field value names `tag` (RFC 9110 §13.1.2: weak

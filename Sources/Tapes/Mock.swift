@@ -105,8 +105,8 @@ public enum Mocks {
         if !when.query.isEmpty {
             let pairs = (request.query ?? "").split(separator: "&").map { pair -> (String, String) in
                 let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (String(decoding: UpstreamPercent.decode(halves[0]), as: UTF8.self),
-                        halves.count > 1 ? String(decoding: UpstreamPercent.decode(halves[1]), as: UTF8.self) : "")
+                return (String(decoding: Percent.decode(Array(halves[0].utf8)), as: UTF8.self),
+                        halves.count > 1 ? String(decoding: Percent.decode(Array(halves[1].utf8)), as: UTF8.self) : "")
             }
             for (name, value) in when.query where !pairs.contains(where: { $0.0 == name && $0.1 == value }) { return false }
         }
@@ -145,25 +145,6 @@ enum Glob {
     }
 }
 
-/// Percent-decoding for mock paths and queries (`+` stays `+`: paths are not forms).
-enum UpstreamPercent {
-    static func decode(_ text: Substring) -> [UInt8] {
-        let raw = Array(text.utf8)
-        var out: [UInt8] = []
-        var k = 0
-        while k < raw.count {
-            if raw[k] == UInt8(ascii: "%"), k + 2 < raw.count, let hi = Hex.value(raw[k + 1]), let lo = Hex.value(raw[k + 2]) {
-                out.append(hi << 4 | lo)
-                k += 3
-            } else {
-                out.append(raw[k])
-                k += 1
-            }
-        }
-        return out
-    }
-}
-
 /// Map local: a file under a directory, never outside it.
 enum MapDirectory {
     enum Found {
@@ -173,7 +154,7 @@ enum MapDirectory {
     }
 
     static func file(root: String, path: String, maxBytes: Int) -> Found {
-        let decoded = String(decoding: UpstreamPercent.decode(path[...]), as: UTF8.self)
+        let decoded = String(decoding: Percent.decode(Array(path.utf8)), as: UTF8.self)
         let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
         guard !segments.contains(where: { $0 == ".." || $0 == "." }), !decoded.utf8.contains(0), !decoded.hasPrefix("/") else {
             return .escapes("the path '\(path)' leaves the route's map_dir")

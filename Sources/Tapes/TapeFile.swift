@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPages
+internal import CPages
 
 /// Which file a path held when a tape last read or wrote it: another process (`tape
 /// import`, an editor) changing it shows as a different stamp.

@@ -156,7 +156,7 @@ public final class SessionManager {
         // HTTPGET undoes a previous task's HEAD or POST; the method is then set on top.
         try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_HTTPGET, 1), "CURLOPT_HTTPGET")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
-        let sendsBody = r.method != "HEAD" && (!r.body.isEmpty || ["POST", "PUT", "PATCH"].contains(r.method))
+        let sendsBody = r.method != "HEAD" && (!r.body.isEmpty || HTTPMethod.definesContent(r.method))
         switch r.method {
         case "GET" where !sendsBody: break
         case "HEAD": try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY")

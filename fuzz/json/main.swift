@@ -6,7 +6,7 @@
 //   numbers a Double cannot hold.)
 // - JSONValue.parse (serializerd's tree parser): same verdict, same value.
 // - The normalizer's portable inner loops (ByteScan): the same bytes, or the same error;
-//   and the C fast path (json_fast.h): the same bytes, or invalid too.
+//   and the C fast path (json_fast.c): the same bytes, or invalid too.
 // Also the normalizer's own promises: output no longer than the UTF-8 input, and stable
 // (normalizing normalized JSON changes nothing).
 import Foundation
@@ -77,7 +77,7 @@ func agreesWithByteScan(_ input: [UInt8], options: JSONReadOptions, _ ours: [UIn
     default:
         preconditionFailure("the vector and bytewise scans disagree on \(Array(input.prefix(64)))")
     }
-    // The C fast path (json_fast.h) decides valid or not on its own: it must decide as the
+    // The C fast path (json_fast.c) decides valid or not on its own: it must decide as the
     // bytewise scan does, and write the same bytes.
     // Every kernel this machine runs.
     // Each with its output written, and read in place from an input with room to spare.

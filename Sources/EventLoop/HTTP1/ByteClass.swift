@@ -30,11 +30,4 @@ enum ByteClass {
         return true
     }
 
-    static func hexValue(_ c: UInt8) -> Int {
-        switch c {
-        case 0x30...0x39: Int(c - 0x30)
-        case 0x41...0x46: Int(c - 0x41 + 10)
-        default: Int(c - 0x61 + 10)
-        }
-    }
 }

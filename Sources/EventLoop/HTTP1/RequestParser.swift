@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Reads HTTP/1.1 requests from a byte stream (RFC 9112), strictly: a pure value with no
 /// sockets — bytes in, events or an error out. The caller keeps unconsumed bytes and
 /// offers them again with whatever arrives next.
@@ -152,7 +154,7 @@ public struct RequestParser: Sendable {
         var size = 0
         while i < input.count && table[Int(input[i])] & ByteClass.hexDigit != 0 {
             guard i < 15 else { throw .malformed("a chunk size has more than 15 hex digits") }
-            size = size << 4 | ByteClass.hexValue(input[i])
+            size = size << 4 | Int(Hex.value(input[i]).unsafelyUnwrapped)
             i += 1
         }
         guard i < input.count else { return (0, nil) }

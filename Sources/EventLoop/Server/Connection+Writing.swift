@@ -10,16 +10,15 @@ extension Connection {
 
     func reply(_ request: ServerRequest, status: Int, headers: [(String, String)], body: [UInt8],
                recordNow: () -> Void) -> ServerRequest.Delivery {
-        let bodyless = request.method == "HEAD" || status == 204 || status == 304 || (100...199).contains(status)
-        if request.failure != nil || peerFinished || server.isStopping || !(request.head?.keepAlive ?? false) {
-            closeAfterReply = true
-        }
+        let bodyless = ReplyContent.isAbsent(method: request.method, status: status)
+        let peerFinished = machine.peerFinished
+        var closeRequested = false
         var head = ReplyHead(status: status, capacity: 160 + headers.count * 48)
         // Exactly one Date: the first valid one given (an upstream's), else ours.
         var dated = false
         for (name, value) in headers {
             if name.utf8.count == 10, name.lowercased() == "connection" {
-                if value.lowercased() == "close" { closeAfterReply = true }
+                if value.lowercased() == "close" { closeRequested = true }
                 continue
             }
             if name.utf8.count == 4, name.utf8.withContiguousStorageIfAvailable({ ByteClass.equalsIgnoringCase($0, "date") }) == true {
@@ -29,14 +28,14 @@ extension Connection {
             head.add(name, value)
         }
         if !dated { head.add("Date", server.date()) }
-        if !bodyless { head.addContentLength(body.count) }
-        if closeAfterReply {
+        if ReplyContent.framesLength(method: request.method, status: status) { head.addContentLength(bodyless ? 0 : body.count) }
+        if machine.replying(keepAliveAsked: request.failure == nil && request.head?.keepAlive == true,
+                            closeRequested: closeRequested, stopping: server.isStopping) {
             head.add("Connection", "close")
         } else if request.head?.version == .http10 {
             head.add("Connection", "keep-alive")
         }
         head.end()
-        state = .writing
         current = request
         let sendBody = bodyless ? [] : body
         // A small reply to a client that is still there will reach the kernel whole: its
@@ -54,12 +53,12 @@ extension Connection {
             // (and a syscall more).
             queue([head.bytes, sendBody])
         }
-        guard state != .closed else {
+        guard machine.isOpen else {
             request.connection = nil
             return recordedFirst ? .recorded : .gone
         }
         if recordedFirst {
-            if output.isEmpty { replyDrained() } else { arm(server.settings.idleTimeout) }
+            if output.isEmpty { drained() } else { arm(machine.awaitingDrain(idleTimeout: server.settings.idleTimeout)) }
             return .recorded
         }
         if output.isEmpty {
@@ -71,10 +70,10 @@ extension Connection {
                 request.connection = nil
                 return .gone
             }
-            replyDrained()
+            drained()
             return .delivered
         }
-        arm(server.settings.idleTimeout)
+        arm(machine.awaitingDrain(idleTimeout: server.settings.idleTimeout))
         return .pending
     }
 
@@ -84,21 +83,47 @@ extension Connection {
     /// Replies up to this fit a fresh socket's send buffer with room to spare.
     static let recordFirstLimit = 8 << 10
 
-    /// The whole reply left: the next request may start.
-    func replyDrained() {
+    /// Everything queued has reached the socket: a stream wants more, or the reply is
+    /// out and the next request may start (or the connection ends).
+    func drained() {
+        let settings = server.settings
+        let step = machine.drained(idleTimeout: settings.idleTimeout, limits: settings.parserLimits)
+        switch step {
+        case .none:
+            return
+        case .streamDrained:
+            let handler = current?.onDrained
+            handler?()
+            return
+        case .nextRequest, .shutdownAndClose, .linger:
+            break
+        }
         let request = current
         current = nil
         if let request, request.onFinish != nil || request.connection != nil { request.finish(delivered: true) }
-        if closeAfterReply {
-            closeGracefully()
-            return
+        switch step {
+        case .nextRequest(let deadline, let resumeReading, let parsePending):
+            arm(deadline)
+            if resumeReading { watchRead() }
+            if parsePending && !parsing { process() }
+        case .shutdownAndClose:
+            // Our FIN follows the bytes.
+            shutdown(fd, Int32(SHUT_WR))
+            close()
+        case .linger(let deadline, let resumeReading):
+            // Input is drained until the client closes (bounded), so the kernel does not
+            // reset the reply away before the client has read it.
+            shutdown(fd, Int32(SHUT_WR))
+            if resumeReading { watchRead() }
+            arm(deadline)
+        case .none, .streamDrained:
+            break
         }
-        state = .idle
-        // The next request follows the limits in force now (SIGHUP may have changed them).
-        parser.limits = server.settings.parserLimits
-        arm(server.settings.idleTimeout)
-        resumeReading()
-        if !processing, pendingStart < pending.count { process() }
+    }
+
+    func watchRead() {
+        guard let events else { return }
+        if !events.watchRead() { close() }
     }
 
     // MARK: streams
@@ -111,9 +136,9 @@ extension Connection {
         head.add("Date", server.date())
         head.add("Transfer-Encoding", "chunked")
         head.end()
-        state = .streaming
+        machine.streamStarted()
         current = request
-        disarm()
+        events?.disarm()
         queue(head.bytes)
     }
 
@@ -125,19 +150,17 @@ extension Connection {
 
     /// The last chunk; the connection closes once it has left.
     func endStream() {
-        guard state == .streaming else { return }
+        guard machine.streamEnding() else { return }
         current = nil
-        closeAfterReply = true
-        state = .writing
         queue(Array("0\r\n\r\n".utf8))
-        if output.isEmpty { closeGracefully() } else { arm(server.settings.idleTimeout) }
+        if output.isEmpty { drained() } else { arm(machine.awaitingDrain(idleTimeout: server.settings.idleTimeout)) }
     }
 
     // MARK: writing
 
     /// Writes at once what the socket takes; the rest waits for EV_WRITE.
     func queue(_ bytes: [UInt8]) {
-        guard state != .closed, !bytes.isEmpty else { return }
+        guard machine.isOpen, !bytes.isEmpty else { return }
         if output.isEmpty {
             let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n == bytes.count { return }
@@ -146,7 +169,7 @@ extension Connection {
             output.append(bytes)
             outputOffset = max(0, n)
             charge(bytes.count - max(0, n))
-            event_add(writeEvent, nil)
+            watchWrite()
         } else {
             output.append(bytes)
             charge(bytes.count)
@@ -155,7 +178,7 @@ extension Connection {
 
     /// Several buffers in order, as `queue` does for one.
     func queue(_ parts: [[UInt8]]) {
-        guard state != .closed else { return }
+        guard machine.isOpen else { return }
         guard output.isEmpty else {
             for part in parts where !part.isEmpty {
                 output.append(part)
@@ -183,7 +206,7 @@ extension Connection {
             sent = 0
         }
         // On an error the write event fires at once and closes the connection there.
-        if !output.isEmpty { event_add(writeEvent, nil) }
+        if !output.isEmpty { watchWrite() }
     }
 
     func charge(_ bytes: Int) {
@@ -227,19 +250,13 @@ extension Connection {
             }
         }
         guard output.isEmpty else { return }
-        event_del(writeEvent)
+        events?.stopWriting()
         drained()
     }
 
-    /// Everything queued has reached the socket.
-    func drained() {
-        switch state {
-        case .writing:
-            if current == nil && closeAfterReply { closeGracefully() } else { replyDrained() }
-        case .streaming:
-            let handler = current?.onDrained
-            handler?()
-        default: break
-        }
+    /// Output waits for the socket. Never closes here, inside the caller (which may be
+    /// starting a stream): without the event the deadline still ends a stalled reply.
+    func watchWrite() {
+        events?.watchWrite()
     }
 }

@@ -114,8 +114,11 @@ public final class HTTPServer {
                     return
                 }
             }
+            guard let connection = Connection(fd: fd, peer: Peer(storage: storage), server: self, limits: settings.parserLimits) else {
+                Glibc.close(fd)
+                continue
+            }
             budget.addConnection()
-            let connection = Connection(fd: fd, peer: Peer(storage: storage), server: self, limits: settings.parserLimits)
             connections[ObjectIdentifier(connection)] = connection
         }
     }
@@ -126,13 +129,14 @@ public final class HTTPServer {
 
     /// Closes the connection that has waited longest for its client; false if none waits.
     private func evictOne() -> Bool {
-        var oldest: Connection?
+        var oldest: (connection: Connection, since: Double)?
         let cutoff = Clock.now() - HTTPServer.evictionAge
-        for connection in connections.values where connection.isWaitingForClient && connection.since < cutoff {
-            if oldest == nil || connection.since < oldest!.since { oldest = connection }
+        for connection in connections.values {
+            guard let since = connection.machine.waitingSince, since < cutoff else { continue }
+            if oldest == nil || since < oldest!.since { oldest = (connection, since) }
         }
         guard let oldest else { return false }
-        oldest.close()
+        oldest.connection.close()
         return true
     }
 
@@ -178,13 +182,13 @@ public final class HTTPServer {
         }
         listeners = []
         resumeTimer?.stop()
-        for connection in Array(connections.values) where connection.state == .idle { connection.close() }
+        for connection in Array(connections.values) where connection.machine.closesOnShutdown { connection.close() }
     }
 
     /// Whether a reply is still being written, or was just written and its connection
     /// waits for the client's FIN (closing it now could reset the reply away).
     public var hasRepliesLeaving: Bool {
-        connections.values.contains { $0.state == .handling || $0.state == .writing || $0.state == .lingering }
+        connections.values.contains { $0.machine.hasReplyLeaving }
     }
 
     /// Closes everything. Only after the loop stopped.

@@ -81,7 +81,7 @@ public final class Route: Sendable {
 
     /// Without `methods`, every method but CONNECT and TRACE (DESIGN §2).
     public func allows(_ method: String) -> Bool {
-        methods?.contains(method) ?? (method != "CONNECT" && method != "TRACE")
+        methods?.contains(method) ?? HTTPMethod.isForwardedByDefault(method)
     }
 
     /// The response serializer and then `output` (numbers, canonical form): what a route

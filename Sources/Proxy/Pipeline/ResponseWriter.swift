@@ -98,8 +98,7 @@ struct ResponseWriter {
     }
 
     func send(status: Int, headers: consuming [(String, String)], body: [UInt8], outcome: Outcome) {
-        let noBody = request.method == "HEAD" || status == 204 || status == 205 || status == 304
-        let sent = noBody ? [] : body
+        let sent = ReplyContent.isAbsent(method: request.method, status: status) ? [] : body
         let duration = Clock.now() - started
         let contentType = headers.first { $0.0 == "Content-Type" }?.1
         headers.append(("X-Request-Id", requestID))

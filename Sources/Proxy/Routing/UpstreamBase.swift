@@ -76,18 +76,10 @@ public struct UpstreamBase: Sendable, Equatable, CustomStringConvertible {
     static func percentDecoded(_ segment: [UInt8]) -> [UInt8] {
         var current = segment
         for _ in 0..<3 {
-            var out: [UInt8] = []
-            var i = 0, changed = false
-            while i < current.count {
-                if current[i] == UInt8(ascii: "%"), i + 2 < current.count,
-                   let high = Hex.value(current[i + 1]), let low = Hex.value(current[i + 2]) {
-                    out.append(high << 4 | low); i += 3; changed = true
-                } else {
-                    out.append(current[i]); i += 1
-                }
-            }
-            current = out
-            if !changed { break }
+            let decoded = Percent.decode(current)
+            // Each escape decoded shortens the text by two bytes.
+            if decoded.count == current.count { break }
+            current = decoded
         }
         return current
     }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CPages
+internal import CPages
 
 /// Copies `count` bytes. Keys, literals and tiny values are short: up to 16 bytes, two
 /// overlapping loads and stores beat a call into memmove, and a byte loop.

@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 
 /// The normalizer's inner loops: the runs of bytes it passes over without deciding
 /// anything (whitespace, plain string bytes, digits). `VectorScan` classifies 16 bytes

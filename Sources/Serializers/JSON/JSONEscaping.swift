@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 import HTTPCore
 
 /// The one escape policy for every JSON string serializerd writes (RFC 8785 §3.2.2.2):

@@ -1,10 +1,10 @@
-import CVector
+internal import CVector
 import HTTPCore
 
-/// The C fast path (`json_fast.h`): valid input normalized 64 bytes a step, and the
+/// The C fast path (`json_fast.c`): valid input normalized 64 bytes a step, and the
 /// numbers `output.numbers` must look at decided in its walk.
 extension JSONNormalizer {
-    /// The fast path's best kernel on this machine (`json_fast.h`): 0 none, 1 AVX2 (with
+    /// The fast path's best kernel on this machine (`json_fast.c`): 0 none, 1 AVX2 (with
     /// BMI2 and PCLMUL), 2 AVX-512 (BW, VL, VBMI2).
     static let fastKernel = Int(serializerd_json_fast_available())
 

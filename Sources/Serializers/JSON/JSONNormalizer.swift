@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 import HTTPCore
 
 /// Validates JSON and rewrites it as normalized JSON in one pass, without building a tree.

@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension JSONValue {
     /// Parses JSON bytes (UTF-8/16/32, AF's encoding detection) into a value.
     public static func parse(_ bytes: [UInt8], options: JSONReadOptions = .init()) throws(JSONError) -> JSONValue {
@@ -76,7 +78,7 @@ struct NormalizedReader {
             case UInt8(ascii: "f"): scratch.append(0x0C)
             case UInt8(ascii: "r"): scratch.append(0x0D)
             case UInt8(ascii: "u"):
-                let hi = Self.hexValue(bytes[i + 2]), lo = Self.hexValue(bytes[i + 3])
+                let hi = Hex.value(bytes[i + 2]) ?? 0, lo = Hex.value(bytes[i + 3]) ?? 0
                 scratch.append(hi << 4 | lo)
                 i += 4
             default: scratch.append(e) // '"' or '\'
@@ -85,6 +87,4 @@ struct NormalizedReader {
         i += 1
         return String(decoding: scratch, as: UTF8.self)
     }
-
-    static func hexValue(_ c: UInt8) -> UInt8 { c <= 0x39 ? c - 0x30 : c - 0x57 }
 }

@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -108,7 +108,7 @@ public enum NumberSafety {
 
     public enum Verdict: Sendable { case safe, unsafe, undecided }
 
-    /// The exact check (`json_fast.h`'s `sj_number_verdict`, the one the JSON walk runs):
+    /// The exact check (`json_fast.c`'s `sj_number_verdict`, the one the JSON walk runs):
     /// up to 15 significant digits safe, over 17 unsafe, 16 and 17 decided in 128-bit
     /// integers; `undecided` for ties and magnitudes past its range, which printing decides.
     public static func exactCheck(_ p: UnsafeBufferPointer<UInt8>) -> Verdict {

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// AF's `AFQueryStringFromParameters`: nested objects `a[b]=`, arrays `a[]=`, keys
 /// sorted by UTF-16 code unit at every level, null → bare key, empty containers
 /// vanish, booleans `1`/`0`, numbers as their JSON text, and AF's escape set.
@@ -71,8 +73,6 @@ public enum QueryStringEncoder {
         }
     }
 
-    static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// AF's `AFPercentEscapedStringFromString`: RFC 3986 query characters minus the
     /// general and sub-delimiters, keeping `?` and `/`; UTF-8 bytes as `%XX`.
     public static func percentEscaped(_ string: String) -> String {
@@ -83,26 +83,10 @@ public enum QueryStringEncoder {
     }
 
     static func escape(_ bytes: String.UTF8View, into out: inout [UInt8]) {
-        for byte in bytes {
-            if isUnescaped(byte) {
-                out.append(byte)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            }
-        }
+        Percent.encode(bytes, keeping: isUnescaped, into: &out)
     }
 
     static func isUnescaped(_ c: UInt8) -> Bool {
-        switch c {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
-             UInt8(ascii: "/"), UInt8(ascii: "?"):
-            return true
-        default:
-            return false
-        }
+        Percent.isUnreserved(c) || c == UInt8(ascii: "/") || c == UInt8(ascii: "?")
     }
 }

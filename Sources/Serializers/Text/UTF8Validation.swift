@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 /// Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing above U+10FFFF.
 enum UTF8Validation {
     /// Length of the valid sequence starting at `i`, or nil when it is invalid or cut off.

@@ -1,4 +1,4 @@
-import CPages
+internal import CPages
 import HTTPCore
 
 /// Decodes `application/x-www-form-urlencoded` into a JSON object, the inverse of
@@ -138,10 +138,10 @@ struct FormTree: ~Copyable {
             if c == UInt8(ascii: "+") {
                 text.append(0x20)
             } else if c == UInt8(ascii: "%") {
-                guard i + 2 < to, let hi = Hex.value(p[i + 1]), let lo = Hex.value(p[i + 2]) else {
+                guard i + 2 < to, let byte = Percent.escapedByte(p, at: i) else {
                     throw TranscodeError("invalid percent-escape at byte \(i)")
                 }
-                text.append(hi << 4 | lo)
+                text.append(byte)
                 i += 2
             } else {
                 text.append(c)

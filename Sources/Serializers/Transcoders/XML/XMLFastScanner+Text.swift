@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 
 /// Character data for the XML fast path: text, references, CDATA sections, comments,
 /// attribute values and the XML declaration (the structure is in XMLFastScanner.swift).

@@ -89,23 +89,6 @@ extension Worker {
         }
     }
 
-    /// A request id as one path segment.
-    static func percentEncoded(_ id: String) -> String {
-        var out = ""
-        for byte in id.utf8 {
-            let c = Unicode.Scalar(byte)
-            if c.properties.isAlphabetic && byte < 0x80 || (0x30...0x39).contains(byte) || "-._~".unicodeScalars.contains(c) {
-                out.unicodeScalars.append(c)
-            } else {
-                let upper = Array("0123456789ABCDEF".unicodeScalars)   // RFC 3986's preferred case
-                out += "%"
-                out.unicodeScalars.append(upper[Int(byte >> 4)])
-                out.unicodeScalars.append(upper[Int(byte & 0xF)])
-            }
-        }
-        return out
-    }
-
     /// A list entry: enough to find a failure and see what it was.
     static func summary(_ e: FailureEvidence) -> JSONValue {
         .object([
@@ -116,7 +99,7 @@ extension Worker {
             ("content_type", e.contentType.map(JSONValue.string) ?? .null),
             ("type", .string(e.problemType)),
             ("body_bytes", .number(String(e.bodyBytes))),
-            ("href", .string("/-/failures/" + percentEncoded(e.requestID))),
+            ("href", .string("/-/failures/" + Percent.segment(e.requestID))),
         ])
     }
 
@@ -141,7 +124,7 @@ extension Worker {
             ("problem", problem),
             // Save the body as `body_file` (GET `body_path`), then run `command` beside it.
             ("reproduce", .object([
-                ("body_path", .string("/-/failures/" + percentEncoded(e.requestID) + "/body")),
+                ("body_path", .string("/-/failures/" + Percent.segment(e.requestID) + "/body")),
                 ("body_file", .string(e.transcodeArguments.last ?? "")),
                 ("argv", .array(argv.map(JSONValue.string))),
                 ("command", .string(shellLine(argv))),

@@ -56,29 +56,13 @@ enum AdminEndpoint: Equatable {
             let rest = path.utf8.dropFirst("/-/failures/".utf8.count)
             guard path.hasPrefix("/-/failures/"), !rest.isEmpty else { self = .unknown; return }
             let parts = rest.split(separator: UInt8(ascii: "/"), maxSplits: 1, omittingEmptySubsequences: false)
-            let id = String(decoding: UpstreamBase.percentDecoded(Array(parts[0])), as: UTF8.self)
+            let id = String(decoding: Percent.decode(Array(parts[0])), as: UTF8.self)
             switch parts.count == 1 ? nil : String(decoding: parts[1], as: UTF8.self) {
             case nil: self = id.isEmpty ? .unknown : .failure(id)
             case "body": self = id.isEmpty ? .unknown : .failureBody(id)
             default: self = .unknown
             }
         }
-    }
-}
-
-/// `/-/recent`'s one query parameter.
-enum RecentFormat {
-    case json, har
-
-    /// No query, or exactly `format=har`.
-    static func parse(_ query: String?) -> Result<RecentFormat, ProxyFailure> {
-        guard let query, !query.isEmpty else { return .success(.json) }
-        let parts = query.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0] == "format", !parts[1].contains("&") else {
-            return .failure(.invalidQuery("expected no query or format=har"))
-        }
-        guard parts[1] == "har" else { return .failure(.invalidQuery("format: expected har, found '\(parts[1])'")) }
-        return .success(.har)
     }
 }
 

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CPages
+internal import CPages
 
 /// `FormTree`'s open-addressed table: a power-of-two count of 8-byte slots, zeroed. A
 /// large one is a page mapping, so the kernel zeroes only the pages a key lands on.

@@ -56,7 +56,7 @@ extension Worker {
 
     var proxiedMethods: [String] {
         var methods: Set<String> = []
-        for route in table.routes { methods.formUnion(route.methods ?? ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) }
+        for route in table.routes { methods.formUnion(route.methods ?? Set(HTTPMethod.forwardedByDefault)) }
         methods.remove("CONNECT")
         return methods.sorted()
     }

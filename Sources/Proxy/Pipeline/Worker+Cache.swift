@@ -4,41 +4,6 @@ import HTTPCore
 import Serializers
 import Upstream
 
-/// One request of a caching route on its way upstream: what the cache decided before it
-/// left, and what it may fall back on when the answer comes.
-struct CacheExchange {
-    let rule: CacheRule
-    let key: CacheKey
-    /// The Cache-Status `fwd` value, and the result counted when the answer is used as is.
-    var fwd = "miss"
-    var result = CacheResult.miss
-    /// The entry being revalidated, or one that may stand in for a failed upstream.
-    var stale: StoredResponse?
-    var revalidating = false
-    /// Whether the answer may be stored.
-    var store = false
-    /// Whether other requests wait for this one's answer.
-    var leads = false
-    /// The clock when the request left (RFC 9111 §4.2.3 `request_time`).
-    let requestedAt: Double
-    /// The request fields the upstream saw, by name: the route's own, else the client's.
-    let selecting: (String) -> String?
-    /// The settings of the route that sent it, as text.
-    let fingerprint: String
-
-    /// The request fields the storing rules read (RFC 9111 §3).
-    var requestFields: [(String, String)] {
-        ["Cache-Control", "Authorization"].compactMap { name in selecting(name).map { (name, $0) } }
-    }
-
-    func status(fwdStatus: Int?, stored: Bool = false) -> String {
-        var text = "serializerd; fwd=" + fwd
-        if let fwdStatus { text += "; fwd-status=\(fwdStatus)" }
-        if stored { text += "; stored" }
-        return text
-    }
-}
-
 extension Worker {
     enum CacheStep {
         /// The cache answered (or parked the request behind a miss in flight).
@@ -54,7 +19,7 @@ extension Worker {
         let key = CacheKey(method: "GET", url: url)
         let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
         let now = Clock.now()
-        let consults = method == "GET" || method == "HEAD"
+        let consults = HTTPMethod.isCacheable(method)
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
         var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
         switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
@@ -88,7 +53,6 @@ extension Worker {
                 let mailbox = self.mailbox
                 guard cache.misses.join(key, wake: { mailbox.post(.cacheFilled(key)) }) else {
                     park(key) { [unowned self, writer] in
-                        var writer = writer
                         if self.shuttingDown { return writer.problem(.unavailable, route: route.name) }
                         self.forward(request, target: target, route: route, writer: writer, woken: true)
                     }

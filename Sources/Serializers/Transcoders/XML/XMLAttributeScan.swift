@@ -1,4 +1,4 @@
-import CVector
+internal import CVector
 
 /// A linear pre-scan that refuses start tags with more attributes than libxml2 can check
 /// in linear time: libxml2 2.9 compares each attribute with every earlier one of the same

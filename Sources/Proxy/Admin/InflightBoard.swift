@@ -1,0 +1,17 @@
+import HTTPCore
+import Serializers
+import Synchronization
+import Upstream
+
+/// Every worker's transfers in flight, as their last progress tick saw them (at most
+/// `Worker.progressInterval` old): what `/-/inflight` lists.
+final class InflightBoard: Sendable {
+    static let shared = InflightBoard()
+    private let byWorker = Mutex<[ObjectIdentifier: [TransferProgress]]>([:])
+
+    func publish(_ flows: [TransferProgress], worker: ObjectIdentifier) {
+        byWorker.withLock { $0[worker] = flows.isEmpty ? nil : flows }
+    }
+
+    var all: [TransferProgress] { byWorker.withLock { Array($0.values.joined()) }.sorted { $0.started < $1.started } }
+}

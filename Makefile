@@ -136,14 +136,14 @@ install: release install-files
 # The files only, from an existing build (BUILD=release|debug).
 install-files:
 	install -D -s -m 0755 .build/$(BUILD)/serializerd $(DESTDIR)$(BINDIR)/serializerd
-	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs
 	for unit in serializerd.service serializerd.socket; do \
 	  sed -e 's|/usr/local/bin/serializerd|$(BINDIR)/serializerd|g' -e 's|/etc/serializerd|$(SYSCONFDIR)/serializerd|g' \
 	      -e 's|/usr/local/share/doc/serializerd|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; \
 	done
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
-	install -m 0644 config/README.md $(DESTDIR)$(DOCDIR)/config.md
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 config/serializerd.yaml $(DESTDIR)$(DOCDIR)/examples/serializerd.yaml
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/serializerd
 	@# An operator's edited config is never overwritten; the example stays in DOCDIR.

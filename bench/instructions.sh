@@ -12,6 +12,8 @@
 # instructions per request by shared object, with serializerd ÷ C+options.
 #
 #   bench/instructions.sh            # SIZES="small medium" DUR=4s
+#   BEFORE=/tmp/old-serializerd PROXIES="serializerd before" bench/instructions.sh
+#                                    # a change against an earlier build, same machine
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -24,6 +26,8 @@ ORIGIN=18181 PORT=18184
 bench_start "$WORK" "nginx-light wrk valgrind gcc python3 curl binutils" nginx wrk valgrind callgrind_control gcc python3 curl strip
 bench_payloads "$WORK/www"
 strip --strip-debug -o "$WORK/serializerd" "$BIN"
+PROXIES=${PROXIES:-serializerd C C+options}
+[ -z "${BEFORE:-}" ] || strip --strip-debug -o "$WORK/before" "$BEFORE"
 bench_build_reference "$WORK/evcurl_proxy"
 
 { nginx_preamble "$WORK"; cat <<EOF
@@ -71,7 +75,7 @@ for line in open(sys.argv[1]):
             objects[ob] += int(line.split()[1])
 n = int(sys.argv[2])
 for ob, cost in objects.items():
-    label = "own" if ob in ("serializerd", "evcurl_proxy") else ob.split(".so")[0].split("-")[0] if ".so" in ob else "other"
+    label = "own" if ob in ("serializerd", "before", "evcurl_proxy") else ob.split(".so")[0].split("-")[0] if ".so" in ob else "other"
     label = label if label in ("own", "libcurl", "libc", "libevent") else "other"
     print(sys.argv[3], sys.argv[4], label, round(cost / n))
 EOF
@@ -79,9 +83,13 @@ EOF
 
 : > "$WORK/results.tsv"
 for size in $SIZES; do
-  count serializerd "$size" "http://127.0.0.1:$PORT/bench" "$WORK/serializerd" serve --config "$WORK/serializerd.yaml"
-  count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN"
-  count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options
+  for proxy in $PROXIES; do
+    case $proxy in
+      serializerd|before) count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/$proxy" serve --config "$WORK/serializerd.yaml" ;;
+      C) count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" ;;
+      C+options) count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options ;;
+    esac
+  done
 done
 
 python3 - "$WORK/results.tsv" <<'EOF'
@@ -91,12 +99,14 @@ for line in open(sys.argv[1]):
     name, size, label, value = line.split()
     rows[(name, size)][label] += int(value)
 labels = ["own", "libcurl", "libc", "libevent", "other"]
-print("| body | proxy | instructions per request | own code (incl. Swift runtime) | libcurl | libc | libevent | other | ÷ C+options |")
+names = list(dict.fromkeys(n for n, _ in rows))
+reference = "C+options" if "C+options" in names else names[-1]
+print("| body | proxy | instructions per request | own code (incl. Swift runtime) | libcurl | libc | libevent | other | ÷ " + reference + " |")
 print("|---|---|---|" + "---|" * len(labels) + "---|")
 for size in dict.fromkeys(s for _, s in rows):
-    base = sum(rows[("C+options", size)].values())
-    for name in ["serializerd", "C", "C+options"]:
+    base = sum(rows[(reference, size)].values())
+    for name in names:
         r = rows[(name, size)]
         total = sum(r.values())
-        print(f"| {size} | {name} | {total:,} | " + " | ".join(f"{r[l]:,}" for l in labels) + f" | {total / base:.2f}× |")
+        print(f"| {size} | {name} | {total:,} | " + " | ".join(f"{r[l]:,}" for l in labels) + f" | {total / base:.3f}× |")
 EOF

@@ -17,7 +17,7 @@ echo "== serializerd check config/serializerd.yaml"
 echo "== make install (DESTDIR, PREFIX=/usr)"
 make -s install-files DESTDIR="$work/root" PREFIX=/usr BUILD="$BUILD" >/dev/null
 for f in usr/bin/serializerd usr/lib/systemd/system/serializerd.service usr/lib/systemd/system/serializerd.socket \
-         etc/serializerd/serializerd.yaml usr/share/doc/serializerd/README.md usr/share/doc/serializerd/config.md; do
+         etc/serializerd/serializerd.yaml usr/share/doc/serializerd/README.md usr/share/doc/serializerd/docs/configuration.md; do
   [ -e "$work/root/$f" ] || fail "make install did not create /$f"
 done
 grep -q '^ExecStart=/usr/bin/serializerd serve --config /etc/serializerd/serializerd.yaml$' \

@@ -483,6 +483,25 @@ import Testing
         #expect(m.waitingSince == nil)
     }
 
+    // MARK: illegal transitions trap in debug builds, naming the state
+
+    #if DEBUG
+    @Test func aReplyWithNoRequestInHandTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var m = ConnectionMachine(limits: .init(maxHeadBytes: 1024, maxBodyBytes: 1024), clock: { 0 })
+            _ = m.replying(keepAliveAsked: true, closeRequested: false, stopping: false)
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("connection: a reply in state idle"))
+    }
+
+    @Test func aStreamWithNoRequestInHandTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var m = ConnectionMachine(limits: .init(maxHeadBytes: 1024, maxBodyBytes: 1024), clock: { 0 })
+            m.streamStarted()
+        }
+    }
+    #endif
+
     @Test func drainingWithNothingSentDoesNothing() {
         var m = fresh()
         #expect(drained(&m) == .none)

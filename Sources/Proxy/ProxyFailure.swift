@@ -161,20 +161,24 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     }
 }
 
-/// What the problem document reports of the upstream response.
+/// What the problem document reports of the upstream response: the response, its URL as
+/// shown (redacted by `capture`; none offline), and what the serializer still made of it.
 public struct UpstreamEvidence: Sendable, Equatable {
-    public var url: String?
-    public var status: Int
-    public var contentType: String?
-    public var body: [UInt8]
+    public var response: UpstreamResponse
     /// What the serializer could still make of the body (AF's object beside a status error).
     public var parsed: NormalizedJSON?
 
-    public init(url: String?, status: Int, contentType: String?, body: [UInt8], parsed: NormalizedJSON?) {
-        self.url = url
-        self.status = status
-        self.contentType = contentType
-        self.body = body
+    public init(_ response: UpstreamResponse, shownURL: String?, parsed: NormalizedJSON?) {
+        self.response = response
+        self.response.url = shownURL ?? ""
         self.parsed = parsed
+    }
+
+    public var url: String? { response.url.isEmpty ? nil : response.url }
+    public var status: Int { response.status }
+    public var contentType: String? { response.contentType }
+    public var body: [UInt8] {
+        get { response.body }
+        set { response.body = newValue }
     }
 }

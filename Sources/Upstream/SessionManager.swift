@@ -57,7 +57,7 @@ public final class SessionManager {
     static let connectionCache = 1024
 
     /// Starts one task; `completion` runs on this loop exactly once.
-    public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
+    public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
         let profile = request.profile
         guard !closed, let easy = handle(for: request, profile: profile) else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
@@ -267,7 +267,7 @@ public final class SessionManager {
         }
     }
 
-    static func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamReply, UpstreamFailure> {
+    static func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamResponse, UpstreamFailure> {
         if t.overBudget { return .failure(.overloaded) }
         if t.overLimit || code == CURLE_FILESIZE_EXCEEDED { return .failure(.bodyTooLarge(limit: t.limit)) }
         if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout) }
@@ -287,7 +287,7 @@ public final class SessionManager {
         } catch {
             return .failure(.unavailable(code: error.code, message: error.description))
         }
-        return .success(UpstreamReply(status: status, headers: t.headers, contentType: typePointer.map { String(cString: $0) },
+        return .success(UpstreamResponse(status: status, headers: t.headers, contentType: typePointer.map { String(cString: $0) },
                                       body: t.body, url: urlPointer.map { String(cString: $0) } ?? "", httpVersion: Self.versionName(version)))
     }
 

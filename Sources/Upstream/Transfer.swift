@@ -7,7 +7,7 @@ import HTTPCore
 final class Transfer {
     let easy: UnsafeMutableRawPointer
     let limit: Int
-    let completion: (Result<UpstreamReply, UpstreamFailure>) -> Void
+    let completion: (Result<UpstreamResponse, UpstreamFailure>) -> Void
     // Written only from libcurl's callbacks on the worker's thread, never while another
     // access is open: unchecked, as the runtime check cost ~2 % of a small request.
     @exclusivity(unchecked) var body: [UInt8] = []
@@ -32,7 +32,7 @@ final class Transfer {
     }()
     private(set) var finished = false
 
-    init(easy: UnsafeMutableRawPointer, limit: Int, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
+    init(easy: UnsafeMutableRawPointer, limit: Int, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
         self.easy = easy
         self.limit = limit
         self.completion = completion
@@ -40,7 +40,7 @@ final class Transfer {
 
     /// Hands the outcome over once; later calls are ignored. The body's budget is given
     /// back after the completion: by then the reply has been built and queued.
-    func finish(_ result: Result<UpstreamReply, UpstreamFailure>) {
+    func finish(_ result: Result<UpstreamResponse, UpstreamFailure>) {
         guard !finished else { return }
         finished = true
         completion(result)

@@ -113,7 +113,7 @@ struct TranscodeCommand: ParsableCommand {
     }
 
     func emitProblem(_ error: SerializationError, body: [UInt8], parsed: NormalizedJSON?, settings: ResponseSettings) throws -> Never {
-        let evidence = UpstreamEvidence(url: nil, status: status, contentType: upstreamContentType, body: body, parsed: parsed)
+        let evidence = UpstreamEvidence(UpstreamResponse(status: status, contentType: upstreamContentType, body: body), shownURL: nil, parsed: parsed)
         StandardStreams.write(ProblemDocument.render(.response(error, upstream: evidence), hint: settings.hint(for: error)) + [0x0A])
         throw ExitCode(1)
     }

@@ -55,8 +55,8 @@ final class RecordedExchange: ClientExchange {
 
 /// An upstream answered by the test: it keeps each task and its completion.
 final class HeldUpstream: UpstreamClient {
-    var tasks: [(request: UpstreamRequest, completion: (Result<UpstreamReply, UpstreamFailure>) -> Void)] = []
-    func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamReply, UpstreamFailure>) -> Void) {
+    var tasks: [(request: UpstreamRequest, completion: (Result<UpstreamResponse, UpstreamFailure>) -> Void)] = []
+    func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
         tasks.append((request, completion))
     }
     func abortAll() {}
@@ -88,7 +88,7 @@ struct Pipeline {
     }
 
     func run(_ exchange: RecordedExchange) -> RecordedExchange {
-        worker.handle(exchange)
+        worker.pipeline.handle(exchange)
         return exchange
     }
 }
@@ -121,7 +121,7 @@ struct Pipeline {
         #expect(sent.contains("X-Forwarded-For: 10.0.0.1, 127.0.0.1") && sent.contains("X-Request-Id: rid-1"))
         #expect(sent.contains("Via: 1.0 corp, 1.1 serializerd-test"))
 
-        task.completion(.success(UpstreamReply(status: 201, headerLines: "Cache-Control: no-store\r\nETag: \"x\"\r\n",
+        task.completion(.success(UpstreamResponse(status: 201, headerLines: "Cache-Control: no-store\r\nETag: \"x\"\r\n",
                                                contentType: "application/json", body: Array(#"{ "a" : [1, 2.50] }"#.utf8), url: task.request.url)))
         let reply = try #require(exchange.reply)
         #expect(reply.status == 201 && String(decoding: reply.body, as: UTF8.self) == #"{"a":[1,2.50]}"#)

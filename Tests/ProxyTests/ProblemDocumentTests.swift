@@ -8,7 +8,8 @@ import Testing
     }
 
     func evidence(status: Int, type: String?, body: String, parsed: NormalizedJSON? = nil) -> UpstreamEvidence {
-        UpstreamEvidence(url: "https://api.example.org/x", status: status, contentType: type, body: Array(body.utf8), parsed: parsed)
+        UpstreamEvidence(UpstreamResponse(status: status, contentType: type, body: Array(body.utf8)), shownURL: "https://api.example.org/x",
+                         parsed: parsed)
     }
 
     @Test func statusFailureMatchesTheDesignExample() throws {

@@ -14,6 +14,7 @@ struct ResponseWriter {
     let started: Double
     let startedWall: Double
     let telemetry: WorkerTelemetry
+    let clock: PipelineClock
     /// The route label for telemetry: the route's name once one matched.
     var route = RouteLabel.unmatched
     var path: String
@@ -52,7 +53,7 @@ struct ResponseWriter {
     struct Outcome {
         var label: String
         var serializer: String? = nil
-        var reply: UpstreamReply? = nil
+        var reply: UpstreamResponse? = nil
         var error: String? = nil
         /// The upstream body's size, kept when the body itself has been let go.
         var upstreamBytes: Int? = nil
@@ -69,13 +70,14 @@ struct ResponseWriter {
         static let ok = Outcome(label: "ok")
     }
 
-    init(request: any ClientExchange, requestID: String, telemetry: WorkerTelemetry, path: String) {
+    init(request: any ClientExchange, requestID: String, telemetry: WorkerTelemetry, clock: PipelineClock, path: String) {
         self.request = request
         self.requestID = requestID
         self.telemetry = telemetry
         self.path = path
-        started = Clock.now()
-        startedWall = Clock.wall()
+        self.clock = clock
+        started = clock.now()
+        startedWall = clock.wall()
     }
 
     /// One string, written in place: this header is on every reply.
@@ -99,7 +101,7 @@ struct ResponseWriter {
 
     func send(status: Int, headers: consuming [(String, String)], body: [UInt8], outcome: Outcome) {
         let sent = ReplyContent.isAbsent(method: request.method, status: status) ? [] : body
-        let duration = Clock.now() - started
+        let duration = clock.now() - started
         let contentType = headers.first { $0.0 == "Content-Type" }?.1
         headers.append(("X-Request-Id", requestID))
         // Every response of a route says where its payload came from.
@@ -142,7 +144,7 @@ struct ResponseWriter {
 
     /// What the full HAR shows of this exchange: references to buffers it already holds
     /// (the request head as received among them).
-    func captured(headers: [(String, String)], body: [UInt8], reply: UpstreamReply?) -> CapturedExchange {
+    func captured(headers: [(String, String)], body: [UInt8], reply: UpstreamResponse?) -> CapturedExchange {
         let upstream = reply.map { reply in
             CapturedExchange.Upstream(method: request.method, url: reply.url,
                                       requestLines: upstreamRequest?.lines ?? [], requestBody: upstreamRequest?.body ?? [],
@@ -172,7 +174,7 @@ struct ResponseWriter {
     static let clientGoneStatus = 499
 
     func problem(_ failure: ProxyFailure, route: String?, extraHeaders: [(String, String)] = [],
-                 reply: UpstreamReply? = nil, serializer: String? = nil, hint: String? = nil) {
+                 reply: UpstreamResponse? = nil, serializer: String? = nil, hint: String? = nil) {
         var headers = [("Content-Type", ProblemDocument.contentType)] + extraHeaders
         // An upstream answered: its Date is the response's (the connection adds ours otherwise).
         if let reply { reply.headers.appendFields(where: HeaderPolicy.date.contains, to: &headers) }
@@ -183,7 +185,7 @@ struct ResponseWriter {
     }
 
     /// A serialized value: the upstream status, JSON, the cache headers forwarded.
-    func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamReply, envelope: Bool) {
+    func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamResponse, envelope: Bool) {
         let bytes = envelope ? Self.envelope(reply, data: value.bytes, cookies: passesCookies) : value.bytes
         var headers = Self.successHeaders(serializer: serializer, capacity: 12)
         let named = reply.headers.connectionOptions
@@ -218,13 +220,13 @@ struct ResponseWriter {
 
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
-    func passthrough(_ reply: UpstreamReply, failure: ProxyFailure, serializer: String?) {
+    func passthrough(_ reply: UpstreamResponse, failure: ProxyFailure, serializer: String?) {
         let headers = HeaderPolicy.endToEnd(reply.headers, cookies: passesCookies)
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.
-    static func envelope(_ reply: UpstreamReply, data: [UInt8], cookies: Bool = true) -> [UInt8] {
+    static func envelope(_ reply: UpstreamResponse, data: [UInt8], cookies: Bool = true) -> [UInt8] {
         var headers: [(String, JSONValue)] = []
         for (name, value) in HeaderPolicy.endToEnd(reply.headers, cookies: cookies) {
             let key = name.lowercased()
@@ -239,7 +241,7 @@ struct ResponseWriter {
 }
 
 extension ResponseWriter.Outcome {
-    init(_ failure: ProxyFailure, reply: UpstreamReply? = nil, serializer: String? = nil) {
+    init(_ failure: ProxyFailure, reply: UpstreamResponse? = nil, serializer: String? = nil) {
         self.init(label: failure.outcomeLabel, serializer: serializer, reply: reply, error: failure.detail ?? failure.title)
     }
 }

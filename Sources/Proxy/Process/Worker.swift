@@ -19,15 +19,11 @@ final class Worker {
     private var drainTimer: Timer?
     private var graceDeadline = 0.0
     private(set) var shuttingDown = false
-    private(set) var inFlight = 0
     let mailbox: Mailbox
-    var requestIDs = RequestID()
     /// Connections and buffered bytes, shared by all workers.
     let budget: ProcessBudget
-    /// `1.1 serializerd-<id>`: this daemon's Via entry (DESIGN §4).
-    let via: String
-    /// `serializerd-<id>`: the token a loop is recognised by.
-    let viaID: [UInt8]
+    /// The request path: everything between a request read and its reply.
+    private(set) var pipeline: RequestPipeline!
 
     private var heartbeatTimer: Timer?
     let shared: Telemetry
@@ -39,28 +35,32 @@ final class Worker {
     var streamTimer: Timer?
     /// The process's response cache.
     let cache: ProcessCache
-    /// Requests waiting for another's miss, by key (resumed from the mailbox).
-    var parked: [CacheKey: [() -> Void]] = [:]
     private var progressTimer: Timer?
     /// Whether the last progress tick saw transfers (the board then needs its update).
     var hadInflight = false
 
-    /// `upstream` replaces the libcurl session manager (in-process tests of the pipeline).
+    /// `upstream` replaces the libcurl session manager and `clock` the system's (in-process
+    /// tests of the pipeline).
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
-         budget: ProcessBudget, via: String, cache: ProcessCache, upstream: (any UpstreamClient)? = nil) throws(EventLoopError) {
+         budget: ProcessBudget, via: String, cache: ProcessCache, upstream: (any UpstreamClient)? = nil,
+         clock: PipelineClock = .system) throws(EventLoopError) {
         self.cache = cache
         shared = telemetry
         self.budget = budget
-        self.via = via
-        viaID = Array(via.utf8.split(separator: UInt8(ascii: " ")).last ?? [])
         self.telemetry = WorkerTelemetry(telemetry)
         loop = try EventLoop()
         if let upstream { session = upstream } else { session = try SessionManager(loop: loop, budget: budget) }
         self.config = config
         self.table = RouteTable(config.routes)
         self.mailbox = mailbox
-        server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config), budget: budget) { [unowned self] in
-            self.handle($0)
+        let pipeline = RequestPipeline(config: config, session: session, cache: cache, telemetry: self.telemetry, shared: telemetry,
+                                       budget: budget, via: via, mailbox: mailbox, clock: clock) { [unowned self] endpoint, request, target, writer in
+            self.serveAdmin(endpoint, request: request, target: target, writer: writer)
+        }
+        self.pipeline = pipeline
+        pipeline.upstreamEnded = { [unowned self] in self.finishIfIdle() }
+        server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config), budget: budget) {
+            pipeline.handle($0)
         }
         let metrics = telemetry.metrics
         let logger = telemetry.logger()
@@ -119,13 +119,14 @@ final class Worker {
                 // In-flight requests keep the route they captured; new ones see the new table.
                 config = newConfig
                 table = RouteTable(newConfig.routes)
+                pipeline.apply(newConfig)
                 server.apply(Worker.serverSettings(newConfig))
             case .shutdown:
                 beginShutdown()
             case .events:
                 deliverEvents()
             case .cacheFilled(let key):
-                wakeParked(key)
+                pipeline.wakeParked(key)
             }
         }
     }
@@ -133,6 +134,7 @@ final class Worker {
     private func beginShutdown() {
         guard !shuttingDown else { return }
         shuttingDown = true
+        pipeline.shuttingDown = true
         server.stopAccepting()
         // Live streams never finish on their own; they end with the process.
         closeStreams()
@@ -148,7 +150,7 @@ final class Worker {
     }
 
     func finishIfIdle() {
-        guard shuttingDown, inFlight == 0, drainTimer == nil else { return }
+        guard shuttingDown, pipeline.inFlight == 0, drainTimer == nil else { return }
         mailboxWatch?.cancel()
         mailboxWatch = nil
         heartbeatTimer?.cancel()
@@ -164,14 +166,4 @@ final class Worker {
     }
 
     static let lastRepliesSeconds = 1.0
-
-    func requestStarted() {
-        inFlight += 1
-        telemetry.metrics.setInflight(inFlight)
-    }
-
-    func inFlightEnded() {
-        inFlight -= 1
-        telemetry.metrics.setInflight(inFlight)
-    }
 }

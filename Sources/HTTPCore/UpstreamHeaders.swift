@@ -1,4 +1,3 @@
-import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,8 +5,8 @@ import Glibc
 /// The final response's header lines as received ("Name: value", CRLF-terminated),
 /// parsed only when asked: a normalized reply forwards two or three of them, so the
 /// rest never become Strings.
-public struct UpstreamHeaders: Sendable {
-    public internal(set) var lines: [UInt8]
+public struct UpstreamHeaders: Sendable, Equatable {
+    public var lines: [UInt8]
 
     public init(lines: [UInt8] = []) { self.lines = lines }
 

@@ -6,61 +6,7 @@ import Tapes
 import Telemetry
 import Upstream
 
-extension Worker {
-    /// The whole life of one request on this worker (DESIGN §1).
-    func handle(_ request: any ClientExchange) {
-        let rawTarget = request.target
-        var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
-                                    telemetry: telemetry, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
-        // Refusals that end the connection: the request could not be read, the server is
-        // stopping, or the client expects a tunnel.
-        func refuse(_ failure: ProxyFailure, _ extra: [(String, String)] = []) {
-            writer.problem(failure, route: nil, extraHeaders: extra + [("Connection", "close")])
-        }
-        if let failure = request.failure {
-            switch failure {
-            case .malformed(let detail): return refuse(.malformedRequest(detail))
-            case .headTooLarge: return refuse(.headersTooLarge(limit: config.limits.maxHeaderBytes))
-            case .bodyTooLarge: return refuse(.requestTooLarge(limit: config.limits.maxRequestBody))
-            }
-        }
-        if shuttingDown { return refuse(.unavailable) }
-        if request.method == "CONNECT" { return refuse(.methodNotAllowed(allow: proxiedMethods)) }
-        if HeaderPolicy.isLoop(request, viaID: viaID) {
-            writer.problem(.loopDetected, route: nil)
-            return
-        }
-        guard let target = RequestTarget(rawTarget) else {
-            writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
-            return
-        }
-        if target.host == nil, let admin = AdminEndpoint(path: target.path) {
-            writer.route = RouteLabel.admin
-            serveAdmin(admin, request: request, target: target, writer: writer)
-            return
-        }
-        // Admin endpoints stay up (an operator must be able to see why); proxied requests
-        // wait until buffered bytes drain.
-        if budget.isOverloaded {
-            writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
-            return
-        }
-        switch table.match(method: request.method, path: target.path, host: target.host) {
-        case .noRoute: writer.problem(.noRoute(request.method + " " + (target.host.map { "http://" + $0 } ?? "") + target.path), route: nil)
-        case .methodNotAllowed(let allow): writer.problem(.methodNotAllowed(allow: allow), route: nil)
-        case .route(let route):
-            writer.route = route.name
-            forward(request, target: target, route: route, writer: writer)
-        }
-    }
-
-    var proxiedMethods: [String] {
-        var methods: Set<String> = []
-        for route in table.routes { methods.formUnion(route.methods ?? Set(HTTPMethod.forwardedByDefault)) }
-        methods.remove("CONNECT")
-        return methods.sorted()
-    }
-
+extension RequestPipeline {
     /// `woken`: the request waited for another's cache miss and is read again.
     func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
         var writer = writer
@@ -93,7 +39,7 @@ extension Worker {
             switch Mocks.answer(route.mocks, asked, maxBytes: config.limits.maxResponseBody) {
             case .answer(let answer, _):
                 writer.source = .mock
-                let reply = UpstreamReply(status: answer.status, fields: answer.headers, body: answer.body, url: url)
+                let reply = UpstreamResponse(status: answer.status, fields: answer.headers, body: answer.body, url: url)
                 return complete(.success(reply), url: url, route: route, writer: &writer)
             case .escapes(let why):
                 return writer.problem(.invalidPath(why), route: route.name)
@@ -117,7 +63,7 @@ extension Worker {
                 let asked = TapeRequest(method: request.method, url: url, headers: headers?.fields ?? [], body: serialized.body)
                 if let replayed = tape.tape.replay(asked) {
                     writer.source = .tape
-                    let reply = UpstreamReply(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
+                    let reply = UpstreamResponse(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
                                               contentType: replayed.contentType, body: replayed.body, url: url)
                     // The route made the same of these bytes before: its output, kept.
                     let owner = ObjectIdentifier(route)
@@ -156,35 +102,35 @@ extension Worker {
         // (a stale cache entry may still answer).
         if route.reachability.failsFast {
             let since = route.reachability.since.map { " since " + UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds) } ?? ""
-            return complete(.failure(.unavailable(code: Worker.couldNotConnect,
+            return complete(.failure(.unavailable(code: Self.couldNotConnect,
                                                   message: "the upstream is unreachable by its health probe\(since); failing at once")),
                             url: url, route: route, writer: &writer, cached: cached)
         }
-        let sent = Clock.now(), sentWall = Clock.wall()
+        let sent = clock.now(), sentWall = clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
             var writer = writer
-            writer.upstreamSeconds = Clock.now() - sent
+            writer.upstreamSeconds = clock.now() - sent
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
-            Self.observe(result, by: route.reachability)
+            Self.observe(result, by: route.reachability, now: self.clock.wall())
             if let recording, case .success(let reply) = result {
                 self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
             }
             self.complete(result, url: url, route: route, writer: &writer, cached: cached)
-            self.finishIfIdle()
+            self.upstreamEnded()
         }
     }
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
     /// `serialized`: what the route already made of this reply; `made` hears what it makes.
-    func complete(_ result: Result<UpstreamReply, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter,
+    func complete(_ result: Result<UpstreamResponse, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter,
                   serialized: (SerializationResult, Int)? = nil, made: ((SerializationResult, Int) -> Void)? = nil,
                   cached: CacheExchange? = nil) {
         // Whatever the outcome, the requests waiting for this miss read the cache next.
         defer { if let cached, cached.leads { cache.misses.finish(cached.key) } }
         if let cached { writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: try? result.get().status)) }
-        let reply: UpstreamReply
+        let reply: UpstreamResponse
         // Problem documents show the URL with capture.redact_query applied (a route's
         // upstream may carry a key); only failures pay for it.
         var shownURL: String { config.capture.url(url) }
@@ -211,10 +157,10 @@ extension Worker {
             }
             if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: &writer, reply: reply) { return }
         }
-        let started = Clock.now()
+        let started = clock.now()
         let outcome: SerializationResult
-        (outcome, writer.unsafeNumbers) = serialized ?? route.serialize(UpstreamResponse(status: reply.status, contentType: reply.contentType, body: reply.body))
-        writer.serializeSeconds = Clock.now() - started
+        (outcome, writer.unsafeNumbers) = serialized ?? route.serialize(reply)
+        writer.serializeSeconds = clock.now() - started
         if serialized == nil { made?(outcome, writer.unsafeNumbers) }
         if outcome.succeeded, let value = outcome.value {
             if let cached {
@@ -224,8 +170,7 @@ extension Worker {
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
         } else {
             let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
-            let evidence = UpstreamEvidence(url: shownURL, status: reply.status, contentType: reply.contentType, body: reply.body,
-                                            parsed: outcome.value)
+            let evidence = UpstreamEvidence(reply, shownURL: shownURL, parsed: outcome.value)
             let failure = ProxyFailure.response(error, upstream: evidence)
             let hint = route.response.hint(for: error)
             keepEvidence(reply, error: error, evidence: evidence, route: route, writer: writer, hint: hint)
@@ -246,25 +191,25 @@ extension Worker {
     }
 }
 
-extension Worker {
+extension RequestPipeline {
     /// CURLE_COULDNT_CONNECT: what a request failed at once by the probe reports.
     static let couldNotConnect = 7
 
     /// What a request saw of its upstream, for reachability: any answer; or a failure to
     /// resolve or connect (CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT), or a timeout.
-    static func observe(_ result: Result<UpstreamReply, UpstreamFailure>, by reachability: Reachability) {
+    static func observe(_ result: Result<UpstreamResponse, UpstreamFailure>, by reachability: Reachability, now: Double) {
         switch result {
-        case .success: reachability.observe(answered: true, detail: "", now: Clock.wall())
-        case .failure(.timeout): reachability.observe(answered: false, detail: "a request timed out", now: Clock.wall())
+        case .success: reachability.observe(answered: true, detail: "", now: now)
+        case .failure(.timeout): reachability.observe(answered: false, detail: "a request timed out", now: now)
         case .failure(.unavailable(let code, let message)) where code == 6 || code == 7:
-            reachability.observe(answered: false, detail: message, now: Clock.wall())
+            reachability.observe(answered: false, detail: message, now: now)
         default: break
         }
     }
 
     /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
     /// Encoded once, here, from the buffers the exchange already has.
-    func record(_ request: UpstreamRequest, reply: UpstreamReply, into tape: Tape, started: Double, seconds: Double) {
+    func record(_ request: UpstreamRequest, reply: UpstreamResponse, into tape: Tape, started: Double, seconds: Double) {
         let capture = config.capture
         let encoded = HARCodec.encode(method: request.method, url: request.url, requestHeaders: { request.headers.forEachField($0) },
                                       requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEachField($0) },
@@ -279,10 +224,36 @@ extension Worker {
     }
 }
 
-extension UpstreamReply {
+extension UpstreamResponse {
     /// An answer serializerd makes up in the upstream's place (a mock's).
     init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
         self.init(status: status, headers: UpstreamHeaders(lines: Tape.Replayed.lines(fields)), contentType: TapeRequest.field("Content-Type", in: fields),
                   body: body, url: url)
+    }
+}
+
+extension RequestPipeline {
+    /// Keeps what the upstream sent and how to redo the serialization offline, redacted
+    /// by `capture` first: the URL, the headers, JSON and form bodies, and the problem
+    /// document rendered from them. Runs on the failure path only: the success path
+    /// never reaches the store's lock.
+    func keepEvidence(_ reply: UpstreamResponse, error: SerializationError, evidence: UpstreamEvidence, route: Route,
+                      writer: ResponseWriter, hint: String?) {
+        guard config.keepFailures else { return }
+        let capture = config.capture
+        let body = capture.body(reply.body, contentType: reply.contentType) ?? reply.body
+        var kept = evidence
+        kept.body = body
+        if let parsed = evidence.parsed, let redacted = capture.body(parsed.bytes, contentType: "application/json") {
+            kept.parsed = (try? JSONValue.parse(redacted)).map { NormalizedJSON($0) }
+        }
+        let failure = ProxyFailure.response(error, upstream: kept)
+        shared.failures.keep(FailureEvidence(
+            requestID: writer.requestID, startedAt: writer.startedWall, route: route.name, method: writer.request.method,
+            path: writer.path, upstreamURL: capture.url(reply.url), status: reply.status, headers: capture.headers(reply.headers.all),
+            contentType: reply.contentType, body: body,
+            problem: ProblemDocument.render(failure, route: route.name, requestID: writer.requestID, hint: hint),
+            problemType: ProblemDocument.typePrefix + failure.typeSuffix,
+            transcodeArguments: ReproduceCommand.arguments(reply, route: route, file: ReproduceCommand.bodyFileName(writer.requestID))))
     }
 }

@@ -4,7 +4,7 @@ import HTTPCore
 import Serializers
 import Upstream
 
-extension Worker {
+extension RequestPipeline {
     enum CacheStep {
         /// The cache answered (or parked the request behind a miss in flight).
         case answered
@@ -18,7 +18,7 @@ extension Worker {
         let method = request.method
         let key = CacheKey(method: "GET", url: url)
         let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
-        let now = Clock.now()
+        let now = clock.now()
         let consults = HTTPMethod.isCacheable(method)
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
         var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
@@ -93,12 +93,12 @@ extension Worker {
             inFlightEnded()
             resume()
         }
-        finishIfIdle()
+        upstreamEnded()
     }
 
     /// An answer from the cache: the stored output, its fields, `Age` and the tag.
     func serveStored(_ entry: StoredResponse, writer: inout ResponseWriter, result: CacheResult, status: String, now: Double,
-                     reply: UpstreamReply? = nil, error: String? = nil) {
+                     reply: UpstreamResponse? = nil, error: String? = nil) {
         writer.source = .cache
         writer.cache = .init(result: result, status: status)
         var headers = ResponseWriter.successHeaders(serializer: entry.serializer, capacity: entry.headers.count + 8)
@@ -111,9 +111,9 @@ extension Worker {
     /// A stored entry in place of a failed upstream or a refused answer, when the route's
     /// window (or the response's `stale-if-error`) allows it.
     func serveStale(_ cached: CacheExchange, invalid: Bool, fwdStatus: Int?, writer: inout ResponseWriter,
-                    reply: UpstreamReply? = nil, error: String? = nil) -> Bool {
+                    reply: UpstreamResponse? = nil, error: String? = nil) -> Bool {
         guard let stale = cached.stale else { return false }
-        let now = Clock.now()
+        let now = clock.now()
         let window = invalid ? cached.rule.staleIfInvalid : cached.rule.staleIfError
         guard stale.mayServeStale(window: window, responseDirective: !invalid, at: now) else { return false }
         var status = "serializerd; hit; fwd=stale"
@@ -125,13 +125,13 @@ extension Worker {
 
     /// An upstream 304 to a revalidation: the entry is fresh again, its output reused
     /// without running the serializer (RFC 9111 §4.3.4).
-    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamReply, writer: inout ResponseWriter) {
+    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, writer: inout ResponseWriter) {
         var updates: [(String, String)] = []
         reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
         let headers = stale.merging(updates)
-        let now = Clock.now()
+        let now = clock.now()
         let freshness = Freshness(status: stale.status, fields: headers, requestedAt: cached.requestedAt, receivedAt: now,
-                                  wallNow: Clock.wall())
+                                  wallNow: clock.wall())
         let etag = reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1
         let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
         cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
@@ -140,7 +140,7 @@ extension Worker {
 
     /// A fresh normalized answer on a caching route: stored when the rules allow, sent
     /// with serializerd's tag.
-    func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamReply, cached: CacheExchange, route: Route,
+    func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamResponse, cached: CacheExchange, route: Route,
                      writer: inout ResponseWriter) {
         var forwarded: [(String, String)] = []
         let named = reply.headers.connectionOptions
@@ -152,8 +152,8 @@ extension Worker {
             let fields = reply.headers.all
             if case .storable(let vary) = Storability.of(method: "GET", status: reply.status, requestFields: cached.requestFields,
                                                           responseFields: fields) {
-                let freshness = Freshness(status: reply.status, fields: fields, requestedAt: cached.requestedAt, receivedAt: Clock.now(),
-                                          wallNow: Clock.wall())
+                let freshness = Freshness(status: reply.status, fields: fields, requestedAt: cached.requestedAt, receivedAt: clock.now(),
+                                          wallNow: clock.wall())
                 let entry = StoredResponse(status: reply.status, headers: forwarded, body: bytes, serializer: serializer,
                                            freshness: freshness, vary: vary, request: cached.selecting, route: route.name,
                                            upstreamETag: reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1)

@@ -1,0 +1,145 @@
+import Cache
+import EventLoop
+import HTTPCore
+import Serializers
+import Telemetry
+import Upstream
+
+/// The clocks the request path reads, injected so that tests can hold time or move it:
+/// monotonic seconds for durations and freshness, wall-clock seconds for timestamps.
+final class PipelineClock: Sendable {
+    let now: @Sendable () -> Double
+    let wall: @Sendable () -> Double
+
+    init(now: @escaping @Sendable () -> Double, wall: @escaping @Sendable () -> Double) {
+        self.now = now
+        self.wall = wall
+    }
+
+    static let system = PipelineClock(now: Clock.now, wall: Clock.wall)
+}
+
+/// One worker's request path, from a request read to its one reply: refusals, admin
+/// endpoints (answered by the worker), routing, request serializers, mocks, tapes, the
+/// cache, the upstream through an `UpstreamClient`, response serializers, and the reply
+/// through the request's `ClientExchange`. No socket of its own: tests drive it with an
+/// exchange and an upstream held in memory.
+final class RequestPipeline {
+    private(set) var config: ServerConfig
+    private(set) var table: RouteTable
+    let session: any UpstreamClient
+    /// The process's response cache.
+    let cache: ProcessCache
+    let telemetry: WorkerTelemetry
+    /// The process-wide telemetry (failure evidence).
+    let shared: Telemetry
+    /// Connections and buffered bytes, shared by all workers.
+    let budget: ProcessBudget
+    /// `1.1 serializerd-<id>`: this daemon's Via entry (DESIGN §4).
+    let via: String
+    /// `serializerd-<id>`: the token a loop is recognised by.
+    let viaID: [UInt8]
+    let clock: PipelineClock
+    /// Where another worker's finished miss wakes this worker's parked requests.
+    let mailbox: Mailbox
+    /// Admin endpoints: the worker's to answer.
+    let admin: (AdminEndpoint, any ClientExchange, RequestTarget, ResponseWriter) -> Void
+    /// A request stopped waiting, on its upstream or on another's miss (a draining
+    /// worker may be done).
+    var upstreamEnded: () -> Void = {}
+    var requestIDs = RequestID()
+    /// New requests are refused (503) and parked ones answered so.
+    var shuttingDown = false
+    /// Requests waiting on an upstream.
+    private(set) var inFlight = 0
+    /// Requests waiting for another's miss, by key (resumed from the mailbox).
+    var parked: [CacheKey: [() -> Void]] = [:]
+
+    init(config: ServerConfig, session: any UpstreamClient, cache: ProcessCache, telemetry: WorkerTelemetry, shared: Telemetry,
+         budget: ProcessBudget, via: String, mailbox: Mailbox, clock: PipelineClock = .system,
+         admin: @escaping (AdminEndpoint, any ClientExchange, RequestTarget, ResponseWriter) -> Void) {
+        self.config = config
+        table = RouteTable(config.routes)
+        self.session = session
+        self.cache = cache
+        self.telemetry = telemetry
+        self.shared = shared
+        self.budget = budget
+        self.via = via
+        viaID = Array(via.utf8.split(separator: UInt8(ascii: " ")).last ?? [])
+        self.mailbox = mailbox
+        self.clock = clock
+        self.admin = admin
+    }
+
+    /// A reload: in-flight requests keep the route they captured; new ones see the new table.
+    func apply(_ config: ServerConfig) {
+        self.config = config
+        table = RouteTable(config.routes)
+    }
+
+    /// The whole life of one request (DESIGN §1): refused, answered by an admin endpoint,
+    /// or routed and forwarded.
+    func handle(_ request: any ClientExchange) {
+        let rawTarget = request.target
+        var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
+                                    telemetry: telemetry, clock: clock, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
+        // Refusals that end the connection: the request could not be read, the server is
+        // stopping, or the client expects a tunnel.
+        func refuse(_ failure: ProxyFailure, _ extra: [(String, String)] = []) {
+            writer.problem(failure, route: nil, extraHeaders: extra + [("Connection", "close")])
+        }
+        if let failure = request.failure {
+            switch failure {
+            case .malformed(let detail): return refuse(.malformedRequest(detail))
+            case .headTooLarge: return refuse(.headersTooLarge(limit: config.limits.maxHeaderBytes))
+            case .bodyTooLarge: return refuse(.requestTooLarge(limit: config.limits.maxRequestBody))
+            }
+        }
+        if shuttingDown { return refuse(.unavailable) }
+        if request.method == "CONNECT" { return refuse(.methodNotAllowed(allow: proxiedMethods)) }
+        if HeaderPolicy.isLoop(request, viaID: viaID) {
+            writer.problem(.loopDetected, route: nil)
+            return
+        }
+        guard let target = RequestTarget(rawTarget) else {
+            writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
+            return
+        }
+        if target.host == nil, let admin = AdminEndpoint(path: target.path) {
+            writer.route = RouteLabel.admin
+            self.admin(admin, request, target, writer)
+            return
+        }
+        // Admin endpoints stay up (an operator must be able to see why); proxied requests
+        // wait until buffered bytes drain.
+        if budget.isOverloaded {
+            writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
+            return
+        }
+        switch table.match(method: request.method, path: target.path, host: target.host) {
+        case .noRoute: writer.problem(.noRoute(request.method + " " + (target.host.map { "http://" + $0 } ?? "") + target.path), route: nil)
+        case .methodNotAllowed(let allow): writer.problem(.methodNotAllowed(allow: allow), route: nil)
+        case .route(let route):
+            writer.route = route.name
+            forward(request, target: target, route: route, writer: writer)
+        }
+    }
+
+    var proxiedMethods: [String] {
+        var methods: Set<String> = []
+        for route in table.routes { methods.formUnion(route.methods ?? Set(HTTPMethod.forwardedByDefault)) }
+        methods.remove("CONNECT")
+        return methods.sorted()
+    }
+
+    func requestStarted() {
+        inFlight += 1
+        telemetry.metrics.setInflight(inFlight)
+    }
+
+    func inFlightEnded() {
+        inFlight -= 1
+        telemetry.metrics.setInflight(inFlight)
+    }
+}

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// HTTP dates (RFC 9110 §5.6.7).
 public enum HTTPDate {
     /// An IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`, the one form a sender may
@@ -18,6 +22,17 @@ public enum HTTPDate {
                   let second = digits(23) else { return false }
             return (1...31).contains(day) && hour <= 23 && minute <= 59 && second <= 60
                 && days.contains(word(0)) && months.contains(word(8))
+        }
+    }
+
+    /// The IMF-fixdate for `unixSeconds` (whole seconds; the fraction dropped).
+    public static func format(unixSeconds: Double) -> String {
+        var t = time_t(unixSeconds.rounded(.down))
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { buffer in
+            let n = strftime(buffer.baseAddress!, 40, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: n), as: UTF8.self)
         }
     }
 

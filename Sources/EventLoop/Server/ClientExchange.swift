@@ -1,7 +1,7 @@
-/// One client request and its one reply, as the request pipeline sees them: the seam
-/// between the HTTP server and everything after it. `ServerRequest` is the server's;
-/// tests drive the pipeline in-process through their own.
-public protocol ClientExchange: AnyObject {
+/// What the request path reads of one client request: the seam between the HTTP server
+/// and everything after it. `ServerRequest` is the server's; tests drive the pipeline
+/// in-process through their own.
+public protocol ClientRequest: AnyObject {
     /// Set when the request could not be read; the reply then closes the connection.
     var failure: HTTPParseError? { get }
     var method: String { get }
@@ -13,14 +13,20 @@ public protocol ClientExchange: AnyObject {
     func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void)
     /// The request head as received: the request line, the fields, the empty line.
     var headBytes: [UInt8] { get }
+}
 
+/// The one reply to a request.
+public protocol Replier: AnyObject {
     /// The one reply (Content-Length framing); a second is refused. `recordNow` runs before
     /// the bytes leave when their delivery is certain (then the result is `.recorded`).
     func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void) -> ServerRequest.Delivery
     /// For a `.pending` reply: how it ended (true when the client took all of it).
     func whenFinished(_ body: @escaping (Bool) -> Void)
+}
 
-    /// A chunked reply instead (Server-Sent Events); false when the client is gone.
+/// A chunked reply instead of the one reply: the live event stream's.
+public protocol StreamReplier: AnyObject {
+    /// Starts the stream; false when the client is gone.
     func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32,
                      onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool
     func write(_ bytes: [UInt8])
@@ -29,4 +35,7 @@ public protocol ClientExchange: AnyObject {
     func abortStream()
 }
 
-extension ServerRequest: ClientExchange {}
+/// A request with its reply, as the server hands it over.
+public typealias ClientExchange = ClientRequest & Replier & StreamReplier
+
+extension ServerRequest: ClientRequest, Replier, StreamReplier {}

@@ -204,12 +204,7 @@ public final class HTTPServer {
         let now = time(nil)
         if now != dateSecond {
             dateSecond = now
-            var t = now
-            var parts = tm()
-            gmtime_r(&t, &parts)
-            var buffer = [CChar](repeating: 0, count: 40)
-            let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
-            dateText = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            dateText = HTTPDate.format(unixSeconds: Double(now))
         }
         return dateText
     }

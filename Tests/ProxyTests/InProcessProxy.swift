@@ -105,6 +105,9 @@ final class ScriptedUpstream: UpstreamClient {
                          "application/x-plist")
         case "png":
             return reply(status, Array(FileManager.default.contents(atPath: query["file"] ?? "") ?? Data()), "image/png", [])
+        case "file":
+            return reply(status, Array(FileManager.default.contents(atPath: query["path"] ?? "") ?? Data()),
+                         query["type"] ?? "application/octet-stream", [])
         case "text":
             return reply(status, [0x63, 0x61, 0x66, 0xE9], "text/plain; charset=iso-8859-1", [])
         case "form":

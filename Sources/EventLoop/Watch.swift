@@ -27,9 +27,13 @@ public final class Watch: LoopEvent {
         self.fd = fd
         self.flags = flags
         super.init()
+        // Without memory for the event there is nothing to watch: it stays cancelled.
         event = event_new(loop.base, fd, flags, Watch.callback, Unmanaged.passUnretained(self).toOpaque())
-        event_add(event, nil)
+        if let event, event_add(event, nil) != 0 { cancel() }
     }
+
+    /// Whether the event exists and is watched (false only when libevent refused it).
+    public var isActive: Bool { event != nil }
 
     static func flags(read: Bool, write: Bool) -> Int16 {
         Int16((read ? EV_READ : 0) | (write ? EV_WRITE : 0) | EV_PERSIST)
@@ -41,9 +45,8 @@ public final class Watch: LoopEvent {
         guard let event, wanted != flags else { return }
         flags = wanted
         event_del(event)
-        event_assign(event, loop.base, fd, wanted, Watch.callback,
-                     Unmanaged.passUnretained(self).toOpaque())
-        event_add(event, nil)
+        guard event_assign(event, loop.base, fd, wanted, Watch.callback, Unmanaged.passUnretained(self).toOpaque()) == 0,
+              event_add(event, nil) == 0 else { return cancel() }
     }
 
     /// event_callback_fn
@@ -67,7 +70,8 @@ public final class Timer: LoopEvent {
     public func schedule(after seconds: Double) {
         guard let event else { return }
         var tv = timeval(seconds: seconds)
-        event_add(event, &tv)
+        // A timer libevent cannot arm stays cancelled, like one that never existed.
+        if event_add(event, &tv) != 0 { cancel() }
     }
 
     public func stop() {

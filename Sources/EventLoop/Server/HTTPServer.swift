@@ -63,7 +63,10 @@ public final class HTTPServer {
             guard let event = event_new(loop.base, fd, Int16(EV_READ | EV_PERSIST), HTTPServer.acceptCallback, me) else {
                 throw EventLoopError("event_new failed for a listening socket")
             }
-            event_add(event, nil)
+            guard event_add(event, nil) == 0 else {
+                event_free(event)
+                throw EventLoopError("event_add failed for a listening socket")
+            }
             listeners.append((fd, event))
         }
         resumeTimer = loop.makeTimer { [unowned self] in self.resume() }
@@ -156,8 +159,13 @@ public final class HTTPServer {
 
     private func resume() {
         guard paused != nil, !isStopping else { return }
+        // Should libevent refuse to watch a listener again, stay paused and look again
+        // shortly rather than stop accepting for good.
+        guard listeners.allSatisfy({ event_add($0.event, nil) == 0 }) else {
+            resumeTimer?.schedule(after: HTTPServer.resumeInterval)
+            return
+        }
         paused = nil
-        for listener in listeners { event_add(listener.event, nil) }
         // Anything waiting is accepted now; if that fails again, accepting pauses again
         // without another report until the backlog has drained.
         if let fd = listeners.first?.fd { acceptReady(fd) }

@@ -1,4 +1,4 @@
-// libFuzzer target for mock matching (Sources/Tapes/Mock.swift), built by fuzz/run.sh.
+// libFuzzer target for mock matching (Sources/Tapes/Mocks.swift, Glob.swift, MapDirectory.swift), built by fuzz/run.sh.
 // Oracles: the linear glob agrees with a plain backtracking matcher (memoized, on short
 // inputs) on every pattern and path; map_dir never serves a file outside its directory,
 // whatever the path's escapes, dots or symlinks.

@@ -59,33 +59,6 @@ import Testing
         #expect(try proxy.get("/-/failures/no-such-id/body").status == 404)
         #expect(try proxy.get("/-/failures", method: "POST").status == 405)
     }
-
-    @Test func successesAreNotKeptAndOnlyTheLastHundredFailuresAre() throws {
-        let proxy = try ProxyHarness(routes: route("api", prefix: "/api"))
-        defer { proxy.finish() }
-        #expect(try proxy.get("/api/json").status == 200)
-        #expect((proxy.json(try proxy.get("/-/failures"))?["failures"] as? [Any])?.isEmpty == true)
-        for k in 0..<105 {
-            #expect(try proxy.get("/api/json?body=" + Self.query("[\(k),]"), headers: [("X-Request-Id", "f\(k)")]).status == 502)
-        }
-        let entries = proxy.json(try proxy.get("/-/failures"))?["failures"] as? [[String: Any]] ?? []
-        // Newest first; the five oldest have left the ring.
-        #expect(entries.count == 100 && entries.first?["request_id"] as? String == "f104" && entries.last?["request_id"] as? String == "f5")
-        #expect(try proxy.get("/-/failures/f4").status == 404)
-        #expect(try proxy.get("/-/failures/f5").status == 200)
-        #expect(Metrics(try proxy.get("/metrics").text)["serializerd_failure_evidence"] == 100)
-    }
-
-    @Test func keepFailuresFalseKeepsNothing() throws {
-        let proxy = try ProxyHarness(routes: route("api", prefix: "/api"), top: "admin: { keep_failures: false }\n")
-        defer { proxy.finish() }
-        let failed = try proxy.get("/api/json?body=" + Self.query(Self.broken), headers: [("X-Request-Id", "secret")])
-        #expect(failed.status == 502)
-        let list = proxy.json(try proxy.get("/-/failures"))
-        #expect(list?["keep_failures"] as? Bool == false && (list?["failures"] as? [Any])?.isEmpty == true)
-        #expect(try proxy.get("/-/failures/secret").status == 404)
-        #expect(Metrics(try proxy.get("/metrics").text)["serializerd_failure_evidence"] == 0)
-    }
 }
 
 /// Runs a failure's reproduce command (`serializerd transcode …`, its last argument the

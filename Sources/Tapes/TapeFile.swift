@@ -3,24 +3,6 @@ import Glibc
 #endif
 internal import CPages
 
-/// Which file a path held when a tape last read or wrote it: another process (`tape
-/// import`, an editor) changing it shows as a different stamp.
-struct FileStamp: Equatable, Sendable {
-    var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = -1, seconds = 0, nanoseconds = 0
-
-    init() {}
-
-    init(_ path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        seconds = info.st_mtim.tv_sec
-        nanoseconds = info.st_mtim.tv_nsec
-    }
-}
-
 /// Reading and writing tape files: a tape is read whole at load (bounded), and written
 /// whole to a temporary file beside it that then replaces it, so a reader never sees half
 /// a tape and a failed write leaves the last good one.
@@ -155,21 +137,5 @@ extension TapeFile {
             left -= n
         }
         return nil
-    }
-}
-
-/// A mock's `file:`, read at load.
-public enum MockFile {
-    /// The file's bytes, nil when there is none; an error when it is not a regular file or
-    /// larger than `limit` (limits.max_response_body).
-    public static func read(_ path: String, limit: Int) throws(HARError) -> [UInt8]? {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            if errno == ENOENT { return nil }
-            throw HARError("\(path): \(String(cString: strerror(errno)))")
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw HARError("\(path) is not a regular file") }
-        guard info.st_size <= limit else { throw HARError("\(path) is \(info.st_size) bytes, over limits.max_response_body (\(limit))") }
-        return try TapeFile.readWhole(path, limit: limit)
     }
 }

@@ -81,16 +81,3 @@ public final class CompletionEvent: @unchecked Sendable {
         self.exchange = exchange
     }
 }
-
-/// Route label values for requests no configured route served. Route names are
-/// `[a-z0-9_-]+`, so these can never collide with one.
-public enum RouteLabel {
-    public static let unmatched = "(unmatched)"
-    public static let admin = "(admin)"
-}
-
-/// Anything that receives completion events: the log, the metrics, the live stream and
-/// the recent ring all sit behind this one protocol. Called on the worker's thread.
-public protocol CompletionSink: AnyObject {
-    func record(_ event: CompletionEvent)
-}

@@ -54,23 +54,3 @@ struct ConfigOptions: ParsableArguments {
         }
     }
 }
-
-/// Config errors: printed as is on stderr (one per line), exit status 1.
-struct ConfigFailure: Error, CustomStringConvertible {
-    let message: String
-    var count = 1
-    var description: String { message }
-}
-
-enum ProcessEnvironment {
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") { result[String(text[..<eq])] = String(text[text.index(after: eq)...]) }
-            pointer += 1
-        }
-        return result
-    }
-}

@@ -4,30 +4,6 @@ import HTTPCore
 import Glibc
 #endif
 
-/// Limits every connection of a server follows (they apply to connections accepted
-/// after a change, and to requests read after it on open ones).
-public struct HTTPServerSettings: Sendable, Equatable {
-    public var maxHeaderBytes: Int
-    public var maxBodyBytes: Int
-    public var idleTimeout: Double
-
-    public init(maxHeaderBytes: Int, maxBodyBytes: Int, idleTimeout: Double) {
-        self.maxHeaderBytes = maxHeaderBytes
-        self.maxBodyBytes = maxBodyBytes
-        self.idleTimeout = idleTimeout
-    }
-
-    var parserLimits: RequestParser.Limits { .init(maxHeadBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) }
-}
-
-/// Why accepting paused (one report per episode).
-public enum AcceptPause: Sendable {
-    /// `limits.max_connections` reached and no waiting connection to close.
-    case maxConnections
-    /// The process or system ran out of descriptors (EMFILE/ENFILE).
-    case descriptors
-}
-
 /// serializerd's HTTP/1.1 server on one worker's loop: accepts on the sockets this worker
 /// owns and runs a `Connection` for each client. Under pressure — the connection cap or
 /// no descriptors left — it first closes the connection that has waited longest for its

@@ -26,46 +26,6 @@ func copyBytes(_ from: UnsafePointer<UInt8>, _ count: Int, to out: UnsafeMutable
     }
 }
 
-/// Raw storage that grows without holding two large copies of itself. It starts on
-/// malloc (whose freed memory the daemon's allocator settings keep for reuse, so a buffer
-/// sized right from the start costs no page faults); once it must grow past 256 KiB it
-/// moves to a page mapping of its own, grown by `mremap` (pages remapped, not copied) and
-/// returned to the kernel when freed. A growing buffer's peak is then the pages it wrote,
-/// not 1.5–3× that across each doubling. (Mapping from the start measured 10 % slower on
-/// the XML benchmark: every transcode faulted its output pages in anew.)
-struct PageStorage: ~Copyable {
-    static let mapFrom = 256 << 10
-    private(set) var base: UnsafeMutableRawPointer
-    private(set) var bytes: Int
-    private var mapped = false
-
-    init(bytes: Int) {
-        self.bytes = max(bytes, 64)
-        guard let p = malloc(self.bytes) else { fatalError("out of memory allocating \(self.bytes) bytes") }
-        base = p
-    }
-
-    deinit {
-        if mapped { serializerd_unmap(base, bytes) } else { free(base) }
-    }
-
-    mutating func grow(to newBytes: Int) {
-        let moved: UnsafeMutableRawPointer?
-        if mapped {
-            moved = serializerd_remap(base, bytes, newBytes)
-        } else if newBytes >= Self.mapFrom {
-            // Leaving malloc: one copy of a block under 256 KiB.
-            moved = serializerd_map(newBytes)
-            if let moved { moved.copyMemory(from: base, byteCount: bytes); free(base); mapped = true }
-        } else {
-            moved = realloc(base, newBytes)
-        }
-        guard let moved else { fatalError("out of memory growing a buffer to \(newBytes) bytes") }
-        base = moved
-        bytes = newBytes
-    }
-}
-
 /// A growable byte buffer written through a raw pointer: no copy-on-write or
 /// uniqueness checks per append, which Array pays on every small write. Owned
 /// scratch memory (`PageStorage`), hence `~Copyable`.
@@ -168,44 +128,4 @@ struct ByteBuffer: ~Copyable {
     subscript(_ i: Int) -> UInt8 { base[i] }
 
     var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
-}
-
-/// A growable array of plain values (`BitwiseCopyable`) on `PageStorage`, for the large
-/// per-element records a transcoder keeps: Array's growth holds the old and the new
-/// storage at once (1.5× its size at the peak); this does not.
-struct FlatArray<Element: BitwiseCopyable>: ~Copyable {
-    private var storage: PageStorage
-    private(set) var base: UnsafeMutablePointer<Element>
-    private(set) var count = 0
-    private var capacity: Int
-
-    init(capacity: Int = 16) {
-        storage = PageStorage(bytes: max(capacity, 16) * MemoryLayout<Element>.stride)
-        self.capacity = storage.bytes / MemoryLayout<Element>.stride
-        base = storage.base.assumingMemoryBound(to: Element.self)
-    }
-
-    @inline(__always)
-    mutating func append(_ element: Element) {
-        if count == capacity { grow() }
-        base[count] = element
-        count += 1
-    }
-
-    mutating func grow() {
-        storage.grow(to: capacity * 2 * MemoryLayout<Element>.stride)
-        capacity = storage.bytes / MemoryLayout<Element>.stride
-        base = storage.base.assumingMemoryBound(to: Element.self)
-    }
-
-    mutating func removeLast(_ k: Int) { count -= k }
-
-    /// Keeps the first `n` elements.
-    mutating func truncate(to n: Int) { count = n }
-
-    // Addressors: `frames[p].members += 1` updates one field in place.
-    subscript(_ i: Int) -> Element {
-        unsafeAddress { UnsafePointer(base + i) }
-        nonmutating unsafeMutableAddress { base + i }
-    }
 }

@@ -28,25 +28,6 @@ public struct ResponseSettings: Sendable, Equatable {
     }
 }
 
-/// `xml:` options (DESIGN §5).
-public struct XMLOptions: Sendable, Equatable {
-    public enum Namespaces: String, Sendable { case keep, strip }
-    /// Element paths such as `/rss/channel/item` that always become arrays.
-    public var forceArray: [String] = []
-    public var namespaces: Namespaces = .keep
-    public init(forceArray: [String] = [], namespaces: Namespaces = .keep) {
-        self.forceArray = forceArray
-        self.namespaces = namespaces
-    }
-}
-
-/// `image:` options.
-public struct ImageOptions: Sendable, Equatable {
-    /// Adds the whole body as `"base64"`.
-    public var includeData = false
-    public init(includeData: Bool = false) { self.includeData = includeData }
-}
-
 extension ResponseSettings {
     /// Applies one `key=value` as the `transcode` command's `--option` gives it; keys
     /// are the `response:` keys, nested ones as `xml.force_array` or bare `force_array`.

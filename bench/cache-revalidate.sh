@@ -16,10 +16,7 @@
 # Loopback only; every process it starts is stopped by PID.
 set -euo pipefail
 . "$(dirname "$0")/paired.sh"
-[ $# -ge 3 ] || { sed -n '2,16p' "$0"; exit 2; }
-PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; BIN=${4:-.build/release/serializerd}
-W=${W:-/tmp/peerbench}
-[ -f "$W/www/$PAYLOAD.json" ] || { echo "no $W/www/$PAYLOAD.json: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
+paired_args "$0" 16 "$@"
 paired_scratch
 ORIGIN=28183
 mkdir -p "$scratch/nginx/logs"

@@ -1,6 +1,20 @@
 # Sourced by the paired benchmarks: two daemons loaded at once on the same core, their CPU
 # per request compared round by round (the machine's noise hits both alike).
 
+# The arguments every paired bench takes, PAYLOAD SECONDS ROUNDS [BINARY], into PAYLOAD,
+# SECONDS_PER_ROUND, ROUNDS, BIN and W (the bench-peers scratch whose payloads it serves);
+# the script's header (its first USAGE_LINES lines) when they are missing.
+#
+#   paired_args "$0" USAGE_LINES "$@"
+paired_args() {
+  local script=$1 lines=$2
+  shift 2
+  [ $# -ge 3 ] || { sed -n "2,${lines}p" "$script"; exit 2; }
+  PAYLOAD=$1; SECONDS_PER_ROUND=$2; ROUNDS=$3; BIN=${4:-.build/release/serializerd}
+  W=${W:-/tmp/peerbench}
+  [ -f "$W/www/$PAYLOAD.json" ] || { echo "no $W/www/$PAYLOAD.json: run ../shared/bench-peers/run.sh once" >&2; exit 1; }
+}
+
 # A scratch directory (`scratch`) and the processes started (`PIDS`), both gone at exit:
 # each process stopped by its PID.
 paired_scratch() {

@@ -41,28 +41,37 @@ public enum ServerBinary {
             try? input.fileHandleForWriting.close()
         }
         writer.start()
-        let errData = DrainedPipe(errors)
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let stderrBytes = errData.wait()
+        let errData = DrainedPipe(errors), outData = DrainedPipe(output)
         process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: [UInt8](outData), stderr: [UInt8](stderrBytes))
+        // A daemon another test spawns at the same moment can inherit a copy of these
+        // pipes' write ends and hold them open long after this child has exited: once it
+        // has, what it wrote is read for a moment more, not until every copy closes.
+        return CommandResult(status: process.terminationStatus, stdout: [UInt8](outData.wait(afterExit: 5)),
+                             stderr: [UInt8](errData.wait(afterExit: 5)))
     }
 }
 
 /// Reads a pipe to its end on another thread, so stdout and stderr cannot deadlock.
 final class DrainedPipe: @unchecked Sendable {
-    private var data = Data()
+    private let data = Locked(Data())
     private let done = DispatchSemaphore(value: 0)
 
     init(_ pipe: Pipe) {
-        Thread { [self] in
-            data = pipe.fileHandleForReading.readDataToEndOfFile()
+        Thread { [data, done] in
+            let handle = pipe.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                data.update { $0.append(chunk) }
+            }
             done.signal()
         }.start()
     }
 
-    func wait() -> Data {
-        done.wait()
-        return data
+    /// What was written, once the pipe ends or, at the latest, `seconds` from now (the
+    /// writer has exited; only a stray copy of the write end can keep the pipe open).
+    func wait(afterExit seconds: Double) -> Data {
+        _ = done.wait(timeout: .now() + seconds)
+        return data.current
     }
 }

@@ -32,9 +32,6 @@ public final class Watch: LoopEvent {
         if let event, event_add(event, nil) != 0 { cancel() }
     }
 
-    /// Whether the event exists and is watched (false only when libevent refused it).
-    public var isActive: Bool { event != nil }
-
     static func flags(read: Bool, write: Bool) -> Int16 {
         Int16((read ? EV_READ : 0) | (write ? EV_WRITE : 0) | EV_PERSIST)
     }

@@ -11,8 +11,9 @@ final class Worker {
     let loop: EventLoop
     let session: any UpstreamClient
     private(set) var server: HTTPServer!
-    private(set) var config: ServerConfig
-    private(set) var table: RouteTable
+    /// The configuration and routes in force: the pipeline's (a reload changes them there).
+    var config: ServerConfig { pipeline.config }
+    var table: RouteTable { pipeline.table }
     private var mailboxWatch: Watch?
     private var graceTimer: Timer?
     /// During shutdown, once idle: polls until the last replies have left.
@@ -50,8 +51,6 @@ final class Worker {
         self.telemetry = WorkerTelemetry(telemetry)
         loop = try EventLoop()
         if let upstream { session = upstream } else { session = try SessionManager(loop: loop, budget: budget) }
-        self.config = config
-        self.table = RouteTable(config.routes)
         self.mailbox = mailbox
         let pipeline = RequestPipeline(config: config, session: session, cache: cache, telemetry: self.telemetry, shared: telemetry,
                                        budget: budget, via: via, mailbox: mailbox, clock: clock) { [unowned self] endpoint, request, target, writer in
@@ -116,9 +115,6 @@ final class Worker {
         for command in mailbox.drain() {
             switch command {
             case .reload(let newConfig):
-                // In-flight requests keep the route they captured; new ones see the new table.
-                config = newConfig
-                table = RouteTable(newConfig.routes)
                 pipeline.apply(newConfig)
                 server.apply(Worker.serverSettings(newConfig))
             case .shutdown:

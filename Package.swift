@@ -35,7 +35,9 @@ let package = Package(
         .target(name: "Cache", dependencies: ["HTTPCore"]),
         // Tapes and mocks: recorded upstream exchanges (HAR files), matched and replayed.
         .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", "CPages", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache",
+        // Network conditions: latency, bandwidth, faults and payload chaos, per route and request.
+        .target(name: "Network", dependencies: ["HTTPCore", "Serializers"]),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",
@@ -59,6 +61,7 @@ let package = Package(
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "Cache", "TestSupport"]),
         .testTarget(name: "TapesTests", dependencies: ["Tapes", "Serializers", "Telemetry", "TestSupport"]),
         .testTarget(name: "CacheTests", dependencies: ["Cache", "HTTPCore"]),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "Serializers", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]

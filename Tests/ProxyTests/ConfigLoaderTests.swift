@@ -1,5 +1,6 @@
 import Foundation
 @testable import Proxy
+import HTTPCore
 import Serializers
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Yams
+import HTTPCore
 
 /// Every problem found in one file, so one `check` run reports them all. Duplicates
 /// (a `defaults:` value merged into several routes) are kept once, the first path

@@ -1,0 +1,133 @@
+import HTTPCore
+import Serializers
+
+/// Applies chaos operations to an upstream's answer before the route's serializer
+/// (DESIGN §3). Structural operations edit a JSON body by pointer; an answer they cannot
+/// reach (not JSON, no such member, a pointer into a string) is left as it was and the
+/// operation is not reported as applied.
+public enum Chaos {
+    /// What `html_200` puts in place of the body: a gateway's error page.
+    public static let errorPage = Array("""
+        <!DOCTYPE html>
+        <html><head><title>502 Bad Gateway</title></head>
+        <body><h1>502 Bad Gateway</h1><p>The server is temporarily unable to service your request.</p></body></html>
+
+        """.utf8)
+
+    /// The answer after `operations`, and the ones that changed it (by their applied names).
+    public static func apply(_ operations: [ChaosOperation], to reply: UpstreamResponse,
+                             maxDepth: Int = JSONReadOptions.defaultMaxDepth) -> (UpstreamResponse, [String]) {
+        var reply = reply
+        var applied: [String] = []
+        var tree: JSONValue?
+        var parsed = false
+        var edited = false
+        for operation in operations {
+            switch operation {
+            case .html200:
+                if edited, let value = tree, let bytes = try? value.encoded() { reply.body = bytes }
+                tree = nil
+                parsed = true
+                edited = false
+                reply.status = 200
+                reply.body = errorPage
+                setContentType("text/html; charset=utf-8", on: &reply)
+                applied.append(operation.applied)
+            case .contentType(let type):
+                setContentType(type, on: &reply)
+                applied.append(operation.applied)
+            case .drop(let p), .null(let p), .string(let p), .singleton(let p):
+                if !parsed {
+                    parsed = true
+                    tree = try? JSONValue.parse(reply.body, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth))
+                }
+                guard var value = tree else { continue }
+                if edit(&value, p.tokens[...], operation) {
+                    tree = value
+                    edited = true
+                    applied.append(operation.applied)
+                }
+            }
+        }
+        if edited, let value = tree, let bytes = try? value.encoded() { reply.body = bytes }
+        return (reply, applied)
+    }
+
+    static func setContentType(_ type: String, on reply: inout UpstreamResponse) {
+        var fields = reply.headers.fields { name in String(decoding: name, as: UTF8.self).lowercased() != "content-type" }
+        fields.append(("Content-Type", type))
+        var lines: [UInt8] = []
+        for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
+        reply.headers = UpstreamHeaders(lines: lines)
+        reply.contentType = type
+    }
+
+    /// Edits the value at `tokens`; true when something changed.
+    static func edit(_ value: inout JSONValue, _ tokens: ArraySlice<String>, _ operation: ChaosOperation) -> Bool {
+        guard let token = tokens.first else { return change(&value, operation) }
+        let last = tokens.count == 1
+        let any = token == "*"
+        var changed = false
+        switch value {
+        case .object(var members):
+            var kept: [(String, JSONValue)] = []
+            kept.reserveCapacity(members.count)
+            for index in members.indices {
+                guard any || members[index].0 == token else {
+                    kept.append(members[index])
+                    continue
+                }
+                if last, case .drop = operation {
+                    changed = true
+                    continue
+                }
+                if edit(&members[index].1, tokens.dropFirst(), operation) { changed = true }
+                kept.append(members[index])
+            }
+            if changed { value = .object(kept) }
+        case .array(var items):
+            var kept: [JSONValue] = []
+            kept.reserveCapacity(items.count)
+            for index in items.indices {
+                guard any || String(index) == token else {
+                    kept.append(items[index])
+                    continue
+                }
+                if last, case .drop = operation {
+                    changed = true
+                    continue
+                }
+                if edit(&items[index], tokens.dropFirst(), operation) { changed = true }
+                kept.append(items[index])
+            }
+            if changed { value = .array(kept) }
+        default:
+            return false
+        }
+        return changed
+    }
+
+    static func change(_ value: inout JSONValue, _ operation: ChaosOperation) -> Bool {
+        switch operation {
+        case .null:
+            value = .null
+            return true
+        case .string:
+            switch value {
+            case .number(let lexeme): value = .string(lexeme)
+            case .bool(let flag): value = .string(flag ? "true" : "false")
+            default: return false
+            }
+            return true
+        case .singleton:
+            guard case .array(let items) = value, let first = items.first else { return false }
+            value = first
+            return true
+        case .drop:
+            // The root itself: nothing is left of the document.
+            return false
+        case .html200, .contentType:
+            return false
+        }
+    }
+}

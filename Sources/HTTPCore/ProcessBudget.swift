@@ -6,6 +6,7 @@ import Synchronization
 public final class ProcessBudget: Sendable {
     private let connections = Atomic<Int>(0)
     private let buffered = Atomic<Int>(0)
+    private let shaped = Atomic<Int>(0)
     private let maxConnectionsValue: Atomic<Int>
     private let maxBufferedValue: Atomic<Int>
 
@@ -54,4 +55,13 @@ public final class ProcessBudget: Sendable {
 
     /// Over the limit: new requests are refused (503 overloaded) until bytes drain.
     public var isOverloaded: Bool { bufferedBytes >= maxBufferedBytes }
+
+    // MARK: shaped replies
+
+    /// Replies being held or paced by network conditions right now (`limits.max_active_faults`).
+    public var shapedReplies: Int { shaped.load(ordering: .relaxed) }
+
+    public func shapingStarted() { shaped.add(1, ordering: .relaxed) }
+
+    public func shapingEnded() { shaped.subtract(1, ordering: .relaxed) }
 }

@@ -35,6 +35,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case replayMiss(String)
     /// `cache.policy: only_cache` (or the client's `only-if-cached`) and nothing usable stored.
     case cacheMiss(String)
+    /// A `{status: N}` fault of the route's network conditions or a `Serializerd-Fault`
+    /// header; the detail says which.
+    case injectedFault(status: Int, detail: String)
 
     /// The status sent to the client. Whenever the serializer's error chain holds an
     /// unacceptable 4xx/5xx upstream status, the client gets that status.
@@ -52,6 +55,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .unavailable, .overloaded: return 503
         case .malformedRequest: return 400
         case .loopDetected: return 508
+        case .injectedFault(let status, _): return status
         }
     }
 
@@ -77,6 +81,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .noSuchFailure: return "no-such-failure"
         case .replayMiss: return "replay-miss"
         case .cacheMiss: return "cache-miss"
+        case .injectedFault: return "injected-fault"
         }
     }
 
@@ -104,6 +109,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .malformedRequest: return 400
         case .loopDetected: return 508
         case .replayMiss, .cacheMiss: return -1008
+        case .injectedFault(let status, _): return status
         }
     }
 
@@ -128,6 +134,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .noSuchFailure: return "No failure with this request id is kept."
         case .replayMiss: return "No recording on the route's tape matches this request."
         case .cacheMiss: return "The resource is not in the cache, and the request may not go to the upstream."
+        case .injectedFault: return "A fault was injected in place of the upstream's answer."
         }
     }
 
@@ -139,7 +146,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamTimeout(_, let seconds): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
         case .upstreamBodyTooLarge(let limit, _): return "the body exceeds \(limit) bytes (limits.max_response_body)"
         case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why), .replayMiss(let why),
-             .cacheMiss(let why): return why
+             .cacheMiss(let why), .injectedFault(_, let why): return why
         case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", ")) (the route's match.methods)"
         case .noRoute(let request): return "no route matches \(request); GET /-/routes lists the configured routes"
         case .headersTooLarge(let limit): return "the request head exceeds \(limit) bytes (limits.max_header_bytes)"

@@ -46,6 +46,9 @@ public final class CompletionEvent: @unchecked Sendable {
     public let cache: String?
     /// The HTTP version the upstream answered in (`1.1`, `2`, …); nil without a network exchange.
     public let httpVersion: String?
+    /// The network conditions and faults applied, as `Serializerd-Fault-Applied` lists
+    /// them (`latency=800ms, status=503`); nil when none.
+    public let faults: String?
     /// The request and answers themselves, for the full HAR (not in the event's JSON).
     public let exchange: CapturedExchange?
     /// `json`, once rendered for the sinks that need it.
@@ -55,8 +58,9 @@ public final class CompletionEvent: @unchecked Sendable {
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
                 error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil,
-                cache: String? = nil, httpVersion: String? = nil, exchange: CapturedExchange? = nil) {
+                cache: String? = nil, httpVersion: String? = nil, faults: String? = nil, exchange: CapturedExchange? = nil) {
         self.httpVersion = httpVersion
+        self.faults = faults
         self.startedAt = startedAt
         self.requestID = requestID
         self.route = route

@@ -35,12 +35,19 @@ final class RecordedExchange: ClientExchange {
         }
     }
 
-    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void) -> ServerRequest.Delivery {
+    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void,
+                 shaping: ReplyShaping?) -> ServerRequest.Delivery {
         replies.append((status, headers, body))
-        return .delivered
+        shapings.append(shaping)
+        // A shaped reply is out until the test says how it ended (`finish`).
+        return shaping == nil ? .delivered : .pending
     }
 
-    func whenFinished(_ body: @escaping (Bool) -> Void) {}
+    /// How each reply was to be shaped (nil: not at all).
+    var shapings: [ReplyShaping?] = []
+    /// A pending reply's end, for the test to call.
+    var finish: ((Bool) -> Void)?
+    func whenFinished(_ body: @escaping (Bool) -> Void) { finish = body }
     func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32, onDrained: @escaping () -> Void,
                      onClose: @escaping () -> Void) -> Bool { false }
     func write(_ bytes: [UInt8]) {}

@@ -23,7 +23,7 @@ import Testing
         CompletionEvent(startedAt: 0, requestID: hostile, route: hostile, method: hostile, path: hostile, upstreamURL: hostile,
                         status: Int.max, upstreamStatus: Int.min, contentType: hostile, serializer: hostile, outcome: hostile,
                         bytesIn: -1, bytesOut: 0, duration: 0, upstreamDuration: 1e-7, serializeDuration: 1e13,
-                        error: String(repeating: "\u{1}", count: 300), responseContentType: nil),
+                        error: String(repeating: "\u{1}", count: 300), responseContentType: nil, faults: hostile + String(repeating: "\u{1}", count: 80)),
         CompletionEvent(startedAt: 1_763_000_000.999_9, requestID: "", route: "", method: "", path: "", upstreamURL: nil,
                         status: 0, upstreamStatus: nil, contentType: nil, serializer: nil, outcome: "", bytesIn: 0,
                         bytesOut: 0, duration: 0, upstreamDuration: nil, serializeDuration: nil, error: nil,

@@ -19,7 +19,9 @@ public protocol ClientRequest: AnyObject {
 public protocol Replier: AnyObject {
     /// The one reply (Content-Length framing); a second is refused. `recordNow` runs before
     /// the bytes leave when their delivery is certain (then the result is `.recorded`).
-    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void) -> ServerRequest.Delivery
+    /// `shaping` holds, paces or cuts it (then it is `.pending` or `.gone`).
+    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void,
+                 shaping: ReplyShaping?) -> ServerRequest.Delivery
     /// For a `.pending` reply: how it ended (true when the client took all of it).
     func whenFinished(_ body: @escaping (Bool) -> Void)
 }

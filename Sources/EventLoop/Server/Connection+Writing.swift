@@ -9,7 +9,7 @@ extension Connection {
     // MARK: replying
 
     func reply(_ request: ServerRequest, status: Int, headers: [(String, String)], body: [UInt8],
-               recordNow: () -> Void) -> ServerRequest.Delivery {
+               recordNow: () -> Void, shaping: ReplyShaping? = nil) -> ServerRequest.Delivery {
         let bodyless = ReplyContent.isAbsent(method: request.method, status: status)
         let peerFinished = machine.peerFinished
         var closeRequested = false
@@ -29,15 +29,18 @@ extension Connection {
         }
         if !dated { head.add("Date", server.date()) }
         if ReplyContent.framesLength(method: request.method, status: status) { head.addContentLength(bodyless ? 0 : body.count) }
+        // A truncated reply closes as a broken one would: without announcing it.
+        let cut = shaping.map { $0.ending != .whole } ?? false
         if machine.replying(keepAliveAsked: request.failure == nil && request.head?.keepAlive == true,
-                            closeRequested: closeRequested, stopping: server.isStopping) {
-            head.add("Connection", "close")
+                            closeRequested: closeRequested || cut, stopping: server.isStopping) {
+            if !cut { head.add("Connection", "close") }
         } else if request.head?.version == .http10 {
             head.add("Connection", "keep-alive")
         }
         head.end()
         current = request
         let sendBody = bodyless ? [] : body
+        if let shaping { return shapedReply(request, head: head.bytes, body: sendBody, shaping: shaping) }
         // A small reply to a client that is still there will reach the kernel whole: its
         // event is recorded before the bytes leave, so a client that has read the reply
         // finds it in /metrics (a larger one is recorded when it has drained, a half-closed
@@ -220,20 +223,32 @@ extension Connection {
     }
 
     func writable() {
+        if pacer != nil { return pace() }
+        guard writeOutput(limit: Int.max) != nil else { return }
+        guard output.isEmpty else { return }
+        events?.stopWriting()
+        drained()
+    }
+
+    /// Writes up to `limit` queued bytes; how many left, or nil when the connection closed.
+    func writeOutput(limit: Int) -> Int? {
         var vectors: [iovec] = []
         vectors.reserveCapacity(min(output.count, 16))
-        for (index, chunk) in output.prefix(16).enumerated() {
+        var room = limit
+        for (index, chunk) in output.prefix(16).enumerated() where room > 0 {
             let skip = index == 0 ? outputOffset : 0
+            let take = min(chunk.count - skip, room)
+            room -= take
             chunk.withUnsafeBytes { raw in
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: take))
             }
         }
         // The arrays are not mutated while writev runs, so their storage stays put.
         let n = writev(fd, vectors, Int32(vectors.count))
         if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return }
+            if errno == EAGAIN || errno == EINTR { return 0 }
             close()
-            return
+            return nil
         }
         var left = n
         queuedBytes -= n
@@ -249,9 +264,7 @@ extension Connection {
                 left = 0
             }
         }
-        guard output.isEmpty else { return }
-        events?.stopWriting()
-        drained()
+        return n
     }
 
     /// Output waits for the socket. Never closes here, inside the caller (which may be

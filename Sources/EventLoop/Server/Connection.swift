@@ -27,6 +27,8 @@ final class Connection {
     /// Set while `process` runs, so a reply sent from inside the handler does not
     /// re-enter it (pipelined requests are picked up by the running loop instead).
     var parsing = false
+    /// Set while a shaped reply is out.
+    var pacer: Pacer?
 
     /// nil when libevent cannot watch the socket; the caller closes it.
     init?(fd: Int32, peer: Peer, server: HTTPServer, limits: RequestParser.Limits) {
@@ -141,6 +143,7 @@ final class Connection {
         let request = current
         current = nil
         events = nil
+        pacer = nil
         if queuedBytes > 0 { server.budget.release(queuedBytes) }
         queuedBytes = 0
         output = []

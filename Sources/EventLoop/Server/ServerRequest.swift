@@ -56,14 +56,15 @@ public final class ServerRequest {
     /// `recordNow` runs (then `.recorded` is returned) when the reply is certain to reach
     /// the client's kernel whole, before its bytes leave.
     @discardableResult
-    public func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void = {}) -> Delivery {
+    public func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void = {},
+                        shaping: ReplyShaping? = nil) -> Delivery {
         guard !replied else { return .gone }
         replied = true
         guard let connection, connection.isOpen else {
             self.connection = nil
             return .gone
         }
-        return connection.reply(self, status: status, headers: headers, body: body, recordNow: recordNow)
+        return connection.reply(self, status: status, headers: headers, body: body, recordNow: recordNow, shaping: shaping)
     }
 
     /// For a `.pending` reply: runs once, with true when the client took all of it,

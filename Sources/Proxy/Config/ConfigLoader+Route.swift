@@ -1,4 +1,5 @@
 import Cache
+import Network
 import Upstream
 import Telemetry
 import Serializers
@@ -22,6 +23,8 @@ extension ConfigLoader {
         guard let tls = tlsSetting else { return nil }
         let healthSetting: RouteHealth?? = node.attempt { () throws(ConfigError) in try self.health(m["health"], upstream: upstream) }
         guard let health = healthSetting else { return nil }
+        let networkSetting: NetworkSettings?? = node.attempt { () throws(ConfigError) in try self.network(m["network"]) }
+        guard let network = networkSetting else { return nil }
         let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
             guard let n = m["cookies"] else { return nil }
             switch try n.string() {
@@ -44,7 +47,7 @@ extension ConfigLoader {
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
-            cache: cache, tls: tls, httpVersion: httpVersion, health: health,
+            cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network,
             reachability: ReachabilityBoard.shared.cell(route: name, upstream: upstream.description), cookies: jar,
             fingerprint: fingerprint(node))
     }

@@ -8,7 +8,7 @@ import Yams
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
     static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "tapes", "cache", "log", "defaults", "routes"]
-    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache", "tls", "http_version", "health", "cookies"]
+    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache", "tls", "http_version", "health", "cookies", "network"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
     static let reservedPrefixes = ["/-/", "/metrics"]
@@ -140,7 +140,7 @@ public enum ConfigLoader {
 
     static func limits(_ node: ConfigNode) throws(ConfigError) -> Limits {
         let m = try node.mapping(allowed: ["max_request_body", "max_response_body", "max_header_bytes", "max_json_depth",
-                                           "max_connections", "max_buffered_bytes"])
+                                           "max_connections", "max_buffered_bytes", "max_active_faults"])
         var limits = Limits()
         if let n = m["max_request_body"], let v = n.attempt(n.bytes) { limits.maxRequestBody = v }
         if let n = m["max_response_body"], let v = n.attempt(n.bytes) { limits.maxResponseBody = v }
@@ -148,6 +148,9 @@ public enum ConfigLoader {
         if let n = m["max_json_depth"], let v = n.attempt({ () throws(ConfigError) in try n.int(in: 1...10_000) }) { limits.maxJSONDepth = v }
         if let n = m["max_connections"], let v = n.attempt({ () throws(ConfigError) in try n.int(in: 1...1_000_000) }) { limits.maxConnections = v }
         if let n = m["max_buffered_bytes"], let v = n.attempt(n.bytes) { limits.maxBufferedBytes = v }
+        if let n = m["max_active_faults"], let v = n.attempt({ () throws(ConfigError) in try n.int(in: 0...1_000_000) }) {
+            limits.maxActiveFaults = v
+        }
         return limits
     }
 

@@ -9,6 +9,9 @@ public struct Limits: Sendable, Equatable {
     public var maxConnections = 4096
     /// Upstream bodies being received plus reply bytes not yet sent, all connections together.
     public var maxBufferedBytes = 256 << 20
+    /// Replies held or paced by network conditions at once, all workers together; past
+    /// it, requests go unshaped (faults still apply).
+    public var maxActiveFaults = 4096
 
     /// What a request serializer may send upstream (DESIGN §5): 4 × `max_request_body`.
     public var maxRequestSerializerOutput: Int {

@@ -1,5 +1,6 @@
 import Cache
 import HTTPCore
+import Network
 import Serializers
 import Tapes
 import Upstream
@@ -39,6 +40,8 @@ public final class Route: Sendable {
     public let health: RouteHealth?
     /// `cookies: jar`: the route's cookie jar; nil for `pass`.
     public let cookies: CookieJar?
+    /// `network:`: latency, bandwidth, faults and chaos; nil when unset.
+    public let network: NetworkSettings?
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// The route's settings as text: a reload keeps what an unchanged route stored.
@@ -49,8 +52,10 @@ public final class Route: Sendable {
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
+         network: NetworkSettings? = nil,
          reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
+        self.network = network
         self.health = health
         self.reachability = reachability ?? Reachability(route: name) { _ in }
         self.tls = tls

@@ -8,7 +8,7 @@ enum HeaderPolicy {
     static let notForwardedUpstream = HeaderNames([
         "host", "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization",
         "proxy-authenticate", "proxy-connection", "content-length", "content-type", "accept-encoding", "expect",
-        "x-request-id", "x-forwarded-for", "via",
+        "x-request-id", "x-forwarded-for", "via", "serializerd-fault", "serializerd-chaos",
     ])
 
     static let forwardedFor = HeaderNames(["x-forwarded-for"])

@@ -11,6 +11,10 @@ extension RequestPipeline {
     func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
         var writer = writer
         writer.passesCookies = route.cookies == nil
+        if !woken, route.network != nil {
+            if let failure = planNetwork(request, route: route, writer: &writer) { return writer.problem(failure, route: route.name) }
+            if answerFault(route: route, writer: &writer) { return }
+        }
         var remainder = target.path.dropFirst(route.prefix.count)
         // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a
         // leading `/` would be an empty segment, which join() refuses.
@@ -130,7 +134,7 @@ extension RequestPipeline {
         // Whatever the outcome, the requests waiting for this miss read the cache next.
         defer { if let cached, cached.leads { cache.misses.finish(cached.key) } }
         if let cached { writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: try? result.get().status)) }
-        let reply: UpstreamResponse
+        var reply: UpstreamResponse
         // Problem documents show the URL with capture.redact_query applied (a route's
         // upstream may carry a key); only failures pay for it.
         var shownURL: String { config.capture.url(url) }
@@ -157,13 +161,16 @@ extension RequestPipeline {
             }
             if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: &writer, reply: reply) { return }
         }
+        let damaged: Bool
+        (reply, damaged) = damage(reply, writer: &writer)
         let started = clock.now()
         let outcome: SerializationResult
-        (outcome, writer.unsafeNumbers) = serialized ?? route.serialize(reply)
+        (outcome, writer.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(reply)
         writer.serializeSeconds = clock.now() - started
-        if serialized == nil { made?(outcome, writer.unsafeNumbers) }
+        if serialized == nil, !damaged { made?(outcome, writer.unsafeNumbers) }
         if outcome.succeeded, let value = outcome.value {
-            if let cached {
+            // A damaged answer is never stored: the next request would get it without chaos asked.
+            if let cached, !damaged {
                 let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes, cookies: writer.passesCookies) : value.bytes
                 return sendCaching(bytes, serializer: outcome.serializer, reply: reply, cached: cached, route: route, writer: &writer)
             }
@@ -175,7 +182,7 @@ extension RequestPipeline {
             let hint = route.response.hint(for: error)
             keepEvidence(reply, error: error, evidence: evidence, route: route, writer: writer, hint: hint)
             // The last good answer stands in (its failure kept above, and counted as stale).
-            if let cached, serveStale(cached, invalid: true, fwdStatus: reply.status, writer: &writer, reply: reply,
+            if let cached, !damaged, serveStale(cached, invalid: true, fwdStatus: reply.status, writer: &writer, reply: reply,
                                       error: "served the stored answer: " + (failure.detail ?? failure.title)) {
                 return
             }

@@ -1,6 +1,7 @@
 import Cache
 import EventLoop
 import HTTPCore
+import Network
 import Serializers
 import Telemetry
 import Upstream
@@ -54,6 +55,8 @@ final class RequestPipeline {
     private(set) var inFlight = 0
     /// Requests waiting for another's miss, by key (resumed from the mailbox).
     var parked: [CacheKey: [() -> Void]] = [:]
+    /// Each route's fault draws on this worker (a reload starts them again from `seed`).
+    var faultDice: [ObjectIdentifier: FaultDice] = [:]
 
     init(config: ServerConfig, session: any UpstreamClient, cache: ProcessCache, telemetry: WorkerTelemetry, shared: Telemetry,
          budget: ProcessBudget, via: String, mailbox: Mailbox, clock: PipelineClock = .system,
@@ -76,6 +79,7 @@ final class RequestPipeline {
     func apply(_ config: ServerConfig) {
         self.config = config
         table = RouteTable(config.routes)
+        faultDice = [:]
     }
 
     /// The whole life of one request (DESIGN §1): refused, answered by an admin endpoint,

@@ -1,6 +1,7 @@
 import Cache
 import EventLoop
 import HTTPCore
+import Network
 import Serializers
 import Telemetry
 import Upstream
@@ -32,6 +33,8 @@ struct ResponseWriter {
     var cache: CacheNote?
     /// Whether the upstream's Set-Cookie reaches the client (`cookies: pass`, the default).
     var passesCookies = true
+    /// What the route's network conditions do to this request (DESIGN §3).
+    var network: NetworkPlan?
 
     struct CacheNote {
         var result: CacheResult
@@ -107,6 +110,7 @@ struct ResponseWriter {
         // Every response of a route says where its payload came from.
         if route.utf8.first != UInt8(ascii: "(") { headers.append(("Serializerd-Source", source.rawValue)) }
         if let cache { headers.append(("Cache-Status", cache.status)) }
+        if let applied = network?.appliedText { headers.append(("Serializerd-Fault-Applied", applied)) }
         headers.append(timingHeader(total: duration))
         let bytesOut = sent.count
         let exchange = captured(headers: headers, body: sent, reply: outcome.reply)
@@ -114,7 +118,25 @@ struct ResponseWriter {
             record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType,
                    exchange: exchange)
         }
-        switch request.respond(status: status, headers: headers, body: sent, recordNow: recordNow) {
+        let shaping = network?.shaping
+        if let ending = shaping?.ending, ending != .whole {
+            // The client never gets all of it: the event says so, whatever the socket reports.
+            let reset = ending == .reset
+            let recordCut = { [self] in
+                record(status: reset ? 0 : status, bytesOut: reset ? 0 : bytesOut / 2,
+                       outcome: Outcome(label: "injected_fault", serializer: outcome.serializer, reply: outcome.reply,
+                                        error: reset ? "the connection was reset by an injected fault"
+                                                     : "the reply was cut after half its body by an injected fault"),
+                       duration: duration, responseContentType: contentType, exchange: exchange)
+            }
+            if case .pending = request.respond(status: status, headers: headers, body: sent, recordNow: {}, shaping: shaping) {
+                request.whenFinished { _ in recordCut() }
+            } else {
+                recordCut()
+            }
+            return
+        }
+        switch request.respond(status: status, headers: headers, body: sent, recordNow: recordNow, shaping: shaping) {
         case .recorded:
             break
         case .delivered:
@@ -167,7 +189,7 @@ struct ResponseWriter {
             upstreamDuration: upstreamSeconds, serializeDuration: serializeSeconds, error: outcome.error,
             responseContentType: responseContentType, unsafeNumbers: unsafeNumbers,
             source: route.utf8.first == UInt8(ascii: "(") ? nil : source.rawValue, cache: cache?.result.rawValue,
-            httpVersion: reply?.httpVersion, exchange: exchange))
+            httpVersion: reply?.httpVersion, faults: network?.appliedText, exchange: exchange))
     }
 
     /// nginx's code for "the client closed the connection first": no status was sent.

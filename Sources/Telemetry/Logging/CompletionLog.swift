@@ -124,6 +124,7 @@ extension CompletionEvent {
         line.string("source", source)
         line.string("cache", cache)
         line.string("http_version", httpVersion)
+        line.string("faults", faults)
         line.string("error", error)
     }
 }

@@ -11,6 +11,7 @@ extension CompletionEvent {
         var strings = requestID.utf8.count + route.utf8.count + method.utf8.count + path.utf8.count + outcome.utf8.count
         strings += (upstreamURL?.utf8.count ?? 0) + (contentType?.utf8.count ?? 0)
         strings += (serializer?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (source?.utf8.count ?? 0) + (cache?.utf8.count ?? 0) + (httpVersion?.utf8.count ?? 0)
+        strings += faults?.utf8.count ?? 0
         return Self.fixedJSONBound + 6 * strings
     }
 
@@ -62,6 +63,8 @@ extension CompletionEvent {
         w.string(cache)
         w.raw(",\"http_version\":")
         w.string(httpVersion)
+        w.raw(",\"faults\":")
+        w.string(faults)
         w.raw(",\"error\":")
         w.string(error)
         w.raw("}")

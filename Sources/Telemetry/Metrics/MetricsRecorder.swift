@@ -28,6 +28,12 @@ public final class MetricsRecorder: CompletionSink {
         if event.unsafeNumbers > 0 { cells.unsafeNumbers.add(UInt64(event.unsafeNumbers)) }
         if let version = event.httpVersion, let at = RouteCells.httpVersions.firstIndex(of: version) { cells.upstreamRequests[at].add(1) }
         if let cache = event.cache, let at = RouteCells.cacheResults.firstIndex(of: cache) { cells.cache[at].add(1) }
+        if let faults = event.faults {
+            for item in faults.split(separator: ",") {
+                let kind = RouteCells.faultKind(item.drop { $0 == " " })
+                if let at = RouteCells.faultKinds.firstIndex(of: kind) { cells.faults[at].add(1) }
+            }
+        }
         if let serializer = event.serializer, let seconds = event.serializeDuration {
             let key = SerializerSeries(route: event.route, serializer: serializer)
             let histogram = serialization[key] ?? {
@@ -37,6 +43,16 @@ public final class MetricsRecorder: CompletionSink {
             }()
             histogram.observe(seconds)
         }
+    }
+
+    /// A `Serializerd-Fault` or `Serializerd-Chaos` header that was not honoured.
+    public func ignoredFaultHeader(route: String) {
+        let cells = routes[route] ?? {
+            let cells = shard.register(route: route)
+            routes[route] = cells
+            return cells
+        }()
+        cells.faults[RouteCells.faultKinds.count - 1].add(1)
     }
 
     /// The worker's in-flight count (a gauge the scrape sums over workers).

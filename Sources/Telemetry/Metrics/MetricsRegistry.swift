@@ -55,6 +55,9 @@ public final class MetricsRegistry: Sendable {
     /// Upstream exchanges by route and HTTP version, summed over workers.
     func upstreamVersions() -> [String: [String: UInt64]] { countsByRoute(\.upstreamRequests, labels: RouteCells.httpVersions) }
 
+    /// What network conditions did, by route and kind, summed over workers.
+    public func faultCounts() -> [String: [String: UInt64]] { countsByRoute(\.faults, labels: RouteCells.faultKinds) }
+
     /// A route's labelled counters (one cell per label) summed over workers; labels never
     /// counted are left out.
     private func countsByRoute(_ cells: KeyPath<RouteCells, [Cell]>, labels: [String]) -> [String: [String: UInt64]] {
@@ -147,6 +150,12 @@ public final class MetricsRegistry: Sendable {
         for (route, results) in cacheCounts().sorted(by: { $0.key < $1.key }) {
             for result in RouteCells.cacheResults {
                 out.sample("serializerd_cache_requests_total", [("route", route), ("result", result)], results[result] ?? 0)
+            }
+        }
+        out.family("serializerd_faults_total", "counter", "Requests shaped, faulted or damaged by network conditions, by route and kind.")
+        for (route, kinds) in faultCounts().sorted(by: { $0.key < $1.key }) {
+            for kind in RouteCells.faultKinds where kinds[kind] != nil {
+                out.sample("serializerd_faults_total", [("route", route), ("fault", kind)], kinds[kind] ?? 0)
             }
         }
         if let totals = cacheTotals.withLock({ $0 })?() {

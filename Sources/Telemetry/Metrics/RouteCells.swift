@@ -13,4 +13,20 @@ final class RouteCells: Sendable {
     let upstreamRequests = (0..<RouteCells.httpVersions.count).map { _ in Cell() }
 
     static let httpVersions = ["1.0", "1.1", "2", "3"]
+    /// `serializerd_faults_total`, one cell per kind in `faultKinds` order.
+    let faults = (0..<RouteCells.faultKinds.count).map { _ in Cell() }
+
+    /// What network conditions did to requests: shaped them, replaced their exchange, or
+    /// damaged the answer (`chaos`); `ignored_header` counts fault headers not honoured.
+    static let faultKinds = ["latency", "down", "up", "reset", "timeout", "truncate", "status", "chaos", "ignored_header"]
+
+    /// The kind of one entry of `Serializerd-Fault-Applied` (`latency=800ms` → latency,
+    /// `drop=/a` → chaos).
+    static func faultKind(_ applied: Substring) -> String {
+        let name = applied.prefix { $0 != "=" }
+        switch name {
+        case "latency", "down", "up", "reset", "timeout", "truncate", "status": return String(name)
+        default: return "chaos"
+        }
+    }
 }

@@ -1,0 +1,84 @@
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLibevent
+
+/// Shaped replies (DESIGN §3): held for their delay, paced to their rate by this writer
+/// on every byte (each reply on a keep-alive connection alike), cut short or reset.
+extension Connection {
+    func shapedReply(_ request: ServerRequest, head: [UInt8], body: [UInt8], shaping: ReplyShaping) -> ServerRequest.Delivery {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard machine.isOpen, let pacer = Pacer(base: server.loop.base, owner: me, callback: Connection.paceCallback,
+                                                shaping: shaping, now: Clock.now(), budget: server.budget) else {
+            close()
+            request.connection = nil
+            return .gone
+        }
+        self.pacer = pacer
+        switch shaping.ending {
+        case .reset:
+            break
+        case .truncate:
+            queueShaped([head, Array(body.prefix(body.count / 2))])
+        case .whole:
+            queueShaped([head, body])
+        }
+        pace()
+        guard machine.isOpen else {
+            request.connection = nil
+            return .gone
+        }
+        return .pending
+    }
+
+    /// Queues without writing: the pacer decides when bytes leave.
+    func queueShaped(_ parts: [[UInt8]]) {
+        for part in parts where !part.isEmpty {
+            output.append(part)
+            charge(part.count)
+        }
+    }
+
+    /// evtimer: the pacer's next step is due.
+    static let paceCallback: event_callback_fn = { _, _, arg in
+        Unmanaged<Connection>.fromOpaque(arg!).takeUnretainedValue().pace()
+    }
+
+    /// Sends what the pacer allows now, then waits for its next step, for the socket, or
+    /// ends the reply.
+    func pace() {
+        guard let pacer, machine.isOpen else { return }
+        let now = Clock.now()
+        if now >= pacer.giveUpAt { return close() }
+        if now >= pacer.start, pacer.ending == .reset { return reset() }
+        if pacer.ending != .reset {
+            let allowed = pacer.allowance(now: now)
+            if allowed > 0, !output.isEmpty {
+                guard let n = writeOutput(limit: allowed) else { return }
+                pacer.sent += n
+                if n < allowed, !output.isEmpty {
+                    // The socket is full: the client sets the pace now, within `client_idle`.
+                    events?.watchWrite()
+                    arm(machine.awaitingDrain(idleTimeout: server.settings.idleTimeout))
+                    return
+                }
+            }
+            events?.stopWriting()
+            if output.isEmpty {
+                self.pacer = nil
+                return drained()
+            }
+        }
+        let wait = max(pacer.wait(now: Clock.now()), 0.001)
+        guard pacer.wake(after: wait) else { return close() }
+        arm(wait + machine.awaitingDrain(idleTimeout: server.settings.idleTimeout))
+    }
+
+    /// Ends the connection with a reset (RST), as a dropped link does.
+    func reset() {
+        var lingering = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &lingering, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+}

@@ -1,0 +1,95 @@
+import EventLoop
+import HTTPCore
+import Network
+import Serializers
+
+extension RequestPipeline {
+    /// Decides what the route's network conditions (and an admin client's fault headers)
+    /// do to this request and notes it on the writer; a failure for unreadable headers.
+    func planNetwork(_ request: any ClientExchange, route: Route, writer: inout ResponseWriter) -> ProxyFailure? {
+        guard let base = route.network else { return nil }
+        var settings = base
+        var fault: Fault?
+        var chaos = base.chaos
+        let askedFault = request.header("Serializerd-Fault"), askedChaos = request.header("Serializerd-Chaos")
+        if askedFault != nil || askedChaos != nil {
+            if base.headerControl && isAdminPeer(request) {
+                do throws(NetworkSyntaxError) {
+                    if let text = askedFault {
+                        let asked = try FaultRequest.parse(text)
+                        settings = asked.over(settings)
+                        fault = asked.fault
+                    }
+                    if let text = askedChaos { chaos += try ChaosOperation.parse(text) }
+                } catch {
+                    return .badRequest("Serializerd-\(askedFault != nil ? "Fault" : "Chaos"): \(error.description)")
+                }
+            } else {
+                telemetry.metrics.ignoredFaultHeader(route: route.name)
+            }
+        }
+        let key = ObjectIdentifier(route)
+        var dice = faultDice[key] ?? FaultDice(seed: settings.seed ?? UInt64.random(in: 0...UInt64.max))
+        if fault == nil { fault = dice.fault(settings) }
+        // A reply is never held past the route's timeout: the client would have given up.
+        let latency = min(dice.latency(settings.latency, jitter: settings.jitter), route.timeout)
+        faultDice[key] = dice
+
+        var plan = NetworkPlan()
+        plan.fault = fault
+        plan.chaos = chaos
+        var delay = latency
+        var ending = ReplyShaping.Ending.whole
+        switch fault {
+        case .reset: ending = .reset
+        case .truncate: ending = .truncate
+        case .timeout: delay += route.timeout
+        case .status, nil: break
+        }
+        if delay > 0 || settings.down != nil || ending != .whole {
+            if ending != .whole || budget.shapedReplies < config.limits.maxActiveFaults {
+                plan.shaping = ReplyShaping(delay: delay, bytesPerSecond: settings.down, ending: ending)
+                if latency > 0 { plan.applied.append("latency=\(Int((latency * 1000).rounded()))ms") }
+                if let down = settings.down { plan.applied.append("down=\(down)") }
+            }
+        }
+        if let fault { plan.applied.append(fault.applied) }
+        writer.network = plan
+        return nil
+    }
+
+    /// A client in `admin.allow` (a Unix-socket peer counts as loopback).
+    func isAdminPeer(_ request: any ClientExchange) -> Bool {
+        let peer = request.peerIsUnixSocket ? IPAddress("127.0.0.1") : IPAddress(request.peerAddress)
+        guard let peer else { return false }
+        return config.adminAllow.contains { $0.contains(peer) }
+    }
+
+    /// The fault in place of the exchange, if the plan has one that needs no upstream:
+    /// true when the request was answered.
+    func answerFault(route: Route, writer: inout ResponseWriter) -> Bool {
+        switch writer.network?.fault {
+        case .status(let status):
+            writer.problem(.injectedFault(status: status, detail: "status=\(status) from the route's network conditions or a Serializerd-Fault header"),
+                           route: route.name)
+            return true
+        case .timeout:
+            writer.problem(.upstreamTimeout(url: nil, seconds: route.timeout), route: route.name)
+            return true
+        case .reset:
+            // Never sent: the connection is reset instead.
+            writer.problem(.unavailable, route: route.name)
+            return true
+        case .truncate, nil:
+            return false
+        }
+    }
+
+    /// The answer after the plan's chaos, before the serializer reads it.
+    func damage(_ reply: UpstreamResponse, writer: inout ResponseWriter) -> (UpstreamResponse, Bool) {
+        guard let chaos = writer.network?.chaos, !chaos.isEmpty else { return (reply, false) }
+        let (damaged, applied) = Chaos.apply(chaos, to: reply, maxDepth: config.limits.maxJSONDepth)
+        writer.network?.applied += applied
+        return (damaged, !applied.isEmpty)
+    }
+}

@@ -24,7 +24,12 @@ extension Connection {
         case .whole:
             queueShaped([head, body])
         }
+        // With nothing to wait for, the reply can end inside `pace`: learn how.
+        var endedNow: Bool?
+        request.onFinish = { endedNow = $0 }
         pace()
+        request.onFinish = nil
+        if let endedNow { return endedNow ? .delivered : .gone }
         guard machine.isOpen else {
             request.connection = nil
             return .gone

@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Network conditions seen from real clients: the delay before the first byte and the
+/// pace of every byte, on fresh and keep-alive connections; each fault's effect through
+/// curl; seeded fault sequences. Bounds are loose on the slow side (a shared machine);
+/// BENCHMARKS.md reports the accuracy measured by `bench/network-shaping.py`.
+@Suite struct NetworkConditionsTests {
+    static let routes = [
+        route("lag", prefix: "/lag/", extra: "    network: { latency: 200ms }\n"),
+        route("thin", prefix: "/thin/", extra: "    network: { down: 200KiB }\n"),
+        route("ctl", prefix: "/ctl/", extra: "    timeout: 1s\n    network: { header_control: true }\n"),
+    ].joined()
+
+    static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+        let start = Date()
+        let value = try body()
+        return (value, Date().timeIntervalSince(start))
+    }
+
+    @Test func latencyComesBeforeEveryReplyOnAKeptConnection() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, workers: 1)
+        defer { proxy.finish() }
+        let connection = try RawConnection(port: proxy.port)
+        for _ in 0..<3 {
+            let (reply, seconds) = try Self.timed { () throws -> RawResponse in
+                connection.send("GET /lag/json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return try connection.response(timeout: 5)
+            }
+            #expect(reply.status == 200)
+            #expect(reply.header("Serializerd-Fault-Applied") == "latency=200ms")
+            #expect(seconds >= 0.2 && seconds < 1.5, "\(seconds)")
+        }
+        // A route without conditions answers at once, on the same worker.
+        let (plain, seconds) = try Self.timed { try proxy.get("/ctl/json") }
+        #expect(plain.status == 200 && plain.header("Serializerd-Fault-Applied") == nil)
+        #expect(seconds < 0.2, "\(seconds)")
+    }
+
+    @Test func theRatePacesEveryByteOnFreshAndKeptConnections() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, workers: 1)
+        defer { proxy.finish() }
+        // 150,000 bytes at 200 KiB/s: 0.73 s, less the first 4 KiB step.
+        let fresh = try Self.timed { try proxy.get("/thin/big?bytes=150000") }
+        #expect(fresh.0.status == 200 && fresh.0.body.count == 150_002)
+        #expect(fresh.1 >= 0.68 && fresh.1 < 3, "\(fresh.1)")
+        let connection = try RawConnection(port: proxy.port)
+        for _ in 0..<2 {
+            let kept = try Self.timed { () throws -> RawResponse in
+                connection.send("GET /thin/big?bytes=150000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return try connection.response(timeout: 10)
+            }
+            #expect(kept.0.body.count == 150_002)
+            #expect(kept.1 >= 0.68 && kept.1 < 3, "\(kept.1)")
+        }
+    }
+
+    static func curl(_ port: Int, _ path: String, fault: String) throws -> (CommandResult, Double) {
+        try timed {
+            try ServerBinary.run(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H", "Serializerd-Fault: \(fault)",
+                                  "http://127.0.0.1:\(port)\(path)"], executable: URL(fileURLWithPath: "/usr/bin/curl"))
+        }
+    }
+
+    @Test func eachFaultReachesCurlAsARealFailure() throws {
+        let proxy = try ProxyHarness(routes: Self.routes)
+        defer { proxy.finish() }
+        // CURLE_RECV_ERROR: the connection was reset.
+        let reset = try Self.curl(proxy.port, "/ctl/json", fault: "reset").0
+        #expect(reset.status == 56, "\(reset.status) \(reset.stdoutText)")
+        // CURLE_PARTIAL_FILE: the body ended before its Content-Length.
+        let cut = try Self.curl(proxy.port, "/ctl/big?bytes=100000", fault: "truncate").0
+        #expect(cut.status == 18, "\(cut.status)")
+        #expect(cut.stdoutText == "200")
+        // The route's timeout (1 s), then upstream-timeout.
+        let (timeout, seconds) = try Self.curl(proxy.port, "/ctl/json", fault: "timeout")
+        #expect(timeout.status == 0 && timeout.stdoutText == "504")
+        #expect(seconds >= 1 && seconds < 5, "\(seconds)")
+        let status = try Self.curl(proxy.port, "/ctl/json", fault: "status=503; latency=50ms").0
+        #expect(status.status == 0 && status.stdoutText == "503")
+        // The daemon is unharmed and counted each.
+        #expect(try proxy.get("/ctl/json").status == 200)
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        for fault in ["reset", "truncate", "timeout", "status", "latency"] {
+            #expect(metrics[#"serializerd_faults_total{route="ctl",fault="\#(fault)"}"#] == 1, "\(fault): \(metrics)")
+        }
+    }
+
+    @Test func aSeededRouteFailsTheSameRequestsEveryRun() throws {
+        let seeded = route("dice", prefix: "/d/", extra: "    network: { fail_rate: 0.3, faults: [{status: 503}, {status: 429}], seed: 7 }\n")
+        func run() throws -> [Int] {
+            let proxy = try ProxyHarness(routes: seeded, workers: 1)
+            defer { proxy.finish() }
+            return try (0..<20).map { _ in try proxy.get("/d/json").status }
+        }
+        let first = try run()
+        #expect(first == (try run()))
+        #expect(first.contains(200) && first.contains { $0 != 200 })
+    }
+
+    @Test(arguments: [
+        ("{ profile: 5g }", ":5:25", "unknown profile '5g' (slow-3g, fast-3g, 3g, edge, lossy-wifi)"),
+        ("{ fail_rate: 2, faults: [reset] }", ":5:27", "expected a rate from 0 to 1, found '2'"),
+        ("{ fail_rate: 0.1 }", ":5:27", "fail_rate needs faults to choose from"),
+        ("{ faults: [explode] }", ":5:25", "unknown fault 'explode'"),
+        ("{ faults: [{status: 200}] }", ":5:34", "expected an integer from 400 to 599"),
+        ("{ chaos: [\"drop=a\"] }", ":5:24", "'a' is not a JSON pointer"),
+        ("{ latency: fast }", ":5:25", "expected a positive duration"),
+        ("{ warp: 9 }", ":5:16", "warp"),
+    ])
+    func aBadSettingIsAConfigError(value: String, position: String, message: String) throws {
+        let run = try checkRoute("network", value)
+        #expect(run.status != 0)
+        #expect(run.stderrText.contains(position) && run.stderrText.contains(message), "\(run.stderrText)")
+    }
+}

@@ -2,9 +2,11 @@ import HTTPCore
 import Serializers
 
 /// Applies chaos operations to an upstream's answer before the route's serializer
-/// (DESIGN §3). Structural operations edit a JSON body by pointer; an answer they cannot
-/// reach (not JSON, no such member, a pointer into a string) is left as it was and the
-/// operation is not reported as applied.
+/// (DESIGN §3). Structural operations edit the body by pointer into the JSON the route's
+/// serializer would make of it: a JSON body directly; an XML body or a property list is
+/// read into that JSON, edited and written back as XML (a binary plist as an XML one).
+/// An answer they cannot reach (unreadable, no such member, a pointer into a string, a
+/// null a plist cannot hold) is left as it was and the operation is not reported.
 public enum Chaos {
     /// What `html_200` puts in place of the body: a gateway's error page.
     public static let errorPage = Array("""
@@ -22,10 +24,14 @@ public enum Chaos {
         var tree: JSONValue?
         var parsed = false
         var edited = false
+        // Structural edits not yet written back.
+        var pending: [String] = []
+        var format = Format.json
         for operation in operations {
             switch operation {
             case .html200:
-                if edited, let value = tree, let bytes = try? value.encoded() { reply.body = bytes }
+                // The page replaces the body: earlier edits of it are moot, later ones find HTML.
+                pending = []
                 tree = nil
                 parsed = true
                 edited = false
@@ -39,18 +45,62 @@ public enum Chaos {
             case .drop(let p), .null(let p), .string(let p), .singleton(let p):
                 if !parsed {
                     parsed = true
-                    tree = try? JSONValue.parse(reply.body, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth))
+                    format = Format(reply)
+                    tree = format.read(reply.body, maxDepth: maxDepth)
                 }
                 guard var value = tree else { continue }
                 if edit(&value, p.tokens[...], operation) {
                     tree = value
                     edited = true
+                    pending.append(operation.applied)
                     applied.append(operation.applied)
                 }
             }
         }
-        if edited, let value = tree, let bytes = try? value.encoded() { reply.body = bytes }
+        // Reported in order as they ran; unreported again if the edit cannot be written.
+        if edited, let value = tree, let bytes = format.write(value) {
+            reply.body = bytes
+        } else if edited {
+            applied.removeAll { pending.contains($0) }
+        }
         return (reply, applied)
+    }
+
+    /// The form a body's structure is read from and written back in.
+    enum Format {
+        case json, xml, plist
+
+        init(_ reply: UpstreamResponse) {
+            let essence = reply.mediaType?.essence ?? ""
+            let head = String(decoding: reply.body.prefix(512), as: UTF8.self)
+            if essence == "application/x-plist" || reply.body.starts(with: Array("bplist".utf8)) || head.contains("<plist") {
+                self = .plist
+            } else if essence.hasSuffix("/xml") || essence.hasSuffix("+xml") || head.hasPrefix("<?xml") {
+                self = .xml
+            } else {
+                self = .json
+            }
+        }
+
+        func read(_ body: [UInt8], maxDepth: Int) -> JSONValue? {
+            switch self {
+            case .json: return try? JSONValue.parse(body, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth))
+            case .xml:
+                guard let json = try? XMLTranscoder.transcode(body, maxDepth: maxDepth) else { return nil }
+                return try? JSONValue.parse(json.bytes, options: JSONReadOptions(maxDepth: maxDepth + 1))
+            case .plist:
+                guard let json = try? PlistTranscoder.transcode(body, maxDepth: maxDepth) else { return nil }
+                return try? JSONValue.parse(json.bytes, options: JSONReadOptions(maxDepth: maxDepth + 1))
+            }
+        }
+
+        func write(_ value: JSONValue) -> [UInt8]? {
+            switch self {
+            case .json: return try? value.encoded()
+            case .xml: return XMLChaosWriter.write(value)
+            case .plist: return try? PlistXMLWriter.write(value)
+            }
+        }
     }
 
     static func setContentType(_ type: String, on reply: inout UpstreamResponse) {

@@ -87,6 +87,63 @@ import Testing
         }
     }
 
+    static let xml = "<r><item><id>1</id></item><item><id>2</id></item><n>5</n></r>"
+    static let plist = #"<?xml version="1.0"?><plist version="1.0"><dict><key>id</key><integer>7</integer><key>tags</key><array><string>x</string></array></dict></plist>"#
+    static let json = #"{"user":{"id":7,"tags":["x"]},"n":1}"#
+
+    /// Each operation on each kind of answer: (format, operation, what the client gets).
+    static let chaosCases: [(String, String, String)] = [
+        ("json", "drop=/user/id", #"{"user":{"tags":["x"]},"n":1}"#),
+        ("json", "null=/n", #"{"user":{"id":7,"tags":["x"]},"n":null}"#),
+        ("json", "string=/user/id", #"{"user":{"id":"7","tags":["x"]},"n":1}"#),
+        ("json", "singleton=/user/tags", #"{"user":{"id":7,"tags":"x"},"n":1}"#),
+        ("xml", "drop=/r/n", #"{"r":{"item":[{"id":"1"},{"id":"2"}]}}"#),
+        ("xml", "null=/r/n", #"{"r":{"item":[{"id":"1"},{"id":"2"}],"n":null}}"#),
+        ("xml", "singleton=/r/item", #"{"r":{"item":{"id":"1"},"n":"5"}}"#),
+        ("plist", "drop=/id", #"{"tags":["x"]}"#),
+        ("plist", "string=/id", #"{"id":"7","tags":["x"]}"#),
+        ("plist", "singleton=/tags", #"{"id":7,"tags":"x"}"#),
+    ]
+
+    @Test func chaosReachesEachSerializerAsARealUpstreamWould() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chaos-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = ["json": (Self.json, "application/json"), "xml": (Self.xml, "application/xml"), "plist": (Self.plist, "application/x-plist")]
+        for (name, (body, _)) in files { try body.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        let routes = [
+            route("cj", prefix: "/json/", extra: "    network: { header_control: true }\n"),
+            route("cx", prefix: "/xml/", extra: "    response: { serializer: xml }\n    network: { header_control: true }\n"),
+            route("cp", prefix: "/plist/", extra: "    response: { serializer: plist }\n    network: { header_control: true }\n"),
+        ].joined()
+        let proxy = try ProxyHarness(routes: routes)
+        defer { proxy.finish() }
+        func ask(_ format: String, _ chaos: String) throws -> RawResponse {
+            let (_, type) = files[format]!
+            let path = dir.appendingPathComponent(format).path.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            return try proxy.get("/\(format)/file?path=\(path)&type=\(type)", headers: [("Serializerd-Chaos", chaos)])
+        }
+        for (format, operation, expected) in Self.chaosCases {
+            let reply = try ask(format, operation)
+            #expect(reply.status == 200 && reply.text == expected, "\(format) \(operation): \(reply.status) \(reply.text)")
+            #expect(reply.header("Serializerd-Fault-Applied") == operation)
+        }
+        // What cannot be done to an answer is not done, and not reported.
+        for (format, operation) in [("xml", "string=/r/n"), ("plist", "null=/id"), ("json", "drop=/nothing")] {
+            let reply = try ask(format, operation)
+            #expect(reply.status == 200 && reply.header("Serializerd-Fault-Applied") == nil, "\(format) \(operation)")
+        }
+        // The answer is no longer what the serializer accepts: its real failure, every format.
+        for format in ["json", "xml", "plist"] {
+            for operation in ["html_200", "content_type=text/plain"] {
+                let reply = try ask(format, operation)
+                #expect(reply.status == 502, "\(format) \(operation)")
+                #expect((proxy.json(reply)?["type"] as? String)?.hasSuffix("unacceptable-content-type") == true, "\(reply.text)")
+                #expect(reply.header("Serializerd-Fault-Applied") == operation)
+            }
+        }
+    }
+
     @Test func aSeededRouteFailsTheSameRequestsEveryRun() throws {
         let seeded = route("dice", prefix: "/d/", extra: "    network: { fail_rate: 0.3, faults: [{status: 503}, {status: 429}], seed: 7 }\n")
         func run() throws -> [Int] {

@@ -104,3 +104,41 @@ import Testing
         #expect(NetworkProfile.allCases.allSatisfy { $0.settings.shapes })
     }
 }
+
+@Suite struct StructuredChaosTests {
+    static let xml = #"<?xml version="1.0"?><rss v="2"><channel><item id="1"><t>a &amp; b</t></item><item id="2"><t>c</t></item><n>7</n></channel></rss>"#
+    static let plist = #"<?xml version="1.0"?><plist version="1.0"><dict><key>k</key><integer>7</integer><key>s</key><array><string>x</string></array></dict></plist>"#
+
+    func run(_ ops: String, on body: String, type: String) throws -> (String, [String]) {
+        let reply = UpstreamResponse(status: 200, contentType: type, body: Array(body.utf8))
+        let (out, applied) = Chaos.apply(try ChaosOperation.parse(ops), to: reply)
+        return (String(decoding: out.body, as: UTF8.self), applied)
+    }
+
+    func xmlJSON(_ text: String) throws -> String {
+        String(decoding: try XMLTranscoder.transcode(Array(text.utf8)).bytes, as: UTF8.self)
+    }
+
+    @Test func xmlIsEditedInTheShapeItsSerializerMakes() throws {
+        #expect(try xmlJSON(Self.xml) == #"{"rss":{"@v":"2","channel":{"item":[{"@id":"1","t":"a & b"},{"@id":"2","t":"c"}],"n":"7"}}}"#)
+        let (one, applied) = try run("singleton=/rss/channel/item", on: Self.xml, type: "application/xml")
+        #expect(applied == ["singleton=/rss/channel/item"])
+        #expect(try xmlJSON(one) == #"{"rss":{"@v":"2","channel":{"item":{"@id":"1","t":"a & b"},"n":"7"}}}"#)
+        let (dropped, _) = try run("drop=/rss/channel/item/*/t; null=/rss/channel/n; drop=/rss/@v", on: Self.xml, type: "text/xml")
+        #expect(try xmlJSON(dropped) == #"{"rss":{"channel":{"item":[{"@id":"1"},{"@id":"2"}],"n":null}}}"#)
+    }
+
+    @Test func plistsAreEditedAndWrittenBackAsXML() throws {
+        let (out, applied) = try run("string=/k; singleton=/s", on: Self.plist, type: "application/x-plist")
+        #expect(applied == ["string=/k", "singleton=/s"])
+        #expect(String(decoding: try PlistTranscoder.transcode(Array(out.utf8)).bytes, as: UTF8.self) == #"{"k":"7","s":"x"}"#)
+        // A plist holds no null: nothing is changed, nothing reported.
+        let (same, none) = try run("null=/k", on: Self.plist, type: "application/x-plist")
+        #expect(none.isEmpty && same == Self.plist)
+    }
+
+    @Test func anUnreadableStructuredBodyIsLeftAlone() throws {
+        let (out, applied) = try run("drop=/a", on: "<a><b></a>", type: "application/xml")
+        #expect(applied.isEmpty && out == "<a><b></a>")
+    }
+}

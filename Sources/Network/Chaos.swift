@@ -1,5 +1,8 @@
 import HTTPCore
+// fuzz/network compiles these files into one module with the ones they use.
+#if canImport(Serializers)
 import Serializers
+#endif
 
 /// Applies chaos operations to an upstream's answer before the route's serializer
 /// (DESIGN §3). Structural operations edit the body by pointer into the JSON the route's

@@ -1,4 +1,7 @@
+// fuzz/network compiles these files into one module with the ones they use.
+#if canImport(Serializers)
 import Serializers
+#endif
 
 /// Writes JSON in the XML serializer's convention back as XML (`@name` → attribute,
 /// `#text` → text, an array → repeated elements, null → an empty element), so that chaos

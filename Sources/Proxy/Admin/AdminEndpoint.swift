@@ -20,6 +20,8 @@ enum AdminEndpoint: Equatable {
     case cookies(String)
     /// `/-/inflight`: requests waiting on their upstream now, with bytes so far.
     case inflight
+    /// `/-/network` and `/-/network/<route>`: conditions in force; set (PUT) and reset (DELETE).
+    case network, networkRoute(String)
     case unknown
 
     init?(path: String) {
@@ -37,7 +39,13 @@ enum AdminEndpoint: Equatable {
         case "/-/tapes": self = .tapes
         case "/-/cache": self = .cache
         case "/-/inflight": self = .inflight
+        case "/-/network": self = .network
         default:
+            if path.hasPrefix("/-/network/") {
+                let name = String(path.dropFirst("/-/network/".count))
+                self = name.isEmpty || name.contains("/") ? .unknown : .networkRoute(name)
+                return
+            }
             if path.hasPrefix("/-/cookies/") {
                 let name = String(path.dropFirst("/-/cookies/".count))
                 self = name.isEmpty || name.contains("/") ? .unknown : .cookies(name)
@@ -152,6 +160,8 @@ extension Worker {
                         body: tape.tape.har(), outcome: .ok)
         case .cache, .cacheRoute:
             serveCache(endpoint, method: request.method, writer: writer)
+        case .network, .networkRoute:
+            serveNetwork(endpoint, request: request, writer: writer)
         case .cookies(let name):
             serveCookies(name, method: request.method, writer: writer)
         case .inflight:

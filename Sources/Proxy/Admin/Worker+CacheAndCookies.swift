@@ -4,10 +4,11 @@ import Serializers
 import Telemetry
 
 extension AdminEndpoint {
-    /// Admin endpoints are GET and HEAD only, but for the cache's purge (DESIGN §6).
+    /// Admin endpoints are GET and HEAD only, but for purges, clearing and network changes (DESIGN §6).
     var methods: [String] {
         switch self {
-        case .cache, .cacheRoute, .cookies: ["GET", "HEAD", "DELETE"]
+        case .cache, .cacheRoute, .cookies, .networkRoute: ["GET", "HEAD", "DELETE"]
+        case .network: ["GET", "HEAD", "PUT", "DELETE"]
         default: ["GET", "HEAD"]
         }
     }

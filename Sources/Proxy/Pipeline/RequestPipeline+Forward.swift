@@ -11,7 +11,7 @@ extension RequestPipeline {
     func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
         var writer = writer
         writer.passesCookies = route.cookies == nil
-        if !woken, route.network != nil {
+        if !woken, route.network != nil || networkOverrides.isActive {
             if let failure = planNetwork(request, route: route, writer: &writer) { return writer.problem(failure, route: route.name) }
             if answerFault(route: route, writer: &writer) { return }
         }

@@ -7,7 +7,12 @@ extension RequestPipeline {
     /// Decides what the route's network conditions (and an admin client's fault headers)
     /// do to this request and notes it on the writer; a failure for unreadable headers.
     func planNetwork(_ request: any ClientExchange, route: Route, writer: inout ResponseWriter) -> ProxyFailure? {
-        guard let base = route.network else { return nil }
+        let runtime = networkOverrides.current(route.name, now: clock.wall())
+        guard let base = runtime ?? route.network else { return nil }
+        if faultDiceVersion != networkOverrides.version {
+            faultDiceVersion = networkOverrides.version
+            faultDice = [:]
+        }
         var settings = base
         var fault: Fault?
         var chaos = base.chaos

@@ -57,9 +57,14 @@ final class RequestPipeline {
     var parked: [CacheKey: [() -> Void]] = [:]
     /// Each route's fault draws on this worker (a reload starts them again from `seed`).
     var faultDice: [ObjectIdentifier: FaultDice] = [:]
+    /// The runtime changes' version the draws were seeded under.
+    var faultDiceVersion = 0
+    /// Network conditions set at runtime (`/-/network`), shared by all workers.
+    let networkOverrides: NetworkOverrides
 
     init(config: ServerConfig, session: any UpstreamClient, cache: ProcessCache, telemetry: WorkerTelemetry, shared: Telemetry,
          budget: ProcessBudget, via: String, mailbox: Mailbox, clock: PipelineClock = .system,
+         networkOverrides: NetworkOverrides = NetworkOverrides(),
          admin: @escaping (AdminEndpoint, any ClientExchange, RequestTarget, ResponseWriter) -> Void) {
         self.config = config
         table = RouteTable(config.routes)
@@ -72,6 +77,7 @@ final class RequestPipeline {
         viaID = Array(via.utf8.split(separator: UInt8(ascii: " ")).last ?? [])
         self.mailbox = mailbox
         self.clock = clock
+        self.networkOverrides = networkOverrides
         self.admin = admin
     }
 

@@ -1,6 +1,7 @@
 import Cache
 import EventLoop
 import HTTPCore
+import Network
 import Logging
 import Serializers
 import Tapes
@@ -28,6 +29,8 @@ public final class Server {
     private let via: String
     /// The response cache every worker shares.
     private let cache: ProcessCache
+    /// `/-/network`'s runtime changes, shared by the workers.
+    private let networkOverrides = NetworkOverrides()
     /// The routes' active health probes, on the main loop once it exists.
     private var probes: HealthProbes?
 
@@ -217,11 +220,12 @@ public final class Server {
         let budget = self.budget
         let via = self.via
         let cache = self.cache
+        let networkOverrides = self.networkOverrides
         threads.append(WorkerThread.spawn {
             let worker: Worker
             do {
                 worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry,
-                                    budget: budget, via: via, cache: cache)
+                                    budget: budget, via: via, cache: cache, networkOverrides: networkOverrides)
             } catch {
                 logger.error("worker_failed", metadata: ["error": "\(error)"])
                 for fd in sockets { close(fd) }

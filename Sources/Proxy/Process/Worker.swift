@@ -1,6 +1,7 @@
 import Cache
 import EventLoop
 import HTTPCore
+import Network
 import Serializers
 import Telemetry
 import Upstream
@@ -44,7 +45,7 @@ final class Worker {
     /// tests of the pipeline).
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
          budget: ProcessBudget, via: String, cache: ProcessCache, upstream: (any UpstreamClient)? = nil,
-         clock: PipelineClock = .system) throws(EventLoopError) {
+         clock: PipelineClock = .system, networkOverrides: NetworkOverrides = NetworkOverrides()) throws(EventLoopError) {
         self.cache = cache
         shared = telemetry
         self.budget = budget
@@ -53,7 +54,8 @@ final class Worker {
         if let upstream { session = upstream } else { session = try SessionManager(loop: loop, budget: budget) }
         self.mailbox = mailbox
         let pipeline = RequestPipeline(config: config, session: session, cache: cache, telemetry: self.telemetry, shared: telemetry,
-                                       budget: budget, via: via, mailbox: mailbox, clock: clock) { [unowned self] endpoint, request, target, writer in
+                                       budget: budget, via: via, mailbox: mailbox, clock: clock,
+                                       networkOverrides: networkOverrides) { [unowned self] endpoint, request, target, writer in
             self.serveAdmin(endpoint, request: request, target: target, writer: writer)
         }
         self.pipeline = pipeline

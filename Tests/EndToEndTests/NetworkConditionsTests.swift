@@ -11,6 +11,7 @@ import Testing
         route("lag", prefix: "/lag/", extra: "    network: { latency: 200ms }\n"),
         route("thin", prefix: "/thin/", extra: "    network: { down: 200KiB }\n"),
         route("ctl", prefix: "/ctl/", extra: "    timeout: 1s\n    network: { header_control: true }\n"),
+        route("upload", prefix: "/up/", extra: "    network: { up: 40KiB }\n"),
     ].joined()
 
     static func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
@@ -54,6 +55,32 @@ import Testing
             #expect(kept.0.body.count == 150_002)
             #expect(kept.1 >= 0.68 && kept.1 < 3, "\(kept.1)")
         }
+    }
+
+    @Test func theBodyIsReadAtTheUploadPace() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, workers: 1)
+        defer { proxy.finish() }
+        let body = Array(repeating: UInt8(ascii: "a"), count: 60_000)
+        // 60,000 bytes at 40 KiB/s: 1.46 s before the upstream sees the request.
+        let (reply, seconds) = try Self.timed {
+            try proxy.get("/up/echo", method: "POST", headers: [("Content-Type", "text/plain")], body: body)
+        }
+        #expect(reply.status == 200 && reply.header("Serializerd-Fault-Applied") == "up=40960")
+        #expect((proxy.json(reply)?["body"] as? String)?.utf8.count == 60_000)
+        #expect(seconds >= 1.35 && seconds < 5, "\(seconds)")
+        // An admin client asks for its own pace on a route with header control.
+        let (asked, fast) = try Self.timed {
+            try proxy.get("/ctl/echo", method: "POST", headers: [("Serializerd-Fault", "up=1MiB")], body: body)
+        }
+        #expect(asked.status == 200 && asked.header("Serializerd-Fault-Applied") == "up=1048576")
+        #expect(fast < 1, "\(fast)")
+        let (_, slow) = try Self.timed {
+            try proxy.get("/ctl/echo", method: "POST", headers: [("Serializerd-Fault", "up=100KiB")], body: body)
+        }
+        #expect(slow >= 0.55, "\(slow)")
+        // A request without a body is not held.
+        let (_, none) = try Self.timed { try proxy.get("/up/json") }
+        #expect(none < 0.5, "\(none)")
     }
 
     static func curl(_ port: Int, _ path: String, fault: String) throws -> (CommandResult, Double) {

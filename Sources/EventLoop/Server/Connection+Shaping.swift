@@ -87,3 +87,32 @@ extension Connection {
         close()
     }
 }
+
+/// Request bodies read at `network.up`'s pace: reading pauses between steps, so the
+/// client's own sending slows (TCP pushes back), and a body that arrived at once is handed
+/// over when it would have arrived at that pace.
+extension Connection {
+    func paceUpload(_ head: RequestHead) {
+        guard let rate = server.uploadRate?(head, peerAddress, peer.isUnix) else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let pacer = Pacer(base: server.loop.base, owner: me, callback: Connection.uploadCallback,
+                                shaping: ReplyShaping(bytesPerSecond: rate), now: Clock.now(), budget: server.budget) else { return }
+        uploadPacer = pacer
+    }
+
+    func waitForUpload(_ pacer: Pacer) {
+        events?.stopReading()
+        if !pacer.wake(after: max(pacer.wait(now: Clock.now()), 0.001)) { close() }
+    }
+
+    /// evtimer: the upload may go on, or a held request is due.
+    static let uploadCallback: event_callback_fn = { _, _, arg in
+        Unmanaged<Connection>.fromOpaque(arg!).takeUnretainedValue().uploadStep()
+    }
+
+    func uploadStep() {
+        guard machine.isOpen else { return }
+        if let held = heldIncoming { return dispatch(held) }
+        watchRead()
+    }
+}

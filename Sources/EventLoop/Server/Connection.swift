@@ -29,6 +29,10 @@ final class Connection {
     var parsing = false
     /// Set while a shaped reply is out.
     var pacer: Pacer?
+    /// Set while a request body is read at `network.up`'s pace.
+    var uploadPacer: Pacer?
+    /// A request read whole, held until its body would have arrived at that pace.
+    var heldIncoming: ConnectionMachine.Incoming?
 
     /// nil when libevent cannot watch the socket; the caller closes it.
     init?(fd: Int32, peer: Peer, server: HTTPServer, limits: RequestParser.Limits) {
@@ -54,8 +58,14 @@ final class Connection {
 
     func readable() {
         let scratch = server.scratch
-        let n = read(fd, scratch.baseAddress, scratch.count)
+        var room = scratch.count
+        if let uploadPacer {
+            room = min(room, uploadPacer.allowance(now: Clock.now()))
+            if room == 0 { return waitForUpload(uploadPacer) }
+        }
+        let n = read(fd, scratch.baseAddress, room)
         if n > 0 {
+            uploadPacer?.sent += n
             let bytes = UnsafeRawBufferPointer(start: scratch.baseAddress, count: n)
             switch machine.received(bytes, maxHeaderBytes: server.settings.maxHeaderBytes) {
             case .parse: process()
@@ -84,6 +94,7 @@ final class Connection {
             switch machine.nextInput(idleTimeout: server.settings.idleTimeout, overloaded: server.budget.isOverloaded) {
             case .needMore(let deadline):
                 if let deadline { arm(deadline) }
+                if uploadPacer == nil, let head = machine.headAwaitingBody { paceUpload(head) }
                 return
             case .busy:
                 return
@@ -102,6 +113,23 @@ final class Connection {
     static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     func dispatch(_ incoming: ConnectionMachine.Incoming) {
+        // A body that came with its head in one read is paced from now.
+        if uploadPacer == nil, heldIncoming == nil, !incoming.body.isEmpty, let head = incoming.head { paceUpload(head) }
+        if let uploadPacer {
+            // The body arrived faster than `up` allows: the handler gets it when it would have.
+            let wait = uploadPacer.start + Double(incoming.body.count) / Double(uploadPacer.rate ?? 1) - Clock.now()
+            if wait > 0.001, heldIncoming == nil {
+                heldIncoming = incoming
+                events?.stopReading()
+                if !uploadPacer.wake(after: wait) { close() }
+                return
+            }
+            self.uploadPacer = nil
+            heldIncoming = nil
+            // Reading was paused for the pace, not for the machine: it resumes (a refused
+            // request reads nothing more).
+            if incoming.failure == nil { events?.watchRead() }
+        }
         let request = ServerRequest(head: incoming.head, failure: incoming.failure, connection: self)
         request.body = incoming.body
         current = request
@@ -144,6 +172,8 @@ final class Connection {
         current = nil
         events = nil
         pacer = nil
+        uploadPacer = nil
+        heldIncoming = nil
         if queuedBytes > 0 { server.budget.release(queuedBytes) }
         queuedBytes = 0
         output = []

@@ -118,6 +118,9 @@ struct ConnectionMachine {
 
     var isOpen: Bool { state != .closed }
 
+    /// The head of a request whose body is still arriving.
+    var headAwaitingBody: RequestHead? { state == .reading ? head : nil }
+
     /// Since when the connection has waited for its client (idle, a request arriving, a
     /// lingering close): those may be closed to make room. nil while we owe it a reply.
     var waitingSince: Double? {

@@ -25,6 +25,10 @@ public final class HTTPServer {
     private(set) var isStopping = false
     /// Called once per episode of paused accepting (not on every retry within it).
     public var onPause: ((AcceptPause) -> Void)?
+    /// Bytes per second a request's body is read at, asked once its head has arrived and a
+    /// body follows (`network.up`); nil = unpaced. Given the head, the peer's address and
+    /// whether it came through a Unix socket.
+    public var uploadRate: ((RequestHead, String, Bool) -> Int?)?
     private var dateSecond = 0
     private var dateText = ""
 

@@ -58,6 +58,8 @@ extension RequestPipeline {
                 if let down = settings.down { plan.applied.append("down=\(down)") }
             }
         }
+        // The body was read at this pace before the request got here (`uploadRate`).
+        if let up = settings.up, !request.body.isEmpty { plan.applied.append("up=\(up)") }
         if let fault { plan.applied.append(fault.applied) }
         writer.network = plan
         return nil
@@ -65,9 +67,25 @@ extension RequestPipeline {
 
     /// A client in `admin.allow` (a Unix-socket peer counts as loopback).
     func isAdminPeer(_ request: any ClientExchange) -> Bool {
-        let peer = request.peerIsUnixSocket ? IPAddress("127.0.0.1") : IPAddress(request.peerAddress)
-        guard let peer else { return false }
-        return config.adminAllow.contains { $0.contains(peer) }
+        isAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket)
+    }
+
+    func isAdmin(peer: String, unix: Bool) -> Bool {
+        guard let address = unix ? IPAddress("127.0.0.1") : IPAddress(peer) else { return false }
+        return config.adminAllow.contains { $0.contains(address) }
+    }
+
+    /// The pace a request's body is read at (`network.up`, or an admin client's `up=`),
+    /// asked by the server once the head is in and a body follows.
+    func uploadRate(_ head: RequestHead, peer: String, unix: Bool) -> Int? {
+        guard shapesUploads || networkOverrides.isActive, let target = RequestTarget(head.target),
+              case .route(let route) = table.match(method: head.method, path: target.path, host: target.host),
+              let settings = networkOverrides.current(route.name, now: clock.wall()) ?? route.network else { return nil }
+        if settings.headerControl, let text = head.header("Serializerd-Fault"), isAdmin(peer: peer, unix: unix),
+           let asked = try? FaultRequest.parse(text), let up = asked.up {
+            return up
+        }
+        return settings.up
     }
 
     /// The fault in place of the exchange, if the plan has one that needs no upstream:

@@ -57,6 +57,8 @@ final class RequestPipeline {
     var parked: [CacheKey: [() -> Void]] = [:]
     /// Each route's fault draws on this worker (a reload starts them again from `seed`).
     var faultDice: [ObjectIdentifier: FaultDice] = [:]
+    /// Some route may pace request bodies (`network.up` or header control).
+    private(set) var shapesUploads = false
     /// The runtime changes' version the draws were seeded under.
     var faultDiceVersion = 0
     /// Network conditions set at runtime (`/-/network`), shared by all workers.
@@ -79,6 +81,7 @@ final class RequestPipeline {
         self.clock = clock
         self.networkOverrides = networkOverrides
         self.admin = admin
+        shapesUploads = Self.shapesUploads(config)
     }
 
     /// A reload: in-flight requests keep the route they captured; new ones see the new table.
@@ -86,6 +89,11 @@ final class RequestPipeline {
         self.config = config
         table = RouteTable(config.routes)
         faultDice = [:]
+        shapesUploads = Self.shapesUploads(config)
+    }
+
+    static func shapesUploads(_ config: ServerConfig) -> Bool {
+        config.routes.contains { $0.network.map { $0.up != nil || $0.headerControl } ?? false }
     }
 
     /// The whole life of one request (DESIGN §1): refused, answered by an admin endpoint,

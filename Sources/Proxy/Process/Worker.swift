@@ -63,6 +63,7 @@ final class Worker {
         server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config), budget: budget) {
             pipeline.handle($0)
         }
+        server.uploadRate = { head, peer, unix in pipeline.uploadRate(head, peer: peer, unix: unix) }
         let metrics = telemetry.metrics
         let logger = telemetry.logger()
         // One line and one count per episode, however long descriptors stay short.

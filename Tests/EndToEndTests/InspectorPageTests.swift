@@ -24,7 +24,8 @@ import Testing
     @Test func aBrowserSeesFlowsLiveFiltersThemAndReproducesAFailure() throws {
         let mock = "    mocks:\n      - when: { path: mocked }\n        respond: { json: { mocked: true } }\n"
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: mock) + route("kept", prefix: "/kept/", extra: "    cache: {}\n")
-            + "  - name: gone\n    match: { prefix: /gone/ }\n    upstream: http://127.0.0.1:9/\n")
+            + "  - name: gone\n    match: { prefix: /gone/ }\n    upstream: http://127.0.0.1:9/\n"
+            + route("lossy", prefix: "/lossy/", extra: "    network: { latency: 5ms, chaos: [\"drop=/b\"] }\n"))
         defer { proxy.finish() }
         #expect(try proxy.get("/api/json", headers: [("X-Request-Id", "before-load")]).status == 200)
         let run = try ServerBinary.run([Fixture.path("inspector_browser.py"), String(proxy.port)], timeout: 120,
@@ -50,6 +51,8 @@ import Testing
         #expect((seen["cache_rows"] as? [[String]]) == [["cached-1", "upstream · miss"], ["cached-2", "cache · hit"]])
         #expect(seen["rows_after_clearing"] as? Int == seen["all_rows"] as? Int && (seen["all_rows"] as? Int ?? 0) == 8)
         #expect(seen["details_hidden_after_escape"] as? Bool == true && seen["selected_after_j"] as? Int == 1)
+        #expect(seen["fault_row"] as? [String] == ["upstream · latency=5ms, drop=/b"])
+        #expect(seen["fault_facts"] as? String == "latency=5ms, drop=/b")
         #expect((seen["console_errors"] as? [String])?.isEmpty == true, "\(seen["console_errors"] ?? "")")
 
         // The failure's details: its problem document, and a command that, run on the body

@@ -123,6 +123,14 @@ try:
     get("/gone/x", "gone-2")
     out["reach"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('reach').textContent; return t.includes('gone: unreachable') ? t : null"), 10)
+    # A flow network conditions touched: what they did, in its row and its details.
+    get("/lossy/json", "faulted-1")
+    wait(lambda: "faulted-1" in ids(), 5)
+    out["fault_row"] = [r["cells"][6] for r in rows() if r["id"] == "faulted-1"]
+    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='faulted-1']").click()
+    out["fault_facts"] = wait(lambda: driver.execute_script(
+        "const d = document.getElementById('d-facts'); const t = Array.from(d.querySelectorAll('dt'));"
+        " const i = t.findIndex(x => x.textContent === 'faults'); return i < 0 ? null : d.querySelectorAll('dd')[i].textContent"), 5)
     out["console_errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 finally:
     driver.quit()

@@ -139,7 +139,7 @@ enum InspectorAssets {
           if (status && statusClass(f.status) !== status) return false;
           if (source && f.source !== source) return false;
           if (text) {
-            const hay = [f.method, f.route, f.path, f.status, f.outcome, f.source, f.cache, f.request_id, f.upstream_url, f.error, f.serializer].join(" ").toLowerCase();
+            const hay = [f.method, f.route, f.path, f.status, f.outcome, f.source, f.cache, f.faults, f.request_id, f.upstream_url, f.error, f.serializer].join(" ").toLowerCase();
             if (!hay.includes(text)) return false;
           }
           return true;
@@ -150,7 +150,7 @@ enum InspectorAssets {
           tr.dataset.id = f.request_id;
           tr.flow = f;
           tr.append(el("td", time(f.ts)), el("td", f.method), el("td", f.route), el("td", f.path, "path"),
-                    el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)), el("td", f.cache ? (f.source || "—") + " · " + f.cache : (f.source || "—"), "source"));
+                    el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)), el("td", [f.source || "—", f.cache, f.faults].filter(Boolean).join(" · "), "source"));
           const d = el("td"), bar = el("span", null, "dur"), total = Math.max(f.duration_ms || 0, 0.001);
           const up = el("span", null, "up"), ser = el("span", null, "ser");
           up.style.width = Math.min(100, 100 * (f.upstream_ms || 0) / total) + "%";
@@ -252,7 +252,7 @@ enum InspectorAssets {
           const dl = $("d-facts");
           dl.replaceChildren();
           fact(dl, "request id", f.request_id); fact(dl, "route", f.route); fact(dl, "status", f.status);
-          fact(dl, "outcome", f.outcome); fact(dl, "source", f.source); fact(dl, "cache", f.cache); fact(dl, "upstream", f.upstream_url); fact(dl, "upstream status", f.upstream_status);
+          fact(dl, "outcome", f.outcome); fact(dl, "source", f.source); fact(dl, "cache", f.cache); fact(dl, "faults", f.faults); fact(dl, "upstream", f.upstream_url); fact(dl, "upstream status", f.upstream_status);
           fact(dl, "content type", f.content_type); fact(dl, "serializer", f.serializer);
           fact(dl, "duration", ms(f.duration_ms)); fact(dl, "upstream time", ms(f.upstream_ms)); fact(dl, "serialize time", ms(f.serialize_ms));
           fact(dl, "bytes", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)); fact(dl, "error", f.error);

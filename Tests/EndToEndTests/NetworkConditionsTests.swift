@@ -83,6 +83,50 @@ import Testing
         #expect(none < 0.5, "\(none)")
     }
 
+    static func shaped(_ proxy: ProxyHarness) -> Int? {
+        (try? proxy.get("/-/network")).flatMap { proxy.json($0)?["shaped_replies"] as? Int }
+    }
+
+    static func poll(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    @Test func aReplyAtOneBytePerSecondHoldsOnlyItsOwnBytes() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, workers: 1)
+        defer { proxy.finish() }
+        do {
+            let slow = try RawConnection(port: proxy.port)
+            slow.send("GET /ctl/big?bytes=1000000 HTTP/1.1\r\nHost: 127.0.0.1\r\nSerializerd-Fault: down=1\r\n\r\n")
+            #expect(Self.poll { Self.shaped(proxy) == 1 })
+            let buffered = Metrics(try proxy.get("/metrics").text)["serializerd_buffered_bytes"] ?? 0
+            #expect(buffered >= 1_000_000 && buffered < 1_100_000, "\(buffered)")
+            // The worker that paces it answers everyone else at once.
+            let (other, seconds) = try Self.timed { try proxy.get("/ctl/json") }
+            #expect(other.status == 200 && seconds < 0.5, "\(seconds)")
+            #expect(slow.read(timeout: 0.5) { !$0.isEmpty }.count < 64)
+        }
+        // The client has left (its socket closed with the scope): its bytes go with it.
+        #expect(Self.poll { Self.shaped(proxy) == 0 })
+        #expect(Self.poll { (Metrics((try? proxy.get("/metrics").text) ?? "")["serializerd_buffered_bytes"] ?? 1e9) < 10_000 })
+    }
+
+    @Test func pastMaxActiveFaultsRepliesGoUnshaped() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, top: "limits: { max_active_faults: 1 }\n", workers: 1)
+        defer { proxy.finish() }
+        let held = try RawConnection(port: proxy.port)
+        held.send("GET /ctl/json HTTP/1.1\r\nHost: 127.0.0.1\r\nSerializerd-Fault: latency=5s\r\n\r\n")
+        #expect(Self.poll { Self.shaped(proxy) == 1 })
+        let (second, seconds) = try Self.timed { try proxy.get("/ctl/json", headers: [("Serializerd-Fault", "latency=5s; status=503")]) }
+        // Its fault still applies; its latency does not.
+        #expect(second.status == 503 && second.header("Serializerd-Fault-Applied") == "status=503")
+        #expect(seconds < 1, "\(seconds)")
+    }
+
     static func curl(_ port: Int, _ path: String, fault: String) throws -> (CommandResult, Double) {
         try timed {
             try ServerBinary.run(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H", "Serializerd-Fault: \(fault)",

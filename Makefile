@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-inspector install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-network bench-inspector install install-files uninstall clean
 
 all: build
 
@@ -170,6 +170,10 @@ bench-inspector: bench-deps
 bench-failures: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/failures.sh
+
+bench-network: bench-deps
+	$(SWIFT) build $(RELEASE) --product serializerd
+	python3 bench/network_shaping.py
 
 clean:
 	rm -rf .build

@@ -21,3 +21,21 @@ def stop(*processes):
                 p.wait(10)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def start_daemon(binary, yaml):
+    """serializerd on `yaml` (its `listen` may be port 0); returns (process, port, config path)."""
+    import tempfile, time
+    config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+    config.write(yaml)
+    config.close()
+    daemon = subprocess.Popen([binary, "serve", "--config", config.name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if f"pid={daemon.pid}," in line:
+                return daemon, int(line.split()[3].rsplit(":", 1)[1]), config.name
+        time.sleep(0.1)
+    stop(daemon)
+    raise RuntimeError("the daemon did not listen")

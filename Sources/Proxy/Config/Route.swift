@@ -42,6 +42,8 @@ public final class Route: Sendable {
     public let cookies: CookieJar?
     /// `network:`: latency, bandwidth, faults and chaos; nil when unset.
     public let network: NetworkSettings?
+    /// `network != nil`, read on every request without copying the settings out.
+    let hasNetwork: Bool
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// The route's settings as text: a reload keeps what an unchanged route stored.
@@ -56,6 +58,7 @@ public final class Route: Sendable {
          reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
         self.network = network
+        hasNetwork = network != nil
         self.health = health
         self.reachability = reachability ?? Reachability(route: name) { _ in }
         self.tls = tls

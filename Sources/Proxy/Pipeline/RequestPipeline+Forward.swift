@@ -11,7 +11,7 @@ extension RequestPipeline {
     func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
         var writer = writer
         writer.passesCookies = route.cookies == nil
-        if !woken, route.network != nil || networkOverrides.isActive {
+        if !woken, route.hasNetwork || networkOverrides.isActive {
             if let failure = planNetwork(request, route: route, writer: &writer) { return writer.problem(failure, route: route.name) }
             if answerFault(route: route, writer: &writer) { return }
         }
@@ -161,8 +161,8 @@ extension RequestPipeline {
             }
             if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: &writer, reply: reply) { return }
         }
-        let damaged: Bool
-        (reply, damaged) = damage(reply, writer: &writer)
+        var damaged = false
+        if let plan = writer.network, !plan.chaos.isEmpty { (reply, damaged) = damage(reply, chaos: plan.chaos, writer: &writer) }
         let started = clock.now()
         let outcome: SerializationResult
         (outcome, writer.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(reply)

@@ -40,7 +40,7 @@ extension RequestPipeline {
         let latency = min(dice.latency(settings.latency, jitter: settings.jitter), route.timeout)
         faultDice[key] = dice
 
-        var plan = NetworkPlan()
+        let plan = NetworkPlan()
         plan.fault = fault
         plan.chaos = chaos
         var delay = latency
@@ -109,8 +109,7 @@ extension RequestPipeline {
     }
 
     /// The answer after the plan's chaos, before the serializer reads it.
-    func damage(_ reply: UpstreamResponse, writer: inout ResponseWriter) -> (UpstreamResponse, Bool) {
-        guard let chaos = writer.network?.chaos, !chaos.isEmpty else { return (reply, false) }
+    func damage(_ reply: UpstreamResponse, chaos: [ChaosOperation], writer: inout ResponseWriter) -> (UpstreamResponse, Bool) {
         let (damaged, applied) = Chaos.apply(chaos, to: reply, maxDepth: config.limits.maxJSONDepth)
         writer.network?.applied += applied
         return (damaged, !applied.isEmpty)

@@ -62,39 +62,33 @@ try:
     routes += f"  - name: plain\n    match: {{ prefix: /plain/ }}\n    upstream: {upstream}\n"
     daemon, port, _ = processes.start_daemon(args.binary, "listen: 127.0.0.1:0\nworkers: 1\nlog: { level: error }\n"
                                              "limits: { max_response_body: 16MiB, max_buffered_bytes: 1GiB }\nroutes:\n" + routes)
+    def exchanges(kind, count, target):
+        """`count` exchanges, each on a fresh connection or all on one kept connection."""
+        kept = connect(port) if kind == "kept" else None
+        results = []
+        for _ in range(count):
+            s = kept or connect(port)
+            results.append(exchange(s, target))
+            if not kept:
+                s.close()
+        if kept:
+            kept.close()
+        return results
+
     print("## Time to first byte against latency (target: within ±10 % + 2 ms)\n")
     print("| latency | connection | median TTFB | range | median error |")
     print("|---|---|---|---|---|")
     parts = args.parts.split(",")
     for name, latency in [("lag50", 0.05), ("lag200", 0.2), ("lag1000", 1.0)] if "ttfb" in parts else []:
         for kind in ["fresh", "kept"]:
-            kept = connect(port) if kind == "kept" else None
-            ttfb = []
-            for _ in range(args.reps):
-                s = kept or connect(port)
-                ttfb.append(exchange(s, f"/{name}/json")[0])
-                if not kept:
-                    s.close()
-            if kept:
-                kept.close()
-            med, lo, hi = summary(ttfb)
+            med, lo, hi = summary([ttfb for ttfb, _, _ in exchanges(kind, args.reps, f"/{name}/json")])
             print(f"| {latency * 1000:.0f} ms | {kind} | {med * 1000:.1f} ms | {lo * 1000:.1f}–{hi * 1000:.1f} ms | {(med - latency) * 1000:+.1f} ms ({(med / latency - 1) * 100:+.1f} %) |")
     print("\n## Throughput of a 10 MB reply against down (target: within ±10 %)\n")
     print("| down | connection | median throughput | range | median error |")
     print("|---|---|---|---|---|")
     for name, rate in [("down2", 2 << 20), ("down8", 8 << 20)] if "rate" in parts else []:
         for kind in ["fresh", "kept"]:
-            kept = connect(port) if kind == "kept" else None
-            rates = []
-            for _ in range(3):
-                s = kept or connect(port)
-                _, seconds, length = exchange(s, f"/{name}/big?bytes=10000000")
-                rates.append(length / seconds)
-                if not kept:
-                    s.close()
-            if kept:
-                kept.close()
-            med, lo, hi = summary(rates)
+            med, lo, hi = summary([length / seconds for _, seconds, length in exchanges(kind, 3, f"/{name}/big?bytes=10000000")])
             print(f"| {rate >> 20} MiB/s | {kind} | {med / (1 << 20):.3f} MiB/s | {lo / (1 << 20):.3f}–{hi / (1 << 20):.3f} | {(med / rate - 1) * 100:+.1f} % |")
 
     def probe():
@@ -127,9 +121,10 @@ try:
                 return float(line.split()[1])
         return -1
 
-    print(f"\n## Unslowed requests beside {args.held} slowed ones, one worker (target: p99 within +1 ms)\n")
-    print("| round | held | median | p99 |")
-    print("|---|---|---|---|")
+    if "held" in parts:
+        print(f"\n## Unslowed requests beside {args.held} slowed ones, one worker (target: p99 within +1 ms)\n")
+        print("| round | held | median | p99 |")
+        print("|---|---|---|---|")
     for round in range(5 if "held" in parts else 0):
         base = probe()
         held = []

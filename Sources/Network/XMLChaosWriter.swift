@@ -59,18 +59,5 @@ enum XMLChaosWriter {
         }
     }
 
-    static func escape(_ text: String, quote: Bool) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"" where quote: out += "&quot;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String, quote: Bool) -> String { XMLText.escaped(text, quotes: quote) }
 }

@@ -127,6 +127,20 @@ import Testing
         #expect(seconds < 1, "\(seconds)")
     }
 
+    @Test func aRuntimeChangeGoesThroughTheDaemonAndAHugeBodyIsRefused() throws {
+        let proxy = try ProxyHarness(routes: Self.routes, workers: 2)
+        defer { proxy.finish() }
+        let change = Array(#"{"route": "ctl", "network": {"fail_rate": 1, "faults": [{"status": 429}]}, "expires": "1m"}"#.utf8)
+        #expect(try proxy.get("/-/network", method: "PUT", headers: [("Content-Type", "application/json")], body: change).status == 200)
+        // Every worker sees it.
+        #expect(try (0..<6).map { _ in try proxy.get("/ctl/json").status } == Array(repeating: 429, count: 6))
+        let huge = [UInt8](repeating: UInt8(ascii: " "), count: 2 << 20)
+        let refused = try proxy.get("/-/network", method: "PUT", body: huge)
+        #expect(refused.status == 413 && (proxy.json(refused)?["type"] as? String)?.hasSuffix("request-too-large") == true)
+        #expect(try proxy.get("/-/network", method: "DELETE").status == 200)
+        #expect(try proxy.get("/ctl/json").status == 200)
+    }
+
     static func curl(_ port: Int, _ path: String, fault: String) throws -> (CommandResult, Double) {
         try timed {
             try ServerBinary.run(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H", "Serializerd-Fault: \(fault)",

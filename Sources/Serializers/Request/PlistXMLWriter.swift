@@ -105,17 +105,5 @@ public enum PlistXMLWriter {
         }
     }
 
-    static func escaped(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escaped(_ s: String) -> String { XMLText.escaped(s) }
 }

@@ -30,12 +30,6 @@ public enum Directives {
     }
 }
 
-/// What is wrong with a fault or chaos directive, in words.
-public struct NetworkSyntaxError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 extension Substring {
     var trimmingSpaces: Substring {
         var s = self

@@ -1,15 +1,16 @@
 internal import CLibevent
 import HTTPCore
 
-/// The state of one shaped reply on its connection: when its bytes may leave, and its
-/// own timer (made only for shaped replies, so an unshaped connection costs nothing more).
+/// The pace of one shaped reply (or request body being read) on its connection: when its
+/// bytes may move, and its own timer (made only when shaping, so an unshaped connection
+/// costs nothing more).
 final class Pacer {
     let timer: OpaquePointer
     /// Monotonic time of the first byte.
     let start: Double
     let rate: Int?
     let ending: ReplyShaping.Ending
-    /// Bytes of the reply sent so far.
+    /// Bytes sent (or read) so far.
     var sent = 0
     /// Past this, the connection closes.
     let giveUpAt: Double

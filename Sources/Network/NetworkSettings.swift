@@ -20,10 +20,4 @@ public struct NetworkSettings: Sendable, Equatable {
     public var chaos: [ChaosOperation] = []
 
     public init() {}
-
-    /// Replies are delayed or paced.
-    public var shapes: Bool { latency > 0 || jitter > 0 || down != nil }
-
-    /// Anything to do for a request at all (header control alone counts).
-    public var isActive: Bool { shapes || up != nil || (failRate > 0 && !faults.isEmpty) || !chaos.isEmpty || headerControl }
 }

@@ -101,7 +101,7 @@ import Testing
         #expect(NetworkProfile(rawValue: "slow-3g")?.settings.latency == 2)
         #expect(NetworkProfile.fast3G.settings.down == 200 << 10)
         #expect(NetworkProfile.lossyWifi.settings.faults == [.reset])
-        #expect(NetworkProfile.allCases.allSatisfy { $0.settings.shapes })
+        #expect(NetworkProfile.allCases.allSatisfy { $0.settings.latency > 0 && $0.settings.down != nil })
     }
 }
 

@@ -10,6 +10,13 @@ public struct UpstreamHeaders: Sendable, Equatable {
 
     public init(lines: [UInt8] = []) { self.lines = lines }
 
+    /// Header lines made from fields (an answer serializerd makes or rewrites).
+    public init(fields: [(String, String)]) {
+        var lines: [UInt8] = []
+        for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
+        self.lines = lines
+    }
+
     /// The fields (name as sent, value without surrounding whitespace) whose raw name
     /// `keep` accepts, in order.
     public func fields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool) -> [(String, String)] {

@@ -109,9 +109,7 @@ public enum Chaos {
     static func setContentType(_ type: String, on reply: inout UpstreamResponse) {
         var fields = reply.headers.fields { name in String(decoding: name, as: UTF8.self).lowercased() != "content-type" }
         fields.append(("Content-Type", type))
-        var lines: [UInt8] = []
-        for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
-        reply.headers = UpstreamHeaders(lines: lines)
+        reply.headers = UpstreamHeaders(fields: fields)
         reply.contentType = type
     }
 

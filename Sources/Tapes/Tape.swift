@@ -188,16 +188,9 @@ public final class Tape: Sendable {
         init(_ entry: TapeEntry, at index: Int) {
             self.entry = index
             status = entry.status
-            headerLines = Self.lines(entry.responseHeaders.filter { !Self.isDate($0.0) })
+            headerLines = UpstreamHeaders(fields: entry.responseHeaders.filter { !Self.isDate($0.0) }).lines
             contentType = entry.contentType
             body = entry.responseBody
-        }
-
-        /// Fields as an upstream's header lines (`Name: value` CRLF).
-        public static func lines(_ fields: [(String, String)]) -> [UInt8] {
-            var lines: [UInt8] = []
-            for (name, value) in fields { lines += Array(name.utf8) + Array(": ".utf8) + Array(value.utf8) + [0x0D, 0x0A] }
-            return lines
         }
 
         static func isDate(_ name: String) -> Bool { name.equalsIgnoringASCIICase("Date") }

@@ -76,9 +76,7 @@ enum AdminEndpoint: Equatable {
 
 extension Worker {
     func serveAdmin(_ endpoint: AdminEndpoint, request: any ClientExchange, target: RequestTarget, writer: ResponseWriter) {
-        // A Unix-socket peer is on this host: it counts as loopback (DESIGN §4).
-        let peer = request.peerIsUnixSocket ? IPAddress("127.0.0.1") : IPAddress(request.peerAddress)
-        guard let peer, config.adminAllow.contains(where: { $0.contains(peer) }) else {
+        guard config.allowsAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket) else {
             writer.problem(.forbidden(host: nil), route: nil)
             return
         }

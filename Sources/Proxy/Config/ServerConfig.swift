@@ -12,6 +12,13 @@ public struct ServerConfig: Sendable {
     public var limits = Limits()
     public var timeouts = Timeouts()
     public var adminAllow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]
+
+    /// A client in `admin.allow`, by its socket peer (a Unix-socket peer is on this host:
+    /// it counts as loopback, DESIGN §4).
+    func allowsAdmin(peer: String, unix: Bool) -> Bool {
+        guard let address = unix ? IPAddress("127.0.0.1") : IPAddress(peer) else { return false }
+        return adminAllow.contains { $0.contains(address) }
+    }
     /// `admin.hosts`: Host names admin answers to besides loopback names and addresses
     /// and the listen address; lowercased, without a trailing dot.
     public var adminHosts: [String] = []

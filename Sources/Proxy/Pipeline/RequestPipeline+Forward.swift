@@ -234,7 +234,7 @@ extension RequestPipeline {
 extension UpstreamResponse {
     /// An answer serializerd makes up in the upstream's place (a mock's).
     init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
-        self.init(status: status, headers: UpstreamHeaders(lines: Tape.Replayed.lines(fields)), contentType: TapeRequest.field("Content-Type", in: fields),
+        self.init(status: status, headers: UpstreamHeaders(fields: fields), contentType: TapeRequest.field("Content-Type", in: fields),
                   body: body, url: url)
     }
 }

@@ -18,7 +18,7 @@ extension RequestPipeline {
         var chaos = base.chaos
         let askedFault = request.header("Serializerd-Fault"), askedChaos = request.header("Serializerd-Chaos")
         if askedFault != nil || askedChaos != nil {
-            if base.headerControl && isAdminPeer(request) {
+            if base.headerControl && config.allowsAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket) {
                 do throws(NetworkSyntaxError) {
                     if let text = askedFault {
                         let asked = try FaultRequest.parse(text)
@@ -65,23 +65,13 @@ extension RequestPipeline {
         return nil
     }
 
-    /// A client in `admin.allow` (a Unix-socket peer counts as loopback).
-    func isAdminPeer(_ request: any ClientExchange) -> Bool {
-        isAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket)
-    }
-
-    func isAdmin(peer: String, unix: Bool) -> Bool {
-        guard let address = unix ? IPAddress("127.0.0.1") : IPAddress(peer) else { return false }
-        return config.adminAllow.contains { $0.contains(address) }
-    }
-
     /// The pace a request's body is read at (`network.up`, or an admin client's `up=`),
     /// asked by the server once the head is in and a body follows.
     func uploadRate(_ head: RequestHead, peer: String, unix: Bool) -> Int? {
         guard shapesUploads || networkOverrides.isActive, let target = RequestTarget(head.target),
               case .route(let route) = table.match(method: head.method, path: target.path, host: target.host),
               let settings = networkOverrides.current(route.name, now: clock.wall()) ?? route.network else { return nil }
-        if settings.headerControl, let text = head.header("Serializerd-Fault"), isAdmin(peer: peer, unix: unix),
+        if settings.headerControl, let text = head.header("Serializerd-Fault"), config.allowsAdmin(peer: peer, unix: unix),
            let asked = try? FaultRequest.parse(text), let up = asked.up {
             return up
         }

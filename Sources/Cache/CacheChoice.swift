@@ -15,12 +15,19 @@ public enum CacheChoice: Sendable {
     /// RFC 9111 §4 for `protocol`, AF's meaning for the others; the client's own
     /// `no-store`, `no-cache`, `max-age`, `max-stale`, `min-fresh` and `only-if-cached`
     /// honoured. `keyKnown`: the URL has entries, if none for this request's variant.
+    /// `unkeyed`: the request carries a field that could change the answer but is not in
+    /// the key (`X-Forwarded-Host` and the like), so the cache neither serves nor stores it.
+    /// `only_cache` (or `only-if-cached`) never goes upstream, whatever the request.
     public static func of(policy: CachePolicy, method: String, request: CacheControl, stored: StoredResponse?,
-                          keyKnown: Bool, now: Double) -> CacheChoice {
-        guard HTTPMethod.isCacheable(method) else { return .forward(fwd: "method", result: .bypass, stale: nil, store: false) }
-        if request.noStore { return .forward(fwd: "request", result: .bypass, stale: nil, store: false) }
-        if policy == .reload { return .forward(fwd: "bypass", result: .bypass, stale: nil, store: true) }
+                          keyKnown: Bool, now: Double, unkeyed: Bool = false) -> CacheChoice {
         let cachedOnly = policy == .onlyCache || request.onlyIfCached
+        func bypass(_ fwd: String, store: Bool = false) -> CacheChoice {
+            cachedOnly ? .unsatisfiable(fwd: fwd) : .forward(fwd: fwd, result: .bypass, stale: nil, store: store)
+        }
+        guard HTTPMethod.isCacheable(method) else { return bypass("method") }
+        if request.noStore { return bypass("request") }
+        if unkeyed { return bypass("bypass") }
+        if policy == .reload { return bypass("bypass", store: true) }
         guard let stored else {
             let fwd = keyKnown ? "miss" : "uri-miss"
             return cachedOnly ? .unsatisfiable(fwd: fwd) : .forward(fwd: fwd, result: .miss, stale: nil, store: true)

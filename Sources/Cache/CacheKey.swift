@@ -1,14 +1,18 @@
 import HTTPCore
 import Synchronization
 
-/// What a cache entry is found by (DESIGN §2 *Caching*): the method and the upstream URL;
-/// the request fields the upstream's `Vary` names then pick one of the key's variants.
+/// What a cache entry is found by (DESIGN §3 *Caching*): the method, the upstream URL and
+/// the route's fingerprint (what it sends upstream and makes of the answer, hashed); the
+/// request fields the upstream's `Vary` names then pick one of the key's variants.
 public struct CacheKey: Hashable, Sendable {
     public let method: String
     public let url: String
+    /// `Route.cacheScope`: routes with other credentials or other output never meet.
+    public let scope: UInt64
 
-    public init(method: String, url: String) {
+    public init(method: String, url: String, scope: UInt64 = 0) {
         self.method = method
         self.url = url
+        self.scope = scope
     }
 }

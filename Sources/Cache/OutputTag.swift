@@ -6,6 +6,11 @@ import HTTPCore
 /// multiplications, paid once when the entry is stored.
 public enum OutputTag {
     public static func of(_ bytes: [UInt8]) -> String {
+        "\"" + Hex.string(hash(bytes), width: 16) + "-" + Hex.string(UInt64(bytes.count)) + "\""
+    }
+
+    /// The 64-bit hash the tag is made of (also a route fingerprint's).
+    public static func hash(_ bytes: [UInt8]) -> UInt64 {
         var h: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
         bytes.withUnsafeBytes { raw in
             var at = 0
@@ -22,8 +27,7 @@ public enum OutputTag {
             }
             h = mix(h ^ tail ^ (0xFF << 56))
         }
-        h = finalized(h)
-        return "\"" + Hex.string(h, width: 16) + "-" + Hex.string(UInt64(bytes.count)) + "\""
+        return finalized(h)
     }
 
     @inline(__always) static func mix(_ x: UInt64) -> UInt64 {

@@ -55,6 +55,22 @@ public final class StoredResponse: Sendable {
                        upstreamETag: upstreamETag ?? self.upstreamETag, tag: tag, vary: vary, selecting: selecting, route: route)
     }
 
+    /// Whether a 304 with these validators is about this entry (RFC 9111 §4.3.4): its
+    /// entity tag equals the stored one (weak comparison, RFC 9110 §8.8.3.2), or it sends
+    /// none and its `Last-Modified` equals the stored one. A 304 naming another
+    /// representation must not refresh this one.
+    public func isValidated(byETag etag: String?, lastModified modified: String?) -> Bool {
+        if let etag { return upstreamETag.map { Self.opaque($0) == Self.opaque(etag) } ?? false }
+        guard let modified, let lastModified else { return false }
+        return modified.trimmingASCIIWhitespace() == lastModified.trimmingASCIIWhitespace()
+    }
+
+    /// An entity tag without its weakness mark and surrounding whitespace.
+    static func opaque(_ tag: String) -> String {
+        let trimmed = tag.trimmingASCIIWhitespace()
+        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+    }
+
     /// The stored fields with those of a 304 put in their place (names compared in any case).
     public func merging(_ updates: [(String, String)]) -> [(String, String)] {
         let names = Set(updates.map { $0.0.lowercased() })

@@ -23,4 +23,15 @@ public enum HTTPMethod {
     public static func definesContent(_ method: String) -> Bool {
         method == "POST" || method == "PUT" || method == "PATCH"
     }
+
+    /// Methods that may be sent again when their reused upstream connection dies before
+    /// any answer (DESIGN §11); any other request may be, too, when it carries
+    /// `Idempotency-Key`.
+    @inlinable
+    public static func isIdempotent(_ method: String) -> Bool {
+        switch method {
+        case "GET", "HEAD", "OPTIONS", "PUT", "DELETE": true
+        default: false
+        }
+    }
 }

@@ -19,6 +19,7 @@ public enum HTTPReason {
         case 409: return "Conflict"
         case 413: return "Content Too Large"
         case 415: return "Unsupported Media Type"
+        case 421: return "Misdirected Request"
         case 422: return "Unprocessable Content"
         case 429: return "Too Many Requests"
         case 431: return "Request Header Fields Too Large"
@@ -27,6 +28,7 @@ public enum HTTPReason {
         case 502: return "Bad Gateway"
         case 503: return "Service Unavailable"
         case 504: return "Gateway Timeout"
+        case 508: return "Loop Detected"
         default: return "Status \(status)"
         }
     }

@@ -59,6 +59,29 @@ public enum HostField {
         }
     }
 
+    /// Whether a valid value's host is one no page on the web can be given (DNS
+    /// rebinding, DESIGN §4): an IP literal (bracketed, or only digits and dots),
+    /// `localhost`, or a name under `.localhost` — any case, one trailing dot ignored.
+    /// Byte by byte and without allocating: every origin-form request asks it.
+    public static func isLocalOrLiteral(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let (hostEnd, _) = split(v), hostEnd > 0 else { return false }
+        if v[0] == UInt8(ascii: "[") { return true }
+        var end = hostEnd
+        if v[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        var literal = end > 0
+        for k in 0..<end where !(v[k] >= 0x30 && v[k] <= 0x39 || v[k] == UInt8(ascii: ".")) {
+            literal = false
+            break
+        }
+        if literal { return true }
+        // `localhost`, or a name ending in `.localhost`.
+        let suffix: StaticString = "localhost"
+        let n = suffix.utf8CodeUnitCount
+        guard end >= n, end == n || v[end - n - 1] == UInt8(ascii: ".") else { return false }
+        for k in 0..<n where v[end - n + k] | 0x20 != suffix.utf8Start[k] { return false }
+        return true
+    }
+
     static func isHex(_ c: UInt8) -> Bool { Hex.value(c) != nil }
 
     /// unreserved / sub-delims (RFC 3986): what a reg-name or IPv4 address is made of,

@@ -18,6 +18,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     /// An admin request from a network not in `admin.allow` (host nil), or naming a `Host`
     /// admin does not answer to (DNS rebinding).
     case forbidden(host: String?)
+    /// A route asked with a `Host` that does not name this daemon (DNS rebinding, DESIGN §4).
+    case misdirected(host: String)
     case badRequest(String)
     /// An admin endpoint's query parameter it does not know (`/-/recent?format=xml`).
     case invalidQuery(String)
@@ -51,6 +53,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidPath, .badRequest, .invalidQuery: return 400
         case .headersTooLarge: return 431
         case .forbidden: return 403
+        case .misdirected: return 421
         case .requestTooLarge: return 413
         case .unavailable, .overloaded: return 503
         case .malformedRequest: return 400
@@ -71,6 +74,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidPath: return "invalid-path"
         case .headersTooLarge: return "headers-too-large"
         case .forbidden: return "forbidden"
+        case .misdirected: return "misdirected-request"
         case .badRequest: return "bad-request"
         case .invalidQuery: return "invalid-query"
         case .requestTooLarge: return "request-too-large"
@@ -102,6 +106,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidPath: return 400
         case .headersTooLarge: return 431
         case .forbidden: return 403
+        case .misdirected: return 421
         case .badRequest: return -1016
         case .invalidQuery: return 400
         case .requestTooLarge: return 413
@@ -124,6 +129,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidPath: return "The path escapes the route's base URL."
         case .headersTooLarge(let limit): return "The request headers are larger than the limit of \(limit) bytes."
         case .forbidden: return "Admin endpoints are not available to this client."
+        case .misdirected: return "The request names a host that is not this serializerd."
         case .badRequest: return "The request body cannot be read as parameters."
         case .invalidQuery: return "The query string is not valid for this endpoint."
         case .requestTooLarge(let limit): return "The request body is larger than the limit of \(limit) bytes."
@@ -155,6 +161,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .forbidden(let host?):
             return "admin endpoints answer only to loopback names and addresses, the listen address and admin.hosts; "
                 + "this request names Host '\(host)' (add the name to admin.hosts to allow it)"
+        case .misdirected(let host):
+            return "routes answer only to IP addresses, localhost, names under .localhost and the names in hosts; "
+                + "this request names Host '\(host)' (add the name to hosts to allow it)"
         case .overloaded: return "response bytes held in memory reached limits.max_buffered_bytes"
         case .unavailable: return "in-flight requests are finishing (timeouts.shutdown_grace); new ones are refused"
         case .loopDetected: return "the request carries this daemon's own Via entry: a route's upstream points back at serializerd"

@@ -102,42 +102,106 @@ public enum HARCodec {
         try decodeFile(bytes).entries
     }
 
-    /// The entries, and whether new ones can be added by rewriting the file's last
-    /// `tail.count` bytes: the file ends with `tail` and `entries` is the last member of
-    /// `log`, the only member of the document (so that `]` closes the entries array).
-    public static func decodeFile(_ bytes: [UInt8]) throws(HARError) -> (entries: [TapeEntry], appendable: Bool) {
-        let root: JSONValue
-        do { root = try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: false, maxDepth: 64)) } catch {
-            throw HARError("not JSON: \(error.description)")
-        }
-        guard case .object(let top) = root, let log = member("log", top), case .object(let logMembers) = log else {
-            throw HARError("not HAR: no top-level \"log\" object")
-        }
-        guard let entriesValue = member("entries", logMembers), case .array(let entries) = entriesValue else {
-            throw HARError("not HAR: log has no \"entries\" array")
-        }
-        var out: [TapeEntry] = []
-        out.reserveCapacity(entries.count)
-        for (index, value) in entries.enumerated() {
-            do throws(HARError) { out.append(try entry(value)) } catch {
-                throw HARError("entry \(index): \(error.message)")
-            }
-        }
-        let appendable = top.count == 1 && logMembers.last?.0 == "entries" && logMembers.lazy.filter({ $0.0 == "entries" }).count == 1
-            && bytes.count >= tail.count && bytes.suffix(tail.count).elementsEqual(tail)
-        return (out, appendable)
+    /// What reading a HAR file gives: its entries, the entries skipped (saved by a browser
+    /// without an answer: status 0, a cancelled or blocked request), and whether new
+    /// entries can be added by rewriting the file's last `tail.count` bytes: the file ends
+    /// with `tail` and `entries` is the last member of `log`, the only member of the
+    /// document (so that `]` closes the entries array).
+    public struct File: Sendable {
+        public var entries: [TapeEntry] = []
+        public var skipped = 0
+        public var appendable = false
     }
 
+    /// Reads the document one entry at a time (`JSONWalker`): what is held beside the
+    /// file's bytes is the entries made so far and one entry's parse, never a tree of
+    /// the whole file (DESIGN §2: a tape is read within twice its size plus 64 MiB).
+    public static func decodeFile(_ bytes: [UInt8]) throws(HARError) -> File {
+        guard UTF8Text.isValid(bytes) else {
+            throw HARError("not JSON: a HAR file is UTF-8 text (RFC 8259), and this one is not valid UTF-8")
+        }
+        return try bytes.withUnsafeBufferPointer { (all) throws(HARError) -> File in
+            var walker = JSONWalker(all, maxDepth: 64)
+            // A UTF-8 byte order mark is tolerated, as the JSON reader tolerates it.
+            if all.count >= 3, all[0] == 0xEF, all[1] == 0xBB, all[2] == 0xBF { walker = JSONWalker(UnsafeBufferPointer(rebasing: all[3...]), maxDepth: 64) }
+            let file = try readDocument(&walker)
+            guard walker.peek() == nil else { throw walker.fail("text after the document") }
+            return file
+        }
+    }
+
+    /// `{"log": {…, "entries": [ … ]}, …}`: the first `log` object's first `entries` array
+    /// is read entry by entry; everything else is checked and passed over.
+    static func readDocument(_ walker: inout JSONWalker) throws(HARError) -> File {
+        guard walker.peek() == UInt8(ascii: "{") else {
+            _ = try walker.skipValue()
+            throw HARError("not HAR: no top-level \"log\" object")
+        }
+        var file = File()
+        var topMembers = 0
+        var sawLog = false, sawEntries = false
+        var logMembers: [Bool] = []   // per member of the log read: whether it was `entries`
+        if try walker.open(UInt8(ascii: "{")) {
+            repeat {
+                topMembers += 1
+                let name = try walker.memberName()
+                guard !sawLog, walker.name(name, is: "log"), walker.peek() == UInt8(ascii: "{") else {
+                    try walker.skipValue(depth: 1)
+                    continue
+                }
+                sawLog = true
+                if try walker.open(UInt8(ascii: "{")) {
+                    repeat {
+                        let member = try walker.memberName()
+                        let isEntries = walker.name(member, is: "entries")
+                        logMembers.append(isEntries)
+                        guard isEntries, !sawEntries, walker.peek() == UInt8(ascii: "[") else {
+                            try walker.skipValue(depth: 2)
+                            continue
+                        }
+                        sawEntries = true
+                        try readEntries(&walker, into: &file)
+                    } while try walker.next(closing: UInt8(ascii: "}"))
+                }
+            } while try walker.next(closing: UInt8(ascii: "}"))
+        }
+        guard sawLog else { throw HARError("not HAR: no top-level \"log\" object") }
+        guard sawEntries else { throw HARError("not HAR: log has no \"entries\" array") }
+        file.appendable = topMembers == 1 && logMembers.last == true && logMembers.filter { $0 }.count == 1
+            && walker.bytes.count >= tail.count && walker.bytes.suffix(tail.count).elementsEqual(tail)
+        return file
+    }
+
+    /// Each element of `entries`: its bytes parsed on their own, made an entry, let go.
+    static func readEntries(_ walker: inout JSONWalker, into file: inout File) throws(HARError) {
+        guard try walker.open(UInt8(ascii: "[")) else { return }
+        var index = 0
+        repeat {
+            let span = try walker.skipValue(depth: 3)
+            let value: JSONValue
+            do { value = try JSONValue.parse(Array(walker.bytes[span]), options: JSONReadOptions(allowFragments: true, maxDepth: 61)) } catch {
+                throw HARError("entry \(index): not JSON: \(error.description)")
+            }
+            do throws(HARError) {
+                if let entry = try entry(value) { file.entries.append(entry) } else { file.skipped += 1 }
+            } catch {
+                throw HARError("entry \(index): \(error.message)")
+            }
+            index += 1
+        } while try walker.next(closing: UInt8(ascii: "]"))
+    }
     /// One entry's JSON (as `encode` writes it).
     public static func decodeEntry(_ bytes: [UInt8]) throws(HARError) -> TapeEntry {
         let value: JSONValue
         do { value = try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: false, maxDepth: 64)) } catch {
             throw HARError("not JSON: \(error.description)")
         }
-        return try entry(value)
+        guard let entry = try entry(value) else { throw HARError("response.status is 0: the exchange has no answer") }
+        return entry
     }
 
-    static func entry(_ value: JSONValue) throws(HARError) -> TapeEntry {
+    /// One entry; nil for one saved without an answer (status 0: cancelled or blocked).
+    static func entry(_ value: JSONValue) throws(HARError) -> TapeEntry? {
         guard case .object(let e) = value else { throw HARError("not an object") }
         // serializerd's own HAR (`/-/recent?format=har`) describes the client's exchange and
         // carries the upstream's as `_serializerd.upstream`: that is the tape entry.
@@ -160,9 +224,10 @@ public enum HARCodec {
             requestBody = try body(p, encodingKeys: ["_encoding", "encoding"], "request.postData")
         }
         guard let statusValue = member("status", response), case .number(let statusText) = statusValue,
-              let status = Int(statusText), (100...999).contains(status) else {
+              let status = Int(statusText), status == 0 || (100...999).contains(status) else {
             throw HARError("response.status is not a number from 100 to 999")
         }
+        if status == 0 { return nil }
         let responseHeaders = try headerList(member("headers", response), "response.headers")
         var responseBody: [UInt8] = []
         if let content = member("content", response) {

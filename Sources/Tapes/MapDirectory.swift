@@ -2,6 +2,7 @@ import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
+internal import CPages
 
 /// Map local: a file under a directory, never outside it.
 enum MapDirectory {
@@ -11,22 +12,26 @@ enum MapDirectory {
         case missing
     }
 
+    /// The file `path` (percent-encoded, after the route's prefix) names under `root`.
+    /// Opened relative to the directory by the kernel in one step (`serializerd_open_beneath`),
+    /// so a file swapped for a symlink between a check and the open cannot lead outside.
     static func file(root: String, path: String, maxBytes: Int) -> Found {
         let decoded = String(decoding: Percent.decode(Array(path.utf8)), as: UTF8.self)
         let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
         guard !segments.contains(where: { $0 == ".." || $0 == "." }), !decoded.utf8.contains(0), !decoded.hasPrefix("/") else {
             return .escapes("the path '\(path)' leaves the route's map_dir")
         }
-        guard !decoded.isEmpty, !decoded.hasSuffix("/") else { return .missing }
-        guard let real = realpath(root + "/" + decoded, nil) else { return .missing }
-        defer { free(real) }
-        let resolved = String(cString: real)
-        guard resolved.hasPrefix(root + "/") else { return .escapes("the path '\(path)' resolves outside the route's map_dir") }
-        var info = stat()
-        guard stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= maxBytes else { return .missing }
-        let fd = open(resolved, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .missing }
+        guard !decoded.isEmpty, !decoded.hasSuffix("/"), !segments.contains(where: \.isEmpty) else { return .missing }
+        let directory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return .missing }
+        defer { close(directory) }
+        let fd = serializerd_open_beneath(directory, decoded)
+        guard fd >= 0 else {
+            return errno == EXDEV || errno == ELOOP ? .escapes("the path '\(path)' resolves outside the route's map_dir") : .missing
+        }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= maxBytes else { return .missing }
         var body = [UInt8](repeating: 0, count: Int(info.st_size))
         var at = 0
         while at < body.count {
@@ -35,7 +40,7 @@ enum MapDirectory {
             if n <= 0 { break }
             at += n
         }
-        return .found(Array(body[0..<at]), contentType(resolved))
+        return .found(Array(body[0..<at]), contentType(decoded))
     }
 
     /// The Content-Type a file's extension gives (DESIGN §2).

@@ -10,6 +10,8 @@ import Telemetry
 public final class Tape: Sendable {
     /// `<tapes.dir>/<route>.har`.
     public let path: String
+    /// Entries of the file as read that had no answer (status 0) and were passed over.
+    public let skipped: Int
     let state: Mutex<State>
     /// Held while the file is written, and while `har()` and `entries` read it: they see
     /// the file either before a write or after it, never the pending entries twice.
@@ -127,8 +129,9 @@ public final class Tape: Sendable {
     /// `keeps`: a route replays from it (it holds its entries and an index of them).
     /// `appendable`: the file at `path` holds `entries` in a form new ones can be added to.
     init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0, stamp: FileStamp = FileStamp(),
-         keeps: Bool = true, appendable: Bool = false) {
+         keeps: Bool = true, appendable: Bool = false, skipped: Int = 0) {
         self.path = path
+        self.skipped = skipped
         var state = State()
         state.match = match
         state.redaction = redaction

@@ -6,7 +6,7 @@ internal import CPages
 /// Reading and writing tape files: a tape is read whole at load (bounded), and written
 /// whole to a temporary file beside it that then replaces it, so a reader never sees half
 /// a tape and a failed write leaves the last good one.
-enum TapeFile {
+public enum TapeFile {
     /// The largest tape file serializerd reads.
     static let maxBytes = 256 << 20
 
@@ -29,6 +29,9 @@ enum TapeFile {
         guard fd >= 0 else { throw HARError("\(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var bytes: [UInt8] = []
+        // Room for the whole file at once: growing by doubling would briefly hold it twice.
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size > 0 { bytes.reserveCapacity(min(Int(info.st_size), limit) + 1) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -38,6 +41,17 @@ enum TapeFile {
             guard bytes.count <= limit else { throw HARError("\(path) grew past the \(limit)-byte limit while being read") }
         }
         return bytes
+    }
+
+    /// Makes `path` and any missing parent, each mode 0700; an existing directory is kept
+    /// as it is. The error in words.
+    public static func makeDirectory(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR ? nil : "'\(path)' exists and is not a directory" }
+        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if !parent.isEmpty, parent != path, let failure = makeDirectory(parent) { return failure }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { return "'\(path)' cannot be created: \(String(cString: strerror(errno)))" }
+        return nil
     }
 
     /// Writes `bytes` to `path` (mode 0600) through a temporary file and a rename; the

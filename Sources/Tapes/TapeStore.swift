@@ -46,7 +46,7 @@ public final class TapeStore: Sendable {
         let file = try TapeFile.read(path)
         let decoded = try file.map { (bytes) throws(HARError) in try HARCodec.decodeFile(bytes) }
         let tape = Tape(path: path, entries: decoded?.entries ?? [], match: match, redaction: redaction, fileBytes: file?.count ?? 0,
-                        stamp: stamp, keeps: keeps, appendable: decoded?.appendable ?? false)
+                        stamp: stamp, keeps: keeps, appendable: decoded?.appendable ?? false, skipped: decoded?.skipped ?? 0)
         tapes.withLock { $0[path] = tape }
         return tape
     }

@@ -1,3 +1,4 @@
+import HTTPCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,6 +46,8 @@ public struct HeaderLines: Sendable {
             }
         }
     }
+
+    static let idempotencyKey = HeaderNames(["idempotency-key"])
 
     /// Every field as (name, value), in order (what a tape records).
     public var fields: [(String, String)] {

@@ -68,8 +68,14 @@ public final class SessionManager {
         transfer.policy = profile
         transfer.tag = request.tag
         transfer.started = Clock.now()
+        let idempotent = request.isIdempotent
+        transfer.resendable = idempotent
         do throws(CurlError) {
             try Self.configure(transfer, request)
+            // libcurl sends a request again by itself when the reused connection it went out
+            // on dies before an answer: a second side effect for a POST. Anything that may not
+            // be sent twice goes out on a new connection, where libcurl never does that.
+            try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, idempotent ? 0 : 1), "CURLOPT_FRESH_CONNECT")
             try Curl.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
         } catch {
             transfer.release()
@@ -244,6 +250,13 @@ public final class SessionManager {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             _ = curl_multi_remove_handle(multi, easy)   // only fails for a handle not in the multi
+            if let transfer = transfers[easy], transfer.resendable, Self.diedUnanswered(transfer, code) {
+                transfer.resendable = false
+                // A new connection, once: if that one fails too, its failure is the answer.
+                if cshim_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) == CURLE_OK, curl_multi_add_handle(multi, easy) == CURLM_OK {
+                    continue
+                }
+            }
             guard let transfer = transfers.removeValue(forKey: easy) else { continue }
             let result = Self.outcome(transfer, code)
             recycle(transfer)
@@ -265,6 +278,19 @@ public final class SessionManager {
         } else {
             transfer.release()
         }
+    }
+
+    /// The transfer failed on a connection it reused, before a byte of the answer came:
+    /// the upstream closed or reset it (its keep-alive timeout met our reuse). libcurl
+    /// sends the request again itself in that case, but only up to five times in a
+    /// handle's life, after which the race would reach the client as a 502.
+    static func diedUnanswered(_ t: Transfer, _ code: CURLcode) -> Bool {
+        guard code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING, !t.overBudget, !t.overLimit
+        else { return false }
+        var connects = 0, headerBytes = 0
+        guard cshim_easy_getinfo_long(t.easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK,
+              cshim_easy_getinfo_long(t.easy, CURLINFO_HEADER_SIZE, &headerBytes) == CURLE_OK else { return false }
+        return connects == 0 && headerBytes == 0 && t.body.isEmpty
     }
 
     static func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamResponse, UpstreamFailure> {

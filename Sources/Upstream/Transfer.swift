@@ -24,6 +24,9 @@ final class Transfer {
     var tag: UpstreamRequest.Tag?
     /// `Clock` seconds when it started.
     var started = 0.0
+    /// The request may go out once more on a new connection if its reused one dies
+    /// before any answer (DESIGN §11); cleared once it has.
+    var resendable = false
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
     let errorBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))

@@ -33,6 +33,15 @@ public struct UpstreamRequest: Sendable {
         }
     }
 
+    /// Whether the request may be sent again (DESIGN §11): an idempotent method, or any
+    /// request carrying `Idempotency-Key`.
+    public var isIdempotent: Bool {
+        if HTTPMethod.isIdempotent(method) { return true }
+        var found = false
+        headers.forEachField { name, _ in if !found, HeaderLines.idempotencyKey.contains(name) { found = true } }
+        return found
+    }
+
     /// The transfer-handle pool this request's handle comes from: one per TLS policy, jar
     /// and HTTP version setting, each set once on the handle; nil for the plain pool
     /// (libcurl's defaults: HTTP/1.1 over cleartext, HTTP/2 over TLS when offered).

@@ -12,11 +12,11 @@ struct TapeCommand: ParsableCommand {
         subcommands: [Import.self, Verify.self, Redact.self]
     )
 
-    /// A HAR file's entries, or a message for stderr and exit 1.
-    static func entries(_ path: String) throws -> [TapeEntry] {
+    /// A HAR file's entries (and how many had no answer), or a message for stderr and exit 1.
+    static func read(_ path: String) throws -> HARCodec.File {
         do {
             let bytes = try StandardStreams.readAll(path: path, limit: TapeStore.maxFileBytes)
-            return try HARCodec.decode(bytes)
+            return try HARCodec.decodeFile(bytes)
         } catch let error as InputTooLarge {
             throw Failure("\(path): larger than \(error.limit) bytes, the most a tape may be")
         } catch let error as HARError {
@@ -62,17 +62,23 @@ struct TapeCommand: ParsableCommand {
                 guard let target = loaded.routes.first(where: { $0.name == route }) else {
                     throw Failure("no route named '\(route)' in \(loaded.source) (routes: \(loaded.routes.map(\.name).joined(separator: ", ")))")
                 }
-                let entries = try TapeCommand.entries(file)
+                var read = try TapeCommand.read(file)
                 let tape = try target.tape?.tape ?? TapeCommand.tape(for: target, config: loaded)
-                for entry in entries { tape.record(entry.redacted(by: loaded.capture)) }
+                let imported = read.entries.count
+                // Each entry is let go once recorded: the file's entries are not held twice.
+                read.entries.reverse()
+                while let entry = read.entries.popLast() { tape.record(entry.redacted(by: loaded.capture)) }
                 if let failure = TapeStore.shared.flush().first { throw Failure(failure) }
-                StandardStreams.write(Array("imported \(entries.count) entries into \(tape.path) (\(tape.count) in all)\n".utf8))
+                let skipped = read.skipped > 0 ? ", \(read.skipped) skipped: saved without an answer (status 0)" : ""
+                StandardStreams.write(Array("imported \(imported) entries into \(tape.path) (\(tape.count) in all\(skipped))\n".utf8))
             }
         }
     }
 
-    /// The tape of a route that has none configured (an import into `<tapes.dir>/<route>.har`).
+    /// The tape of a route that has none configured (an import into `<tapes.dir>/<route>.har`,
+    /// the directory made, 0700, when it is missing).
     static func tape(for route: Route, config: ServerConfig) throws -> Tape {
+        if let failure = TapeFile.makeDirectory(config.tapesDir) { throw Failure("tapes.dir \(failure)") }
         let path = config.tapesDir + (config.tapesDir.hasSuffix("/") ? "" : "/") + route.name + ".har"
         do { return try TapeStore.shared.tape(path: path, match: TapeMatch(), redaction: config.capture) } catch {
             throw Failure("\(path): \(error.message)")
@@ -122,7 +128,7 @@ struct TapeCommand: ParsableCommand {
         func run() throws {
             try TapeCommand.fail {
                 let loaded = try config.load(environment: ProcessEnvironment.current)
-                let entries = try TapeCommand.entries(file).map { $0.redacted(by: loaded.capture) }
+                let entries = try TapeCommand.read(file).entries.map { $0.redacted(by: loaded.capture) }
                 if let failure = TapeStore.rewrite(file, entries: entries) { throw Failure(failure) }
                 StandardStreams.write(Array("redacted \(entries.count) entries in \(file)\n".utf8))
             }

@@ -62,10 +62,29 @@ import Testing
         #expect(Self.choose(policy: .onlyCache, at: 100_000) == "hit")
         #expect(Self.choose("no-cache", policy: .onlyCache, at: 1) == "hit")
         #expect(Self.choose(policy: .onlyCache, stored: nil, known: false, at: 0) == "unsatisfiable uri-miss")
+        // only_cache never goes upstream: not for another method, nor for the client's no-store.
         for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
-            #expect(Self.choose(policy: .onlyCache, method: method, at: 0) == "forward method bypass")
+            #expect(Self.choose(policy: .onlyCache, method: method, at: 0) == "unsatisfiable method")
+            #expect(Self.choose(method: method, at: 0) == "forward method bypass")
         }
+        #expect(Self.choose("no-store", policy: .onlyCache, at: 0) == "unsatisfiable request")
+        #expect(Self.choose("only-if-cached, no-store", at: 0) == "unsatisfiable request")
         #expect(Self.choose(method: "HEAD", at: 1) == "hit")
+    }
+
+    @Test func anUnkeyedForwardingHeaderNeitherReadsNorFeedsTheCache() {
+        func choose(_ policy: CachePolicy, stored: StoredResponse? = Self.entry()) -> String {
+            switch CacheChoice.of(policy: policy, method: "GET", request: CacheControl([]), stored: stored, keyKnown: true, now: 1,
+                                  unkeyed: true) {
+            case .forward(let fwd, let result, let stale, let store): "forward \(fwd) \(result.rawValue) \(stale != nil) \(store)"
+            case .unsatisfiable(let fwd): "unsatisfiable \(fwd)"
+            default: "other"
+            }
+        }
+        #expect(choose(.protocol) == "forward bypass bypass false false")
+        #expect(choose(.preferCache) == "forward bypass bypass false false")
+        #expect(choose(.reload) == "forward bypass bypass false false")
+        #expect(choose(.onlyCache) == "unsatisfiable bypass")
     }
 
     @Test func staleStandsInWithinItsWindowOnly() {

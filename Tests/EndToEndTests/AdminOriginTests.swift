@@ -26,13 +26,17 @@ struct AdminOriginTests {
                 #expect((proxy.json(reply)?["detail"] as? String)?.contains("Host") == true, "\(host) \(path)")
             }
         }
-        for host in ["a.b-c_d~e", "h:", "h:0", "%41.example", "[::1]:1", "192.0.2.1:65535"] {
+        // Valid, and answered — or, for a name that is not this daemon's, refused as such.
+        for host in ["a.b-c_d~e", "h:", "h:0", "%41.example"] {
+            #expect(try proxy.get("/api/json", host: host).status == 421, "\(host)")
+        }
+        for host in ["[::1]:1", "192.0.2.1:65535", "localhost:", "a.localhost:0"] {
             #expect(try proxy.get("/api/json", host: host).status == 200, "\(host)")
         }
     }
 
     @Test func harURLsNameServerializerdNotTheClientsHost() throws {
-        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"), top: "hosts: [attacker.example]\n")
         defer { proxy.finish() }
         #expect(try proxy.get("/api/json", host: "attacker.example").status == 200)
         // The flow reaches the recent ring within a flush; poll for it.

@@ -36,7 +36,7 @@ struct BadClientTests {
         #expect(metrics.contains(#"code="413",outcome="request_too_large""#))
 
         // A client that sends half a request and vanishes.
-        _ = try? RawHTTP.exchange(port: port, bytes: Array("GET /api/json HTTP/1.1\r\nHost: x\r\n".utf8), timeout: 0.2)
+        _ = try? RawHTTP.exchange(port: port, bytes: Array("GET /api/json HTTP/1.1\r\nHost: localhost\r\n".utf8), timeout: 0.2)
 
         // A client that goes away while its upstream request is still running.
         let vanishing = Thread { _ = try? RawHTTP.request(port: port, target: "/api/slow?seconds=0.5", timeout: 0.1) }

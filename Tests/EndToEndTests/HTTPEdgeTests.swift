@@ -20,21 +20,21 @@ struct HTTPEdgeTests {
     @Test func smugglingShapesAreRefusedWithOneProblemAndAClose() throws {
         let proxy = try ProxyHarness(routes: Self.routes)
         defer { proxy.finish() }
-        let smuggled = "GET /api/echo?smuggled=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+        let smuggled = "GET /api/echo?smuggled=1 HTTP/1.1\r\nHost: localhost\r\n\r\n"
         let shapes = [
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: \(smuggled.utf8.count + 5)\r\n\r\nhello" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6\r\n\r\nhello!" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\nhello" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n 3\r\nabc\r\n0\r\n\r\n" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n+3\r\nabc\r\n0\r\n\r\n" + smuggled,
-            "POST /api/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0x3\r\nabc\r\n0\r\n\r\n" + smuggled,
-            "GET /api/echo HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nContent-Length: \(smuggled.utf8.count + 5)\r\n\r\nhello" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5, 6\r\n\r\nhello!" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: +5\r\n\r\nhello" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n 3\r\nabc\r\n0\r\n\r\n" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n+3\r\nabc\r\n0\r\n\r\n" + smuggled,
+            "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n0x3\r\nabc\r\n0\r\n\r\n" + smuggled,
+            "GET /api/echo HTTP/1.1\r\nHost: localhost\r\nX-Folded: a\r\n b\r\n\r\n" + smuggled,
             "GET /api/echo HTTP/1.1\nHost: x\n\n" + smuggled,
-            "GET /api/echo HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n" + smuggled,
-            "GET /api/echo HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n" + smuggled,
-            "GET /api/echo?a b HTTP/1.1\r\nHost: x\r\n\r\n" + smuggled,
+            "GET /api/echo HTTP/1.1\r\nHost: localhost\r\nBad Name: 1\r\n\r\n" + smuggled,
+            "GET /api/echo HTTP/1.1\r\nHost: localhost\r\nHost: y\r\n\r\n" + smuggled,
+            "GET /api/echo?a b HTTP/1.1\r\nHost: localhost\r\n\r\n" + smuggled,
             "GARBAGE\r\n\r\n" + smuggled,
         ]
         for shape in shapes {
@@ -53,13 +53,21 @@ struct HTTPEdgeTests {
         #expect(lines().count == shapes.count, "\(lines())")
     }
 
+    @Test func traceOnARouteWithoutMethodsNamesWhatTheRouteAllows() throws {
+        let proxy = try ProxyHarness(routes: Self.routes)
+        defer { proxy.finish() }
+        let reply = try proxy.get("/api/json", method: "TRACE")
+        #expect(reply.status == 405)
+        #expect(reply.header("Allow") == "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT", "\(reply.headers)")
+    }
+
     @Test func aBodyIsFramedByContentLengthWhateverTheMethod() throws {
         let proxy = try ProxyHarness(routes: Self.routes)
         defer { proxy.finish() }
-        let inner = "GET /api/echo?inner=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+        let inner = "GET /api/echo?inner=1 HTTP/1.1\r\nHost: localhost\r\n\r\n"
         for method in ["HEAD", "TRACE", "GET"] {
             let connection = try RawConnection(port: proxy.port)
-            connection.send("\(method) /api/json HTTP/1.1\r\nHost: x\r\nContent-Length: \(inner.utf8.count)\r\n\r\n\(inner)")
+            connection.send("\(method) /api/json HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(inner.utf8.count)\r\n\r\n\(inner)")
             let first = try connection.response(bodyless: method == "HEAD")
             #expect(method == "TRACE" ? first.status == 405 : first.status == 200, "\(method)")
             // The body was a body: nothing else answers on the connection.
@@ -119,9 +127,9 @@ struct HTTPEdgeTests {
         var batch = ""
         for k in 0..<6 {
             let target = k % 2 == 0 ? "/api/json" : "/nowhere"
-            batch += "GET \(target) HTTP/1.1\r\nHost: x\r\nX-Request-Id: pipe-\(k)\r\n\r\n"
+            batch += "GET \(target) HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: pipe-\(k)\r\n\r\n"
         }
-        batch += "POST /api/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Request-Id: pipe-6\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: x\r\n\r\n"
+        batch += "POST /api/echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nX-Request-Id: pipe-6\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: x\r\n\r\n"
         connection.send(batch)
         for k in 0..<7 {
             let reply = try connection.response()
@@ -138,7 +146,7 @@ struct HTTPEdgeTests {
         let proxy = try ProxyHarness(routes: Self.routes)
         defer { proxy.finish() }
         let connection = try RawConnection(port: proxy.port)
-        connection.send("GET /api/slow?seconds=0.3 HTTP/1.1\r\nHost: x\r\nX-Request-Id: half-1\r\n\r\n")
+        connection.send("GET /api/slow?seconds=0.3 HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: half-1\r\n\r\n")
         connection.shutdownWrite()
         let reply = try connection.response()
         #expect(reply.status == 200 && reply.text == #"{"slow":true}"#)
@@ -151,7 +159,7 @@ struct HTTPEdgeTests {
         let proxy = try ProxyHarness(routes: Self.routes, top: "limits: { max_request_body: 1KiB }\n")
         defer { proxy.finish() }
         let connection = try RawConnection(port: proxy.port)
-        connection.send("POST /api/echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+        connection.send("POST /api/echo HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
         let interim = connection.read { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
         #expect(String(decoding: interim, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
         _ = try? connection.response(timeout: 0.01)   // drops the 100 from the buffer
@@ -161,7 +169,7 @@ struct HTTPEdgeTests {
 
         // Over the limit: 413 at once, no 100, and the body is never awaited.
         let refused = try RawConnection(port: proxy.port)
-        refused.send("POST /api/echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
+        refused.send("POST /api/echo HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
         let tooLarge = try refused.response()
         #expect(tooLarge.status == 413 && tooLarge.header("Connection") == "close")
         #expect(refused.waitForClose())
@@ -172,7 +180,7 @@ struct HTTPEdgeTests {
         defer { proxy.finish() }
         let connection = try RawConnection(port: proxy.port)
         let body = [UInt8](repeating: UInt8(ascii: "a"), count: 5_000_000)
-        connection.send("POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n")
+        connection.send("POST /api/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body.count)\r\n\r\n")
         // The body keeps coming after the refusal (RFC 9112 §9.6: the daemon shuts down
         // its side and drains input before closing).
         let sender = Thread { _ = connection.send(body) }
@@ -189,7 +197,7 @@ struct HTTPEdgeTests {
         let started = Date()
         // A byte every 100 ms keeps an inactivity timer alive forever; the deadline is not one.
         var closed = false
-        for byte in "GET /api/json HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 100) {
+        for byte in "GET /api/json HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 100) {
             if !connection.send([byte]) { closed = true; break }
             if connection.read(timeout: 0.1).count > 0 || connection.closedByPeer { closed = true; break }
         }
@@ -204,7 +212,7 @@ struct HTTPEdgeTests {
         let proxy = try ProxyHarness(routes: Self.routes, top: "timeouts: { client_idle: 1s }\n")
         defer { proxy.finish() }
         let connection = try RawConnection(port: proxy.port, receiveBuffer: 4096)
-        connection.send("GET /api/big?bytes=8000000 HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-reader\r\n\r\n")
+        connection.send("GET /api/big?bytes=8000000 HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: slow-reader\r\n\r\n")
         // Never reads: the daemon gives up on it.
         let line = proxy.daemon.waitForLine(timeout: 10) { $0.contains("\"request_id\":\"slow-reader\"") }
         #expect(line?.contains("\"outcome\":\"client_gone\"") == true, "\(line ?? "none")")
@@ -218,7 +226,7 @@ struct HTTPEdgeTests {
         var idle: [RawConnection] = []
         for _ in 0..<4 {
             let connection = try RawConnection(port: proxy.port)
-            connection.send("GET /api/json HTTP/1.1\r\nHost: x\r\n\r\n")
+            connection.send("GET /api/json HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect(try connection.response().status == 200)
             idle.append(connection)
         }

@@ -57,7 +57,7 @@ struct PressureTests {
         var attackers: [RawConnection] = []
         for _ in 0..<300 {
             let connection = try RawConnection(port: proxy.port)
-            connection.send("GET /api/json HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            connection.send("GET /api/json HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
             attackers.append(connection)
         }
         let cpuBefore = proxy.cpuSeconds
@@ -148,7 +148,7 @@ struct PressureTests {
         var readers: [RawConnection] = []
         for k in 0..<8 {
             let connection = try RawConnection(port: proxy.port, receiveBuffer: 4096)
-            connection.send("GET /api/big?bytes=8000000 HTTP/1.1\r\nHost: x\r\nX-Request-Id: reader-\(k)\r\n\r\n")
+            connection.send("GET /api/big?bytes=8000000 HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: reader-\(k)\r\n\r\n")
             readers.append(connection)
             usleep(100_000)
         }

@@ -136,7 +136,7 @@ class Stub(BaseHTTPRequestHandler):
         `cc=` as Cache-Control (default max-age=60; empty: none), `exp=` seconds from now as
         Expires, ETag "vN" (`noetag` drops it), `lm=`
         as Last-Modified, `vary=` as Vary, `cookie` a Set-Cookie, `delay=` seconds first;
-        a matching If-None-Match gets 304. /v1/cachemode/KEY?mode=json|html|503&v=N sets
+        a matching If-None-Match gets 304. /v1/cachemode/KEY?mode=json|html|503|moved304&v=N sets
         how it answers from then on; /v1/cachestate/KEY tells the counts and the
         conditional headers seen."""
         with CACHE_LOCK:
@@ -168,13 +168,18 @@ class Stub(BaseHTTPRequestHandler):
             extra.append(("Set-Cookie", "session=abc"))
         if mode == "503":
             return self.reply(503, b'{"error":"down"}', "application/json", extra)
+        # mode=moved304: every conditional request gets a 304 naming the current version,
+        # whatever it asked about (a 304 for another representation, RFC 9111 §4.3.4).
+        if mode == "moved304" and (inm or ims):
+            return self.reply(304, b"", None, extra)
         if inm is not None and inm == etag and "noetag" not in q:
             with CACHE_LOCK:
                 state["not_modified"] += 1
             return self.reply(304, b"", None, extra)
         if mode == "html":
             return self.reply(200, b"<html><body>Service temporarily broken</body></html>", "text/html", extra)
-        doc = {"key": key, "n": n, "v": version, "who": self.headers.get("Authorization") or self.headers.get("X-User")}
+        doc = {"key": key, "n": n, "v": version,
+               "who": self.headers.get("Authorization") or self.headers.get("X-User") or self.headers.get("Cookie")}
         return self.reply(200, json.dumps(doc).encode(), "application/json", extra)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = handle_any

@@ -119,7 +119,7 @@ import Testing
         proxy.clock.advance(2)
         let pending = proxy.get(target, hold: true)
         #expect(proxy.get("/-/cache", hold: true).replyJSON?["misses_in_flight"] as? Int == 1)
-        try proxy.reload(routes: cacheRoute(cache: "{ stale_if_error: 1m }"))
+        try proxy.reload(routes: cacheRoute() + "    output: { envelope: true }\n")
         proxy.settle()
         #expect(pending.status == 200 && pending.replyHeader("Cache-Status") == "serializerd; fwd=stale; fwd-status=304")
         // What the old settings made was not kept: the next request finds nothing.
@@ -154,7 +154,10 @@ import Testing
         let proxy = try InProcessProxy(routes: cacheRoute() + cacheRoute("two", prefix: "/two/"))
         proxy.get("/api/cached/r1")
         proxy.get("/two/cached/r2")
-        try proxy.reload(routes: cacheRoute() + cacheRoute("two", prefix: "/two/", cache: "{ stale_if_error: 5m }"))
+        // The fingerprint leaves out the cache policy, timeouts and matching: a route that
+        // changed only those keeps its entries; one that sends other headers does not.
+        try proxy.reload(routes: cacheRoute(cache: "{ stale_if_error: 5m }") + "    timeout: 7s\n"
+            + cacheRoute("two", prefix: "/two/") + "    headers: { X-User: bob }\n")
         #expect(proxy.get("/api/cached/r1").replyHeader("Cache-Status") == "serializerd; hit")
         #expect(proxy.get("/two/cached/r2").replyHeader("Cache-Status")?.contains("uri-miss") == true)
     }

@@ -66,7 +66,7 @@ import Testing
         #expect(chaos.text == #"{"a":[1,2.50,null],"b":null}"#)
         #expect(chaos.replyHeader("Serializerd-Fault-Applied") == "null=/b, content_type=application/json")
         // Not from another network, and not on a route without header_control.
-        let stranger = RecordedExchange("GET", "/h/json", headers: [("Host", "proxy"), ("Serializerd-Fault", "status=503")])
+        let stranger = RecordedExchange("GET", "/h/json", headers: [("Host", "127.0.0.1"), ("Serializerd-Fault", "status=503")])
         stranger.peerAddress = "192.0.2.7"
         proxy.worker.pipeline.handle(stranger)
         proxy.settle()

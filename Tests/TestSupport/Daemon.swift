@@ -89,9 +89,10 @@ public final class Spawned: @unchecked Sendable {
 
 /// The Python stub upstream in Tests/Fixtures.
 public enum StubUpstream {
-    /// `arguments`: `--tls CERT KEY [--client-ca CA] [--tls12]` for HTTPS.
-    public static func start(_ arguments: [String] = []) throws -> (Spawned, Int) {
-        let stub = try Spawned(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-u", Fixture.path("stub_upstream.py")] + arguments)
+    /// `arguments`: `--tls CERT KEY [--client-ca CA] [--tls12]` for HTTPS. `script`: another
+    /// upstream under Tests/Fixtures that prints its port first, the same way.
+    public static func start(_ arguments: [String] = [], script: String = "stub_upstream.py") throws -> (Spawned, Int) {
+        let stub = try Spawned(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-u", Fixture.path(script)] + arguments)
         guard let line = stub.waitForLine({ Int($0) != nil }), let port = Int(line) else {
             throw TestFailure("the stub upstream did not start")
         }

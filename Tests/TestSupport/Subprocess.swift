@@ -10,8 +10,13 @@ public struct CommandResult: Sendable {
 }
 
 public enum ServerBinary {
-    /// `.build/<triple>/debug/serializerd`, beside the running test executable.
+    /// `.build/<triple>/debug/serializerd`, beside the running test executable, or
+    /// `$SERIALIZERD_TEST_BINARY` (to run a test against another build, such as the last
+    /// release's, and see it fail there).
     public static var url: URL {
+        if let other = ProcessInfo.processInfo.environment["SERIALIZERD_TEST_BINARY"], !other.isEmpty {
+            return URL(fileURLWithPath: other)
+        }
         let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                       ?? CommandLine.arguments[0])
         var dir = exe.deletingLastPathComponent()

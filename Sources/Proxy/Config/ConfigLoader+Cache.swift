@@ -1,4 +1,5 @@
 import Cache
+import Upstream
 import Yams
 
 extension ConfigLoader {
@@ -25,9 +26,22 @@ extension ConfigLoader {
         return rule
     }
 
-    /// The route's settings after `defaults:` as text: a reload keeps the cache entries of
-    /// routes whose text is unchanged.
-    static func fingerprint(_ node: ConfigNode) -> String {
-        (try? Yams.serialize(node: node.node)) ?? ""
+    /// Everything in a route (after `defaults:`) that changes what is sent upstream or what
+    /// is made of the answer (DESIGN §3): the headers it sets (as resolved, `${VAR}`
+    /// included), its cookie mode (a jar is the route's own), its TLS client identity and
+    /// trust, redirects, its request serializer, its response serializer with its options,
+    /// and `output`. Not its name, match, timeouts or cache policy: routes that differ only
+    /// there share entries.
+    static func fingerprint(_ m: [String: ConfigNode], parts: RouteParts, tls: TLSPolicy?, jar route: String?) -> String {
+        func yaml(_ key: String) -> String { m[key].flatMap { try? Yams.serialize(node: $0.node) } ?? "-" }
+        var text = "headers:"
+        for (name, value) in parts.headers { text += "\n" + name.lowercased() + ": " + value }
+        text += "\ncookies: " + (route.map { "jar " + $0 } ?? "pass")
+        text += "\ntls: " + (tls?.key ?? "-")
+        text += "\nfollow_redirects: \(parts.followRedirects)"
+        text += "\nrequest: " + parts.requestName
+        text += "\nresponse: " + yaml("response")
+        text += "\noutput: " + yaml("output")
+        return text
     }
 }

@@ -49,7 +49,7 @@ extension ConfigLoader {
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
             cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network,
             reachability: ReachabilityBoard.shared.cell(route: name, upstream: upstream.description), cookies: jar,
-            fingerprint: fingerprint(node))
+            fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

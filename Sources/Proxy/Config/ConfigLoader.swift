@@ -7,7 +7,7 @@ import Yams
 /// Loads the YAML config strictly: unknown keys, wrong types, bad values, unknown
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
-    static let topKeys = ["listen", "workers", "limits", "timeouts", "admin", "capture", "tapes", "cache", "log", "defaults", "routes"]
+    static let topKeys = ["listen", "workers", "hosts", "limits", "timeouts", "admin", "capture", "tapes", "cache", "log", "defaults", "routes"]
     static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache", "tls", "http_version", "health", "cookies", "network"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
@@ -48,6 +48,7 @@ public enum ConfigLoader {
         }
         if let node = top["limits"], let limits = node.attempt({ () throws(ConfigError) in try limits(node) }) { config.limits = limits }
         if let node = top["timeouts"], let timeouts = node.attempt({ () throws(ConfigError) in try timeouts(node) }) { config.timeouts = timeouts }
+        if let node = top["hosts"], let hosts = node.attempt({ () throws(ConfigError) in try hostNames(node) }) { config.hosts = hosts }
         if let node = top["admin"], let admin = node.attempt({ () throws(ConfigError) in try admin(node) }) {
             if let allow = admin.allow { config.adminAllow = allow }
             if let hosts = admin.hosts { config.adminHosts = hosts }
@@ -85,17 +86,7 @@ public enum ConfigLoader {
     static func admin(_ node: ConfigNode) throws(ConfigError) -> (allow: [CIDR]?, hosts: [String]?, keepFailures: Bool?) {
         let admin = try node.mapping(allowed: ["allow", "hosts", "keep_failures"])
         let keepFailures = try admin["keep_failures"].map { (n) throws(ConfigError) in try n.bool() }
-        var hosts: [String]?
-        if let list = admin["hosts"] {
-            hosts = []
-            for item in try list.sequence() {
-                let text = try item.string()
-                guard let name = HostField.name(text), !name.isEmpty, !text.contains(":") || text.hasPrefix("[") && text.hasSuffix("]") else {
-                    throw item.error("expected a host name or address without a port, such as dev.example.test, found '\(text)'")
-                }
-                hosts?.append(name)
-            }
-        }
+        let hosts = try admin["hosts"].map { (list) throws(ConfigError) in try hostNames(list) }
         guard let allow = admin["allow"] else { return (nil, hosts, keepFailures) }
         var networks: [CIDR] = []
         for item in try allow.sequence() {
@@ -104,6 +95,19 @@ public enum ConfigLoader {
             networks.append(cidr)
         }
         return (networks, hosts, keepFailures)
+    }
+
+    /// A list of host names (`hosts`, `admin.hosts`): lowercased, without a trailing dot.
+    static func hostNames(_ list: ConfigNode) throws(ConfigError) -> [String] {
+        var hosts: [String] = []
+        for item in try list.sequence() {
+            let text = try item.string()
+            guard let name = HostField.name(text), !name.isEmpty, !text.contains(":") || text.hasPrefix("[") && text.hasSuffix("]") else {
+                throw item.error("expected a host name or address without a port, such as dev.example.test, found '\(text)'")
+            }
+            hosts.append(name)
+        }
+        return hosts
     }
 
     /// `capture:`: each list replaces its default when given (an empty list redacts none).

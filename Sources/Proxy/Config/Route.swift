@@ -46,8 +46,12 @@ public final class Route: Sendable {
     let hasNetwork: Bool
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
-    /// The route's settings as text: a reload keeps what an unchanged route stored.
+    /// What the route sends upstream and makes of the answer, as text (DESIGN §3): a
+    /// reload keeps what a route with an unchanged fingerprint stored.
     public let fingerprint: String
+    /// The fingerprint hashed, in every cache key the route makes: entries are shared
+    /// only by routes that would send the same request and make the same output.
+    public let cacheScope: UInt64
 
     init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
@@ -82,6 +86,7 @@ public final class Route: Sendable {
         self.mocks = mocks
         self.cache = cache
         self.fingerprint = fingerprint
+        cacheScope = OutputTag.hash(Array(fingerprint.utf8))
     }
 
     /// What `tls.verify: false` means, for the warnings at load, reload and `check`.

@@ -1,3 +1,4 @@
+import HTTPCore
 import Telemetry
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,21 @@ public struct ServerConfig: Sendable {
         guard let address = unix ? IPAddress("127.0.0.1") : IPAddress(peer) else { return false }
         return adminAllow.contains { $0.contains(address) }
     }
+    /// `hosts`: DNS names besides `localhost`, `*.localhost`, IP literals and the listen
+    /// name that a route's origin-form request may carry in `Host`; lowercased, without a
+    /// trailing dot.
+    public var hosts: [String] = []
+
+    /// Whether a route may answer a request whose `Host` is `value` (DESIGN §4): no page
+    /// on the web can be given these names, so a DNS-rebinding page cannot borrow a
+    /// route's credentials. The common case (an address, `localhost`) allocates nothing.
+    func namesThisDaemon(host value: String) -> Bool {
+        var value = value
+        if value.isEmpty || value.withUTF8(HostField.isLocalOrLiteral) { return true }
+        guard !hosts.isEmpty, let name = HostField.name(value) else { return false }
+        return hosts.contains(name)
+    }
+
     /// `admin.hosts`: Host names admin answers to besides loopback names and addresses
     /// and the listen address; lowercased, without a trailing dot.
     public var adminHosts: [String] = []

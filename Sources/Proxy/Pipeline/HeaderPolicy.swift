@@ -19,6 +19,7 @@ enum HeaderPolicy {
 
     static let retryAfter = HeaderNames(["retry-after"])
     static let etag = HeaderNames(["etag"])
+    static let lastModified = HeaderNames(["last-modified"])
     static let setCookie = HeaderNames(["set-cookie"])
     static let cookie = HeaderNames(["cookie"])
     static let cacheControl = HeaderNames(["cache-control"])
@@ -27,6 +28,21 @@ enum HeaderPolicy {
     /// caching route does not forward them (it sends its own when revalidating).
     static let conditionals = HeaderNames(["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"])
     static let date = HeaderNames(["date"])
+    /// Fields some upstreams (and the frameworks in front of them) read to rebuild the
+    /// request's URL or method, but that are not in the cache key: a request carrying one
+    /// neither reads nor feeds the cache, or an upstream that reflects them would poison
+    /// the entry for every client (DESIGN §3).
+    static let unkeyedForwarding = HeaderNames([
+        "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-original-url", "x-rewrite-url",
+        "x-http-method-override", "x-method-override",
+    ])
+
+    /// Whether the client sent any of `unkeyedForwarding`.
+    static func carriesUnkeyedForwarding(_ request: any ClientExchange) -> Bool {
+        var found = false
+        request.forEachHeader { name, _ in if !found, unkeyedForwarding.contains(name) { found = true } }
+        return found
+    }
 
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
     static let hopByHopDownstream = HeaderNames([

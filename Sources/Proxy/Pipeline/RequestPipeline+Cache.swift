@@ -16,14 +16,14 @@ extension RequestPipeline {
     func consultCache(_ rule: CacheRule, request: any ClientExchange, target: RequestTarget, url: String, route: Route,
                       writer: inout ResponseWriter, woken: Bool) -> CacheStep {
         let method = request.method
-        let key = CacheKey(method: "GET", url: url)
+        let key = CacheKey(method: "GET", url: url, scope: route.cacheScope)
         let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
         let now = clock.now()
         let consults = HTTPMethod.isCacheable(method)
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
         var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
         switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
-                              keyKnown: found.keyKnown, now: now) {
+                              keyKnown: found.keyKnown, now: now, unkeyed: HeaderPolicy.carriesUnkeyedForwarding(request)) {
         case .hit(let entry):
             serveStored(entry, writer: &writer, result: woken ? .collapsed : .hit,
                         status: woken ? "serializerd; hit; collapsed" : "serializerd; hit", now: now)
@@ -31,7 +31,14 @@ extension RequestPipeline {
         case .unsatisfiable(let fwd):
             writer.cache = .init(result: .miss, status: "serializerd; fwd=" + fwd)
             let why = rule.policy == .onlyCache ? "the route's cache.policy is only_cache" : "the request says Cache-Control: only-if-cached"
-            writer.problem(.cacheMiss("nothing usable is stored for \(config.capture.url(url)), and \(why)"), route: route.name)
+            let what: String
+            switch fwd {
+            case "method": what = "a \(method) request is never answered from the cache"
+            case "request": what = "the request says Cache-Control: no-store"
+            case "bypass": what = "the request carries a forwarding header the cache is not keyed by (X-Forwarded-Host and the like)"
+            default: what = "nothing usable is stored for \(config.capture.url(url))"
+            }
+            writer.problem(.cacheMiss("\(what), and \(why)"), route: route.name)
             return .answered
         case .revalidate(let entry):
             exchange.fwd = "stale"

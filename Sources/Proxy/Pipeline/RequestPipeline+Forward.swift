@@ -89,7 +89,8 @@ extension RequestPipeline {
             case .forward(let exchange): cached = exchange
             }
         }
-        var sentHeaders = headers ?? upstreamHeaders()
+        let plainHeaders = headers ?? upstreamHeaders()
+        var sentHeaders = plainHeaders
         if let cached, cached.revalidating, let stale = cached.stale {
             // RFC 9111 §4.3.1: the upstream's own validators.
             if let etag = stale.upstreamETag { sentHeaders.append("If-None-Match", etag) }
@@ -110,18 +111,42 @@ extension RequestPipeline {
                                                   message: "the upstream is unreachable by its health probe\(since); failing at once")),
                             url: url, route: route, writer: &writer, cached: cached)
         }
+        var unconditional: UpstreamRequest?
+        if cached?.revalidating == true {
+            unconditional = upstream
+            unconditional?.headers = plainHeaders
+        }
+        send(upstream, unconditional: unconditional, url: url, route: route, writer: writer, cached: cached, recording: recording)
+    }
+
+    /// One upstream exchange, then `complete`. `unconditional`: for a revalidation, the
+    /// same request without validators, sent when the upstream answers 304 for another
+    /// representation than the stored one (RFC 9111 §4.3.4).
+    func send(_ upstream: UpstreamRequest, unconditional: UpstreamRequest?, url: String, route: Route, writer: ResponseWriter,
+              cached: CacheExchange?, recording: Tape?) {
         let sent = clock.now(), sentWall = clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
             var writer = writer
-            writer.upstreamSeconds = clock.now() - sent
+            writer.upstreamSeconds = (writer.upstreamSeconds ?? 0) + (clock.now() - sent)
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
             Self.observe(result, by: route.reachability, now: self.clock.wall())
             if let recording, case .success(let reply) = result {
-                self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: writer.upstreamSeconds ?? 0)
+                self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: clock.now() - sent)
             }
-            self.complete(result, url: url, route: route, writer: &writer, cached: cached)
+            if var again = cached, let unconditional, case .success(let reply) = result, reply.status == 304, let stale = again.stale,
+               !stale.isValidated(byETag: reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1,
+                                  lastModified: reply.headers.fields(where: HeaderPolicy.lastModified.contains).first?.1) {
+                // Not this entry's 304: ask again for the whole answer. The entry may no longer
+                // stand in for a failure either: the upstream has moved on from it.
+                again.revalidating = false
+                again.stale = nil
+                writer.upstreamRequest?.lines = unconditional.headers.bytes
+                self.send(unconditional, unconditional: nil, url: url, route: route, writer: writer, cached: again, recording: recording)
+            } else {
+                self.complete(result, url: url, route: route, writer: &writer, cached: cached)
+            }
             self.upstreamEnded()
         }
     }

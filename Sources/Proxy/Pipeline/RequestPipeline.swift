@@ -124,10 +124,17 @@ final class RequestPipeline {
             writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
             return
         }
-        if target.host == nil, let admin = AdminEndpoint(path: target.path) {
-            writer.route = RouteLabel.admin
-            self.admin(admin, request, target, writer)
-            return
+        if target.host == nil {
+            if let admin = AdminEndpoint(path: target.path) {
+                writer.route = RouteLabel.admin
+                self.admin(admin, request, target, writer)
+                return
+            }
+            // Before routing: a rebinding page learns nothing of which paths are routes.
+            if !request.peerIsUnixSocket, let host = request.header("Host"), !config.namesThisDaemon(host: host) {
+                writer.problem(.misdirected(host: host), route: nil)
+                return
+            }
         }
         // Admin endpoints stay up (an operator must be able to see why); proxied requests
         // wait until buffered bytes drain.

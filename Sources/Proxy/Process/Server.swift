@@ -252,9 +252,15 @@ public final class Server {
         }
     }
 
-    /// A route that replays from a tape with nothing on it (DESIGN §2: a warning at load).
+    /// A route that replays from a tape with nothing on it, or whose file held entries
+    /// without an answer (DESIGN §2: a warning at load).
     private func warnAboutEmptyTapes(_ config: ServerConfig) {
         for route in config.routes {
+            if let tape = route.tape, tape.tape.skipped > 0 {
+                logger.warning("tape_entries_skipped", metadata: ["route": "\(route.name)", "tape": "\(tape.tape.path)",
+                                                                 "skipped": .stringConvertible(tape.tape.skipped),
+                                                                 "reason": "saved without an answer (status 0: cancelled or blocked)"])
+            }
             guard let tape = route.tape, tape.replays, tape.tape.count == 0 else { continue }
             logger.warning("tape_empty", metadata: ["route": "\(route.name)", "tape": "\(tape.tape.path)",
                                                    "effect": tape.mode == .replay ? "every request is a replay-miss until the tape has recordings"

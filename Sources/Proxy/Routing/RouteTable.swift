@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Chooses the route for a request (DESIGN §4): among routes whose prefix matches and
 /// whose methods allow the method, the longest prefix wins; a prefix match with no
 /// allowed method is a 405. Host routes serve only absolute-form requests for their
@@ -26,7 +28,7 @@ public struct RouteTable: Sendable {
         for route in routes where route.host == host && path.hasPrefix(route.prefix) {
             if route.allows(method) { return .route(route) }
             prefixMatched = true
-            allow.formUnion(route.methods ?? [])
+            allow.formUnion(route.methods ?? Set(HTTPMethod.forwardedByDefault))
         }
         return prefixMatched ? .methodNotAllowed(allow: allow.sorted()) : .noRoute
     }

@@ -1,0 +1,49 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// An upstream that gives up each kept connection just as it is reused (DESIGN §11):
+/// an idempotent request is sent again on a new connection every time, and reaches the
+/// client as the answer; a POST is never sent twice.
+@Suite(.timeLimit(.minutes(3)))
+struct KeptConnectionRaceTests {
+    /// serializerd (one worker) in front of Tests/Fixtures/closing_upstream.py.
+    static func run(reset: Bool) throws {
+        let (upstream, upstreamPort) = try StubUpstream.start(reset ? ["--reset"] : [], script: "closing_upstream.py")
+        defer { upstream.stop() }
+        let yaml = "listen: 127.0.0.1:0\nworkers: 1\nroutes:\n  - name: api\n    match: { prefix: /api/ }\n"
+            + "    upstream: http://127.0.0.1:\(upstreamPort)/v1\n    response: { serializer: raw }\n"
+        let (daemon, port, configPath) = try DaemonUnderTest.start(config: yaml)
+        defer {
+            daemon.stop()
+            try? FileManager.default.removeItem(atPath: configPath)
+        }
+        var failures: [String] = []
+        for method in ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "POST"] {
+            for n in 0..<100 {
+                let id = "\(method.lowercased())-\(n)"
+                let reply = try RawHTTP.request(port: port, method: method, target: "/api/x", headers: [("X-Request-Id", id)],
+                                                body: method == "POST" || method == "PUT" ? Array("{\"n\":\(n)}".utf8) : [])
+                if reply.status != 200 { failures.append("\(method) #\(n): \(reply.status) \(reply.text)") }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5)) (\(failures.count) in all)")
+        let stats = try RawHTTP.request(port: upstreamPort, target: "/stats")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(stats.body)) as? [String: Any])
+        let seen = try #require(doc["seen"] as? [String: Int])
+        // The upstream did drop connections under the idempotent requests (the race happened)…
+        #expect((doc["dropped"] as? Int ?? 0) >= 100, "\(doc["dropped"] ?? "none") dropped")
+        // …and every POST reached it exactly once.
+        let posts = seen.filter { $0.key.hasPrefix("POST ") }
+        #expect(posts.count == 100)
+        #expect(posts.values.allSatisfy { $0 == 1 }, "\(posts.filter { $0.value != 1 })")
+    }
+
+    @Test func aPlainCloseOnReuseIsNeverSeenByTheClientNorDoublesAPost() throws {
+        try Self.run(reset: false)
+    }
+
+    @Test func aResetOnReuseIsNeverSeenByTheClientNorDoublesAPost() throws {
+        try Self.run(reset: true)
+    }
+}

@@ -25,10 +25,13 @@ for source in Sources/CVector/*.c; do
 done
 rm -f "$modules/libCVector.a"
 ar rcs "$modules/libCVector.a" "$modules"/*.o
-for target in "${targets[@]}"; do
-  dir="fuzz/$target"
-  binary=".build/fuzz/$target"
-  flags=""
+# One target: build it, run it for SECONDS, keep a crash in findings/. Its output goes to
+# .build/fuzz/<target>.log; the exit status says whether it passed.
+one() {
+  local target=$1
+  local dir="fuzz/$target"
+  local binary=".build/fuzz/$target"
+  local flags=""
   [ -f "$dir/flags" ] && flags="$(cat "$dir/flags")"
   rm -f "$binary"
   # -Xcc -fsanitize=address: C code from imported headers (the static inline operations in
@@ -36,21 +39,43 @@ for target in "${targets[@]}"; do
   # shellcheck disable=SC2046,SC2086  # `sources` holds globs and `flags` words on purpose
   swiftc -O -sanitize=fuzzer,address -Xcc -fsanitize=address -parse-as-library -module-name "fuzz_${target//-/_}" -I "$modules" -L "$modules" \
     $flags "$dir/main.swift" $(eval echo $(cat "$dir/sources")) -lCVector -o "$binary" 2>&1 | grep -v "Cannot export local symbol" || true
-  [ -x "$binary" ] || { echo "fuzz: $target did not build" >&2; exit 1; }
+  [ -x "$binary" ] || { echo "fuzz: $target did not build" >&2; return 1; }
+  local work
   work="$(mktemp -d)"
   cp "$dir"/corpus/* "$work"/
   mkdir -p "$dir/findings"
   echo "fuzz: $target for ${seconds}s"
-  log="$work.log"
-  status=0
+  local log="$work.log"
+  local status=0
   # Swift's own crash reporter is off: under ASan it crashes itself and hides the finding.
-  dict=()
+  local dict=()
   [ -f "$dir/dict" ] && dict=(-dict="$dir/dict")
   SWIFT_BACKTRACE=enable=no "$binary" "$work" "${dict[@]}" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=1024 -malloc_limit_mb=256 \
     -artifact_prefix="$dir/findings/" -print_final_stats=1 >"$log" 2>&1 || status=$?
   grep -E "^#[0-9]+ +DONE|^stat::(number_of_executed_units|peak_rss_mb)|ERROR|SUMMARY|Fatal error|Test unit written" "$log" || true
   rm -rf "$work" "$log"
-  if [ "$status" -ne 0 ]; then echo "fuzz: $target FAILED (exit $status); see $dir/findings/" >&2; exit 1; fi
+  if [ "$status" -ne 0 ]; then echo "fuzz: $target FAILED (exit $status); see $dir/findings/" >&2; return 1; fi
   rmdir "$dir/findings" 2>/dev/null || true
+}
+
+# FUZZ_JOBS targets at a time (default: one per CPU): each is one process, so the
+# machine's cores run several at once and the whole run takes a fraction of the time.
+jobs="${FUZZ_JOBS:-$(nproc)}"
+failed=0
+running=()
+for target in "${targets[@]}"; do
+  one "$target" > ".build/fuzz/$target.log" 2>&1 &
+  running+=("$!:$target")
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    entry="${running[0]}"
+    running=("${running[@]:1}")
+    wait "${entry%%:*}" || failed=1
+    cat ".build/fuzz/${entry#*:}.log"
+  fi
 done
+for entry in "${running[@]}"; do
+  wait "${entry%%:*}" || failed=1
+  cat ".build/fuzz/${entry#*:}.log"
+done
+[ "$failed" -eq 0 ] || { echo "fuzz: a target failed (above)" >&2; exit 1; }
 echo "fuzz: all targets passed"

@@ -60,12 +60,32 @@ public enum HostField {
     }
 
     /// Whether a valid value's host is one no page on the web can be given (DNS
-    /// rebinding, DESIGN §4): an IP literal (bracketed, or only digits and dots),
+    /// rebinding, DESIGN §4): an IP literal (an IPv6 address in brackets, or only digits
+    /// and dots),
     /// `localhost`, or a name under `.localhost` — any case, one trailing dot ignored.
     /// Byte by byte and without allocating: every origin-form request asks it.
     public static func isLocalOrLiteral(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let (hostEnd, _) = split(v), hostEnd > 0 else { return false }
-        if v[0] == UInt8(ascii: "[") { return true }
+        guard let (hostEnd, _) = split(v) else { return false }
+        return isLocalOrLiteral(v, hostEnd: hostEnd)
+    }
+
+    /// The same for a value already known to be valid (the parser checked it): where the
+    /// host ends is found without checking it again.
+    public static func isLocalOrLiteral(validated v: UnsafeBufferPointer<UInt8>) -> Bool {
+        var hostEnd = 0
+        if v.first == UInt8(ascii: "[") {
+            while hostEnd < v.count && v[hostEnd] != UInt8(ascii: "]") { hostEnd += 1 }
+            hostEnd = min(hostEnd + 1, v.count)
+        } else {
+            while hostEnd < v.count && v[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
+        }
+        return isLocalOrLiteral(v, hostEnd: hostEnd)
+    }
+
+    static func isLocalOrLiteral(_ v: UnsafeBufferPointer<UInt8>, hostEnd: Int) -> Bool {
+        guard hostEnd > 0 else { return false }
+        // A bracketed literal is an IPv6 address (it has a colon), nothing else.
+        if v[0] == UInt8(ascii: "[") { return UnsafeBufferPointer(rebasing: v[0..<hostEnd]).contains(UInt8(ascii: ":")) }
         var end = hostEnd
         if v[end - 1] == UInt8(ascii: ".") { end -= 1 }
         var literal = end > 0

@@ -139,34 +139,39 @@ public enum HARCodec {
         }
         var file = File()
         var topMembers = 0
-        var sawLog = false, sawEntries = false
+        // The first member of each name counts, as a reader of the tree would take it.
+        var log: Bool?, entries: Bool?
         var logMembers: [Bool] = []   // per member of the log read: whether it was `entries`
         if try walker.open(UInt8(ascii: "{")) {
             repeat {
                 topMembers += 1
                 let name = try walker.memberName()
-                guard !sawLog, walker.name(name, is: "log"), walker.peek() == UInt8(ascii: "{") else {
+                guard log == nil, walker.name(name, is: "log") else {
                     try walker.skipValue(depth: 1)
                     continue
                 }
-                sawLog = true
+                log = walker.peek() == UInt8(ascii: "{")
+                guard log == true else {
+                    try walker.skipValue(depth: 1)
+                    continue
+                }
                 if try walker.open(UInt8(ascii: "{")) {
                     repeat {
                         let member = try walker.memberName()
                         let isEntries = walker.name(member, is: "entries")
                         logMembers.append(isEntries)
-                        guard isEntries, !sawEntries, walker.peek() == UInt8(ascii: "[") else {
+                        guard isEntries, entries == nil else {
                             try walker.skipValue(depth: 2)
                             continue
                         }
-                        sawEntries = true
-                        try readEntries(&walker, into: &file)
+                        entries = walker.peek() == UInt8(ascii: "[")
+                        if entries == true { try readEntries(&walker, into: &file) } else { try walker.skipValue(depth: 2) }
                     } while try walker.next(closing: UInt8(ascii: "}"))
                 }
             } while try walker.next(closing: UInt8(ascii: "}"))
         }
-        guard sawLog else { throw HARError("not HAR: no top-level \"log\" object") }
-        guard sawEntries else { throw HARError("not HAR: log has no \"entries\" array") }
+        guard log == true else { throw HARError("not HAR: no top-level \"log\" object") }
+        guard entries == true else { throw HARError("not HAR: log has no \"entries\" array") }
         file.appendable = topMembers == 1 && logMembers.last == true && logMembers.filter { $0 }.count == 1
             && walker.bytes.count >= tail.count && walker.bytes.suffix(tail.count).elementsEqual(tail)
         return file

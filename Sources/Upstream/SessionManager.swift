@@ -75,7 +75,7 @@ public final class SessionManager {
             // libcurl sends a request again by itself when the reused connection it went out
             // on dies before an answer: a second side effect for a POST. Anything that may not
             // be sent twice goes out on a new connection, where libcurl never does that.
-            try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, idempotent ? 0 : 1), "CURLOPT_FRESH_CONNECT")
+            if !idempotent { try Self.freshConnection(transfer) }
             try Curl.check(curl_multi_add_handle(multi, easy), "curl_multi_add_handle")
         } catch {
             transfer.release()
@@ -250,12 +250,10 @@ public final class SessionManager {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             _ = curl_multi_remove_handle(multi, easy)   // only fails for a handle not in the multi
-            if let transfer = transfers[easy], transfer.resendable, Self.diedUnanswered(transfer, code) {
+            if code != CURLE_OK, let transfer = transfers[easy], transfer.resendable, Self.diedUnanswered(transfer, code) {
                 transfer.resendable = false
                 // A new connection, once: if that one fails too, its failure is the answer.
-                if cshim_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1) == CURLE_OK, curl_multi_add_handle(multi, easy) == CURLM_OK {
-                    continue
-                }
+                if (try? Self.freshConnection(transfer)) != nil, curl_multi_add_handle(multi, easy) == CURLM_OK { continue }
             }
             guard let transfer = transfers.removeValue(forKey: easy) else { continue }
             let result = Self.outcome(transfer, code)
@@ -273,11 +271,18 @@ public final class SessionManager {
             // them stays behind. (Unsetting a pointer option cannot fail.)
             _ = cshim_easy_setopt_pointer(transfer.easy, CURLOPT_HTTPHEADER, nil)
             _ = cshim_easy_setopt_pointer(transfer.easy, CURLOPT_ERRORBUFFER, nil)
+            if transfer.freshConnection { _ = cshim_easy_setopt_long(transfer.easy, CURLOPT_FRESH_CONNECT, 0) }
             if let policy = transfer.policy { policyHandles[policy, default: []].append(transfer.easy) } else { idleHandles.append(transfer.easy) }
             transfer.releaseKeepingHandle()
         } else {
             transfer.release()
         }
+    }
+
+    /// CURLOPT_FRESH_CONNECT for this transfer only: the handle returns to its pool without it.
+    static func freshConnection(_ t: Transfer) throws(CurlError) {
+        try Curl.check(cshim_easy_setopt_long(t.easy, CURLOPT_FRESH_CONNECT, 1), "CURLOPT_FRESH_CONNECT")
+        t.freshConnection = true
     }
 
     /// The transfer failed on a connection it reused, before a byte of the answer came:

@@ -27,6 +27,8 @@ final class Transfer {
     /// The request may go out once more on a new connection if its reused one dies
     /// before any answer (DESIGN §11); cleared once it has.
     var resendable = false
+    /// CURLOPT_FRESH_CONNECT is set on the handle (undone before it is pooled again).
+    var freshConnection = false
     /// CURLOPT_ERRORBUFFER: libcurl keeps the pointer, so it is owned C memory.
     let errorBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))

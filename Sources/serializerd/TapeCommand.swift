@@ -63,6 +63,7 @@ struct TapeCommand: ParsableCommand {
                     throw Failure("no route named '\(route)' in \(loaded.source) (routes: \(loaded.routes.map(\.name).joined(separator: ", ")))")
                 }
                 var read = try TapeCommand.read(file)
+                if let failure = TapeFile.makeDirectory(loaded.tapesDir) { throw Failure("tapes.dir \(failure)") }
                 let tape = try target.tape?.tape ?? TapeCommand.tape(for: target, config: loaded)
                 let imported = read.entries.count
                 // Each entry is let go once recorded: the file's entries are not held twice.
@@ -75,10 +76,8 @@ struct TapeCommand: ParsableCommand {
         }
     }
 
-    /// The tape of a route that has none configured (an import into `<tapes.dir>/<route>.har`,
-    /// the directory made, 0700, when it is missing).
+    /// The tape of a route that has none configured (an import into `<tapes.dir>/<route>.har`).
     static func tape(for route: Route, config: ServerConfig) throws -> Tape {
-        if let failure = TapeFile.makeDirectory(config.tapesDir) { throw Failure("tapes.dir \(failure)") }
         let path = config.tapesDir + (config.tapesDir.hasSuffix("/") ? "" : "/") + route.name + ".har"
         do { return try TapeStore.shared.tape(path: path, match: TapeMatch(), redaction: config.capture) } catch {
             throw Failure("\(path): \(error.message)")

@@ -124,6 +124,55 @@ struct TapeCommandTests {
         #expect(miss.status == 502 && miss.text.contains("replay-miss"))
     }
 
+    /// The same HAR with a request Chromium cancelled (status 0, `_error: net::ERR_ABORTED`):
+    /// that entry is skipped and counted, never a reason to refuse the file — by `tape
+    /// import` into a tapes.dir that does not exist yet, and by the daemon reading it.
+    @Test func aCancelledEntryIsSkippedAndCountedAndImportMakesTheDirectory() throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/serializerd.yaml"
+        try """
+            listen: 127.0.0.1:0
+            tapes: { dir: \(dir)/missing/tapes }
+            routes:
+              - name: app
+                match: { prefix: /app/ }
+                upstream: http://127.0.0.1:9/api/
+                tape: { mode: replay }
+                response: { serializer: compound, serializers: [json, xml, image] }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let imported = try ServerBinary.run(["tape", "import", Fixture.path("chromium-cancelled.har"), "--route", "app", "--config", config])
+        #expect(imported.status == 0, "\(imported.stderrText)")
+        #expect(imported.stdoutText.contains("imported 4 entries") && imported.stdoutText.contains("1 skipped"), "\(imported.stdoutText)")
+        let made = try FileManager.default.attributesOfItem(atPath: dir + "/missing/tapes")
+        #expect((made[.posixPermissions] as? Int) == 0o700)
+        #expect(FileManager.default.fileExists(atPath: dir + "/missing/tapes/app.har"))
+
+        // The browser's file as the tape itself: read, the cancelled entry passed over.
+        try FileManager.default.removeItem(atPath: dir + "/missing/tapes/app.har")
+        try FileManager.default.copyItem(atPath: Fixture.path("chromium-cancelled.har"), toPath: dir + "/missing/tapes/app.har")
+        let (daemon, port) = try DaemonUnderTest.start(arguments: ["serve", "--config", config])
+        defer { _ = daemon.stop() }
+        #expect(daemon.waitForLine({ $0.contains("tape_entries_skipped") && $0.contains(#""skipped":1"#) }) != nil, "\(daemon.text)")
+        let items = try RawHTTP.request(port: port, target: "/app/items.json?sort=name&page=2")
+        #expect(items.status == 200 && items.header("Serializerd-Source") == "tape")
+        let cancelled = try RawHTTP.request(port: port, target: "/app/slow.json")
+        #expect(cancelled.status == 502 && cancelled.text.contains("replay-miss"))
+    }
+
+    /// Reading a tape holds at most twice the file plus 64 MiB (DESIGN §2): a 32 MiB HAR
+    /// shaped like a browser's through `tape import`, `tape verify` and a daemon loading it,
+    /// each one's peak RSS measured by bench/har_memory.py (which BENCHMARKS.md runs at
+    /// 256 MiB). The reader that parsed the whole file into a tree peaked at 4.8 × the file.
+    @Test func readingATapeHoldsAtMostTwiceTheFilePlus64MiB() throws {
+        let script = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bench/har_memory.py").path
+        let run = try ServerBinary.run(["-u", script, "--binary", ServerBinary.url.path, "--size", "32"], timeout: 170,
+                                       executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(run.status == 0, "\(run.stdoutText)\(run.stderrText)")
+        #expect(run.stdoutText.components(separatedBy: "within").count == 4, "\(run.stdoutText)")
+    }
+
     @Test func redactRewritesATapeWithoutItsSecrets() throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -78,7 +78,26 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if let (hostEnd, portStart) = host {
         precondition(hostEnd <= input.count && (portStart.map { $0 == hostEnd + 1 } ?? (hostEnd == input.count)), "split points")
     }
+    // The route Host rule (DNS rebinding): a name accepted must be one the rule names,
+    // read from the normalized name as Strings rather than byte by byte.
+    if host != nil {
+        precondition(HostField.isLocalOrLiteral(validated: input) == HostField.isLocalOrLiteral(input),
+                     "the validated-value Host rule disagrees on \(Array(input))")
+    }
+    let value = String(decoding: input, as: UTF8.self)
+    if input.elementsEqual(value.utf8) {
+        precondition(HostField.isLocalOrLiteral(input) == referenceNamesThisMachine(value),
+                     "the Host rule disagrees with its reference on \(Array(input))")
+    }
     return 0
+}
+
+/// IP literals (IPv6 in brackets, or digits and dots only), `localhost` and names under it.
+func referenceNamesThisMachine(_ value: String) -> Bool {
+    guard let name = HostField.name(value), !name.isEmpty else { return false }
+    if value.hasPrefix("[") { return name.contains(":") }
+    if name.allSatisfy({ $0 == "." || ("0"..."9").contains($0) }) { return true }
+    return name == "localhost" || name.hasSuffix(".localhost")
 }
 
 /// uri-host [ ":" port ], port 0-65535 in at most five digits, from the grammar's pieces.

@@ -13,10 +13,10 @@ let root: String = {
     let fm = FileManager.default
     try? fm.createDirectory(atPath: base + "/root/sub/deeper", withIntermediateDirectories: true)
     try? fm.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
-    fm.createFile(atPath: base + "/root/a.json", contents: Data("{}".utf8))
-    fm.createFile(atPath: base + "/root/sub/b.xml", contents: Data("<b/>".utf8))
-    fm.createFile(atPath: base + "/secret.json", contents: Data("SECRET".utf8))
-    fm.createFile(atPath: base + "/outside/c.json", contents: Data("SECRET".utf8))
+    _ = fm.createFile(atPath: base + "/root/a.json", contents: Data("{}".utf8))
+    _ = fm.createFile(atPath: base + "/root/sub/b.xml", contents: Data("<b/>".utf8))
+    _ = fm.createFile(atPath: base + "/secret.json", contents: Data("SECRET".utf8))
+    _ = fm.createFile(atPath: base + "/outside/c.json", contents: Data("SECRET".utf8))
     let links: [(String, String)] = [
         ("in_link", "a.json"), ("sub/up_in", "../a.json"), ("dirlink", "sub"), ("abs_in", base + "/root/a.json"),
         ("out_file", "../secret.json"), ("out_dir", "../outside"), ("abs_out", base + "/secret.json"),

@@ -24,6 +24,8 @@ public struct RequestHead: Sendable {
     public let target: String
     public let version: Version
     let fields: [Field]
+    /// The first Host field's index in `fields`, -1 without one.
+    let hostField: Int32
     public let framing: Framing
     /// The client allows the connection to stay open after this exchange.
     public let keepAlive: Bool
@@ -38,6 +40,14 @@ public struct RequestHead: Sendable {
                      UnsafeBufferPointer(rebasing: all[Int(field.valueStart)..<Int(field.valueEnd)]))
             }
         }
+    }
+
+    /// The first Host field's value (validated: `uri-host[:port]`) as bytes; nil without one.
+    /// Read on every request, so it is found while parsing and never searched for.
+    public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard hostField >= 0 else { return nil }
+        let field = fields[Int(hostField)]
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(field.valueStart)..<Int(field.valueEnd)])) }
     }
 
     /// The first field named `name` (ASCII, any case), as a String. Asked a few times per
@@ -77,6 +87,7 @@ struct HeadReader {
     var transferCodings: [[UInt8]] = []
     var sawTransferEncoding = false
     var hostCount = 0
+    var hostField: Int32 = -1
     var connectionClose = false
     var connectionKeepAlive = false
     var expectsContinue = false
@@ -125,7 +136,7 @@ struct HeadReader {
         return RequestHead(
             bytes: bytes, method: String(decoding: UnsafeBufferPointer(rebasing: p[0..<methodEnd]), as: UTF8.self),
             target: String(decoding: UnsafeBufferPointer(rebasing: p[targetStart..<targetEnd]), as: UTF8.self),
-            version: version, fields: fields, framing: framing,
+            version: version, fields: fields, hostField: hostField, framing: framing,
             keepAlive: version == .http11 ? !connectionClose : (connectionKeepAlive && !connectionClose),
             expectsContinue: expectsContinue)
     }
@@ -167,6 +178,7 @@ struct HeadReader {
         case 4 where ByteClass.equalsIgnoringCase(name, "host"):
             hostCount += 1
             guard HostField.isValid(value) else { throw .malformed("the Host header is not a valid uri-host[:port]") }
+            if hostField < 0 { hostField = Int32(fields.count - 1) }
         case 6 where ByteClass.equalsIgnoringCase(name, "expect"):
             if ByteClass.equalsIgnoringCase(value, "100-continue") { expectsContinue = true }
         case 10 where ByteClass.equalsIgnoringCase(name, "connection"):

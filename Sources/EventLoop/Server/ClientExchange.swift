@@ -10,9 +10,18 @@ public protocol ClientRequest: AnyObject {
     var peerAddress: String { get }
     var peerIsUnixSocket: Bool { get }
     func header(_ name: String) -> String?
+    /// The first `Host` field's value as bytes, nil without one.
+    func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
     func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void)
     /// The request head as received: the request line, the fields, the empty line.
     var headBytes: [UInt8] { get }
+}
+
+extension ClientRequest {
+    public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard var host = header("Host") else { return nil }
+        return host.withUTF8(body)
+    }
 }
 
 /// The one reply to a request.

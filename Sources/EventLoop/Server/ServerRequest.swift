@@ -31,6 +31,8 @@ public final class ServerRequest {
 
     public func header(_ name: String) -> String? { head?.header(name) }
 
+    public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? { head?.withHost(body) }
+
     public var headBytes: [UInt8] { head?.bytes ?? [] }
 
     /// The socket peer's address (never X-Forwarded-For); `unix` for a Unix-socket peer.

@@ -25,13 +25,13 @@ public struct ServerConfig: Sendable {
     /// trailing dot.
     public var hosts: [String] = []
 
-    /// Whether a route may answer a request whose `Host` is `value` (DESIGN §4): no page
-    /// on the web can be given these names, so a DNS-rebinding page cannot borrow a
-    /// route's credentials. The common case (an address, `localhost`) allocates nothing.
-    func namesThisDaemon(host value: String) -> Bool {
-        var value = value
-        if value.isEmpty || value.withUTF8(HostField.isLocalOrLiteral) { return true }
-        guard !hosts.isEmpty, let name = HostField.name(value) else { return false }
+    /// Whether a route may answer a request whose (validated) `Host` is `value` (DESIGN
+    /// §4): no page on the web can be given these names, so a DNS-rebinding page cannot
+    /// borrow a route's credentials. The common case (an address, `localhost`) allocates
+    /// nothing.
+    static func namesThisDaemon(host value: UnsafeBufferPointer<UInt8>, hosts: [String]) -> Bool {
+        if value.isEmpty || HostField.isLocalOrLiteral(validated: value) { return true }
+        guard !hosts.isEmpty, let name = HostField.name(String(decoding: value, as: UTF8.self)) else { return false }
         return hosts.contains(name)
     }
 

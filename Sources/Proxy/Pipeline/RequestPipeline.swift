@@ -27,6 +27,8 @@ final class PipelineClock: Sendable {
 /// exchange and an upstream held in memory.
 final class RequestPipeline {
     private(set) var config: ServerConfig
+    /// `config.hosts`, read on every request without copying the configuration.
+    private(set) var hosts: [String]
     private(set) var table: RouteTable
     let session: any UpstreamClient
     /// The process's response cache.
@@ -69,6 +71,7 @@ final class RequestPipeline {
          networkOverrides: NetworkOverrides = NetworkOverrides(),
          admin: @escaping (AdminEndpoint, any ClientExchange, RequestTarget, ResponseWriter) -> Void) {
         self.config = config
+        hosts = config.hosts
         table = RouteTable(config.routes)
         self.session = session
         self.cache = cache
@@ -87,6 +90,7 @@ final class RequestPipeline {
     /// A reload: in-flight requests keep the route they captured; new ones see the new table.
     func apply(_ config: ServerConfig) {
         self.config = config
+        hosts = config.hosts
         table = RouteTable(config.routes)
         faultDice = [:]
         shapesUploads = Self.shapesUploads(config)
@@ -131,8 +135,9 @@ final class RequestPipeline {
                 return
             }
             // Before routing: a rebinding page learns nothing of which paths are routes.
-            if !request.peerIsUnixSocket, let host = request.header("Host"), !config.namesThisDaemon(host: host) {
-                writer.problem(.misdirected(host: host), route: nil)
+            let hosts = self.hosts
+            if !request.peerIsUnixSocket, request.withHost({ ServerConfig.namesThisDaemon(host: $0, hosts: hosts) }) == false {
+                writer.problem(.misdirected(host: request.header("Host") ?? ""), route: nil)
                 return
             }
         }

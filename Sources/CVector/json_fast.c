@@ -966,6 +966,7 @@ SJ_TARGET ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n,
     st.allow_fragments = allow_fragments;
     st.max_depth = max_depth;
     st.count_numbers = numbers != NULL;
+    if (numbers) serializerd_note_number_check();
     uint8_t local_stack[1024];
     st.stack = max_depth < sizeof local_stack ? local_stack : (uint8_t *)malloc(max_depth + 1);
     // A chunk's positions: at most one per byte and the tail block's, the sentinel, and
@@ -1046,6 +1047,13 @@ ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *
     (void)in; (void)n; (void)out; (void)allow_fragments; (void)max_depth; (void)kernel; (void)in_place;
     *output_is_input = 0;
     if (numbers) numbers[0] = numbers[1] = numbers[2] = 0;
+    if (numbers) serializerd_note_number_check();
     return -1;
 }
 #endif
+
+// Outside the x86-64 guard: every platform counts.
+static _Thread_local size_t sj_number_checks;
+size_t serializerd_number_checks(void) { return sj_number_checks; }
+void serializerd_note_number_check(void) { sj_number_checks++; }
+

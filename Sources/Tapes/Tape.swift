@@ -204,9 +204,9 @@ public final class Tape: Sendable {
     public struct Served: Sendable {
         public let owner: ObjectIdentifier
         public let result: SerializationResult
-        public let unsafeNumbers: Int
+        public let unsafeNumbers: Int?
 
-        public init(owner: ObjectIdentifier, result: SerializationResult, unsafeNumbers: Int) {
+        public init(owner: ObjectIdentifier, result: SerializationResult, unsafeNumbers: Int?) {
             self.owner = owner
             self.result = result
             self.unsafeNumbers = unsafeNumbers

@@ -37,8 +37,9 @@ public final class CompletionEvent: @unchecked Sendable {
     public let error: String?
     /// The Content-Type sent to the client (HAR).
     public let responseContentType: String?
-    /// Numbers in the upstream's payload that a double cannot hold exactly (`output.numbers`).
-    public let unsafeNumbers: Int
+    /// Numbers in the upstream's payload that a double cannot hold exactly (`output.numbers`);
+    /// nil where nobody looked (`keep`, the default, and answers without a payload).
+    public let unsafeNumbers: Int?
     /// Where a route's payload came from: upstream, tape, mock or cache; nil without a route.
     public let source: String?
     /// How a caching route's cache met the request: hit, miss, stale, revalidated,
@@ -57,7 +58,7 @@ public final class CompletionEvent: @unchecked Sendable {
     public init(startedAt: Double, requestID: String, route: String, method: String, path: String, upstreamURL: String?,
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
-                error: String?, responseContentType: String?, unsafeNumbers: Int = 0, source: String? = nil,
+                error: String?, responseContentType: String?, unsafeNumbers: Int? = nil, source: String? = nil,
                 cache: String? = nil, httpVersion: String? = nil, faults: String? = nil, exchange: CapturedExchange? = nil) {
         self.httpVersion = httpVersion
         self.faults = faults

@@ -6,7 +6,7 @@ import Testing
 /// in JSON, XML and binary plists, under each setting, against Python's Decimal as oracle.
 @Suite(.timeLimit(.minutes(3)))
 struct NumberGuardTests {
-    static let routes = ["keep", "string", "reject"].map { mode in
+    static let routes = ["keep", "count", "string", "reject"].map { mode in
         route(mode, prefix: "/\(mode)/", extra: "    output: { numbers: \(mode) }\n")
             + route("p" + mode, prefix: "/p\(mode)/", extra: "    response: { serializer: plist }\n    output: { numbers: \(mode) }\n")
     }.joined()
@@ -24,20 +24,25 @@ struct NumberGuardTests {
         #expect(mismatches.isEmpty, "\(mismatches.prefix(20))")
         let unsafe = summary["unsafe"] as? Int ?? 0
         #expect(unsafe > 50 && unsafe < 150, "\(unsafe)")
-        // The count reaches the metrics and the completion events: once per keep request.
+        // The count reaches the metrics and the completion events: once per count request.
         let deadline = Date().addingTimeInterval(10)
         var counted: Double?
         repeat {
-            counted = Metrics(try proxy.get("/metrics").text)["serializerd_unsafe_numbers_total{route=\"keep\"}"]
+            counted = Metrics(try proxy.get("/metrics").text)["serializerd_unsafe_numbers_total{route=\"count\"}"]
             if counted == Double(unsafe) { break }
             usleep(20_000)
         } while Date() < deadline
         #expect(counted == Double(unsafe))
-        let keepEvent = completedLines(proxy.daemon.text).first { $0["route"] as? String == "keep" }
-        #expect(keepEvent?["unsafe_numbers"] as? Int == unsafe)
+        let events = completedLines(proxy.daemon.text)
+        let countEvent = events.first { $0["route"] as? String == "count" }
+        #expect(countEvent?["unsafe_numbers"] as? Int == unsafe)
+        // keep does not look: nothing counted, the event's field null.
+        let keepEvent = try #require(events.first { $0["route"] as? String == "keep" })
+        #expect(keepEvent["unsafe_numbers"] is NSNull, "\(keepEvent)")
+        #expect(Metrics(try proxy.get("/metrics").text)["serializerd_unsafe_numbers_total{route=\"keep\"}"] ?? 0 == 0)
     }
 
-    @Test func keepBesideCanonicalIsAConfigError() throws {
+    @Test func keepOrCountBesideCanonicalIsAConfigError() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("numbers-\(UUID().uuidString).yaml").path
         try """
             routes:
@@ -49,12 +54,17 @@ struct NumberGuardTests {
                 match: { prefix: /b/ }
                 upstream: http://127.0.0.1:9/
                 output: { numbers: round }
+              - name: c
+                match: { prefix: /c/ }
+                upstream: http://127.0.0.1:9/
+                output: { canonical: true, numbers: count }
 
             """.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try ServerBinary.run(["check", path])
         #expect(result.status == 1)
         #expect(result.stderrText.contains(":5:41: error: routes[0].output.numbers: keep cannot be combined with canonical: true"), "\(result.stderrText)")
-        #expect(result.stderrText.contains("routes[1].output.numbers: expected keep, string or reject, found 'round'"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("routes[1].output.numbers: expected keep, count, string or reject, found 'round'"), "\(result.stderrText)")
+        #expect(result.stderrText.contains("routes[2].output.numbers: count cannot be combined with canonical: true"), "\(result.stderrText)")
     }
 }

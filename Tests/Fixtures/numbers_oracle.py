@@ -1,7 +1,8 @@
 """output.numbers against an independent oracle, end to end through serializerd.
 
-Usage: numbers_oracle.py PORT. The daemon has routes /keep/, /string/ and /reject/ (json),
-/pkeep/, /pstring/, /preject/ (plist) on the stub upstream. Numbers at the edges of what a
+Usage: numbers_oracle.py PORT. The daemon has routes /keep/, /count/, /string/ and /reject/
+(json), /pkeep/, /pcount/, /pstring/, /preject/ (plist) on the stub upstream; count must
+write what keep writes. Numbers at the edges of what a
 double holds go out as JSON, an XML plist and a binary plist; the oracle is Python's own:
 a number is safe when the shortest repr of its nearest double is the same Decimal as its
 text (decimal.Decimal, json with parse_int/parse_float). Prints one JSON summary line."""
@@ -77,6 +78,9 @@ for keep, string, reject, path, ctype, texts in cases:
     q = f"file?path={path}&type={ctype}"
     status, body = get(keep + q)
     kept = decoded(body)
+    status_c, body_c = get(keep.replace("keep", "count") + q)
+    if (status_c, body_c) != (status, body):
+        summary["mismatches"].append(f"{path}: count wrote {body_c[:120]!r} ({status_c}) where keep wrote {body[:120]!r} ({status})")
     status_s, body_s = get(string + q)
     strung = decoded(body_s)
     status_r, body_r = get(reject + q)

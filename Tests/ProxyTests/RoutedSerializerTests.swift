@@ -1,5 +1,6 @@
 import Foundation
 @testable import Proxy
+import Serializers
 import TestSupport
 import Testing
 
@@ -25,6 +26,29 @@ func route(_ name: String, prefix: String, extra: String = "") -> String {
     ].joined()
 
     func json(_ exchange: RecordedExchange) -> [String: Any]? { exchange.replyJSON }
+
+    /// `numbers: keep` (the default) never classifies a number — in JSON or in a property
+    /// list — and reports none; `count` does and reports them. The classifiers note each
+    /// document they look at on this thread, where the in-process pipeline runs.
+    @Test func keepNeverLooksAtNumbersAndCountCounts() throws {
+        let proxy = try InProcessProxy(routes: route("keep", prefix: "/k/") + route("count", prefix: "/c/", extra: "    output: { numbers: count }\n")
+            + route("pkeep", prefix: "/pk/", extra: "    response: { serializer: plist }\n")
+            + route("pcount", prefix: "/pc/", extra: "    response: { serializer: plist }\n    output: { numbers: count }\n"))
+        let body = "body=%5B9007199254740993%2C1.5%2C12345678901234567890%5D"
+        let before = NumberGuard.checksOnThisThread
+        let kept = proxy.get("/k/json?" + body)
+        #expect(kept.text == "[9007199254740993,1.5,12345678901234567890]")
+        #expect(proxy.get("/pk/plist").status == 200)
+        #expect(NumberGuard.checksOnThisThread == before, "keep classified numbers")
+        let counted = proxy.get("/c/json?" + body)
+        #expect(counted.text == kept.text)
+        #expect(NumberGuard.checksOnThisThread > before)
+        let afterJSON = NumberGuard.checksOnThisThread
+        #expect(proxy.get("/pc/plist").status == 200)
+        #expect(NumberGuard.checksOnThisThread > afterJSON)
+        #expect(proxy.metric(#"serializerd_unsafe_numbers_total{route="count"}"#) == 2)
+        #expect(proxy.metric(#"serializerd_unsafe_numbers_total{route="keep"}"#) ?? 0 == 0)
+    }
 
     @Test func everySerializerAnswersThroughARoute() throws {
         let proxy = try InProcessProxy(routes: Self.routes)

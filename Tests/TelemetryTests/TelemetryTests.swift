@@ -52,7 +52,7 @@ final class CapturedOutput {
         let lines = captured.lines()
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix(#"{"ts":""#))
-        #expect(lines[0].hasSuffix(#","level":"info","msg":"request_completed","request_id":"r1","route":"api","method":"GET","path":"/api/x","upstream_url":"http://u/x","status":200,"upstream_status":200,"content_type":"application/json","serializer":"json","outcome":"ok","bytes_in":35,"bytes_out":29,"duration_ms":2.000,"upstream_ms":1.500,"serialize_ms":0.200,"unsafe_numbers":0,"source":null,"cache":null,"http_version":null,"faults":null,"error":null}"#))
+        #expect(lines[0].hasSuffix(#","level":"info","msg":"request_completed","request_id":"r1","route":"api","method":"GET","path":"/api/x","upstream_url":"http://u/x","status":200,"upstream_status":200,"content_type":"application/json","serializer":"json","outcome":"ok","bytes_in":35,"bytes_out":29,"duration_ms":2.000,"upstream_ms":1.500,"serialize_ms":0.200,"unsafe_numbers":null,"source":null,"cache":null,"http_version":null,"faults":null,"error":null}"#))
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
         #expect(second["level"] as? String == "warning")
         #expect(second["error"] as? String == "No route \"x\"")

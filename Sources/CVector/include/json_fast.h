@@ -6,6 +6,12 @@
 #include <stdint.h>
 #include <stddef.h>
 
+// How many documents this thread has had its numbers classified in (output.numbers): the
+// fast path with `numbers` counts itself, the Swift classifiers note theirs. A test reads
+// it before and after a serialization to see that `keep` never looks at numbers.
+size_t serializerd_number_checks(void);
+void serializerd_note_number_check(void);
+
 // Which kernel this CPU and OS run: 0 none, 1 AVX2, 2 AVX-512 as well.
 int serializerd_json_fast_available(void);
 

@@ -74,8 +74,11 @@ extension ConfigLoader {
                 throw (m["request"] ?? node).error(error.message)
             }
         }
-        let response = node.attempt { () throws(ConfigError) in try self.response(m["response"], parent: node, config: config) }
         let output = node.attempt { () throws(ConfigError) in try self.output(m["output"]) }
+        let notesNumbers = output?.effectiveNumbers.looksAtNumbers ?? true
+        let response = node.attempt { () throws(ConfigError) in
+            try self.response(m["response"], parent: node, config: config, notesNumbers: notesNumbers)
+        }
         guard let timeout, let follow, let headers, let request, let response, let output else { return nil }
         return RouteParts(timeout: timeout, followRedirects: follow, headers: headers, requestName: request.0,
                           requestSerializer: request.1, response: response.0, responseSerializer: response.1, output: output)
@@ -175,7 +178,9 @@ extension ConfigLoader {
 
     /// The `response:` block. Key positions are checked here; values go through
     /// `ResponseSettings.apply`, the same parser `transcode --option` uses.
-    static func response(_ node: ConfigNode?, parent: ConfigNode, config: ServerConfig) throws(ConfigError) -> (ResponseSettings, any ResponseSerializer) {
+    /// `notesNumbers`: whether `output.numbers` looks at numbers (not for `keep`).
+    static func response(_ node: ConfigNode?, parent: ConfigNode, config: ServerConfig,
+                         notesNumbers: Bool = true) throws(ConfigError) -> (ResponseSettings, any ResponseSerializer) {
         var settings = ResponseSettings()
         var members: [String: ConfigNode] = [:]
         if let node {
@@ -184,6 +189,7 @@ extension ConfigLoader {
             settings.maxJSONDepth = config.limits.maxJSONDepth
             settings.maxOutput = config.limits.maxResponseBody
         }
+        settings.notesNumbers = notesNumbers
         do throws(SettingsError) {
             return (settings, try ResponseSerializerRegistry.make(settings))
         } catch {
@@ -242,11 +248,11 @@ extension ConfigLoader {
         if let n = m["canonical"] { output.canonical = try n.bool() }
         if let n = m["numbers"] {
             let text = try n.string()
-            guard let mode = NumberGuard.Mode(rawValue: text) else { throw n.error("expected keep, string or reject, found '\(text)'") }
+            guard let mode = NumberGuard.Mode(rawValue: text) else { throw n.error("expected keep, count, string or reject, found '\(text)'") }
             // Canonical output rounds every number to a double: keeping an unsafe one
             // there would silently change its value.
-            if mode == .keep && output.canonical {
-                throw n.error("keep cannot be combined with canonical: true (canonical output would round the numbers it keeps); use string or reject")
+            if (mode == .keep || mode == .count) && output.canonical {
+                throw n.error("\(text) cannot be combined with canonical: true (canonical output would round the numbers it keeps); use string or reject")
             }
             output.numbers = mode
         }

@@ -154,7 +154,7 @@ extension RequestPipeline {
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
     /// `serialized`: what the route already made of this reply; `made` hears what it makes.
     func complete(_ result: Result<UpstreamResponse, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter,
-                  serialized: (SerializationResult, Int)? = nil, made: ((SerializationResult, Int) -> Void)? = nil,
+                  serialized: (SerializationResult, Int?)? = nil, made: ((SerializationResult, Int?) -> Void)? = nil,
                   cached: CacheExchange? = nil) {
         // Whatever the outcome, the requests waiting for this miss read the cache next.
         defer { if let cached, cached.leads { cache.misses.finish(cached.key) } }

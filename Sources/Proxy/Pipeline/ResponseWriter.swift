@@ -26,7 +26,7 @@ struct ResponseWriter {
     var upstreamSeconds: Double?
     var serializeSeconds: Double?
     /// Unsafe numbers the route's output.numbers found in the payload.
-    var unsafeNumbers = 0
+    var unsafeNumbers: Int?
     /// Where the payload came from (`Serializerd-Source`, DESIGN §3).
     var source = Source.upstream
     /// On caching routes: how the cache met the request (`Cache-Status`, DESIGN §3).

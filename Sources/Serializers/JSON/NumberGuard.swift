@@ -1,14 +1,25 @@
+internal import CVector
 /// `output.numbers` (DESIGN §5) over a serializer's output: finds the numbers a double
-/// cannot hold exactly, counts them (`keep`), writes them as strings of their exact text
-/// (`string`), or names the first one (`reject`). It reads normalized JSON, which is
-/// valid and compact, so a token is a number exactly when it starts with `-` or a digit.
+/// cannot hold exactly, counts them (`count`), writes them as strings of their exact text
+/// (`string`), or names the first one (`reject`); `keep` never looks. It reads normalized
+/// JSON, which is valid and compact, so a token is a number exactly when it starts with
+/// `-` or a digit.
 public enum NumberGuard {
     public enum Mode: String, Sendable, CaseIterable {
-        case keep, string, reject
+        case keep, count, string, reject
+
+        /// Whether the mode classifies numbers at all: `keep` passes them as written and
+        /// costs nothing (number-dense answers such as GeoJSON would pay on every one).
+        public var looksAtNumbers: Bool { self != .keep }
     }
+
+    /// Documents this thread has had its numbers classified in (a test's check that
+    /// `keep` never does).
+    public static var checksOnThisThread: Int { Int(serializerd_number_checks()) }
 
     /// The unsafe numbers in `json`.
     public static func count(_ json: [UInt8]) -> Int {
+        serializerd_note_number_check()
         var count = 0
         forEachNumber(json) { range, p in
             if !NumberSafety.isSafe(UnsafeBufferPointer(rebasing: p[range])) { count += 1 }
@@ -19,6 +30,7 @@ public enum NumberGuard {
 
     /// `json` with every unsafe number written as a string of its source text.
     public static func stringified(_ json: [UInt8]) -> [UInt8] {
+        serializerd_note_number_check()
         var out: [UInt8] = []
         out.reserveCapacity(json.count + 64)
         var last = 0
@@ -38,6 +50,7 @@ public enum NumberGuard {
 
     /// The first unsafe number's text and its JSON pointer (RFC 6901), if any.
     public static func firstUnsafe(_ json: [UInt8]) -> (number: String, pointer: String)? {
+        serializerd_note_number_check()
         var found: Range<Int>?
         forEachNumber(json) { range, p in
             if NumberSafety.isSafe(UnsafeBufferPointer(rebasing: p[range])) { return true }
@@ -118,16 +131,18 @@ public enum NumberGuard {
 
 extension NumberGuard {
     /// `output.numbers` applied to a serializer's result, in place (stringified, or a
-    /// serialization failure for `reject`); returns the count of unsafe numbers it held.
-    /// Only json and plist output (a compound's winner counts by its own name) carries an
-    /// upstream's numbers; the others write only numbers of their own (image sizes).
-    public static func apply(_ result: inout SerializationResult, mode: Mode) -> Int {
+    /// serialization failure for `reject`); returns the count of unsafe numbers it held,
+    /// nil for `keep`, which does not look. Only json and plist output (a compound's winner
+    /// counts by its own name) carries an upstream's numbers; the others write only numbers
+    /// of their own (image sizes).
+    public static func apply(_ result: inout SerializationResult, mode: Mode) -> Int? {
+        guard mode.looksAtNumbers else { return nil }
         guard result.error == nil, let value = result.value,
               result.serializer == SerializerName.json.rawValue || result.serializer == SerializerName.plist.rawValue else { return 0 }
         let unsafe = value.knownUnsafeNumbers ?? count(value.bytes)
         guard unsafe > 0 else { return 0 }
         switch mode {
-        case .keep:
+        case .keep, .count:
             return unsafe
         case .string:
             result = SerializationResult(value: NormalizedJSON(trusted: stringified(value.bytes)), error: nil, serializer: result.serializer)

@@ -5,12 +5,19 @@ struct JSONResponseSerializer: ResponseSerializer {
 
     let validation: ResponseValidation
     let options: JSONReadOptions
+    /// Count the numbers no double holds exactly while normalizing (`output.numbers` other
+    /// than `keep`); `keep` never looks at them.
+    var notesNumbers = true
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
             let json: [UInt8], unsafeNumbers: Int?
             do throws(JSONError) {
-                (json, unsafeNumbers) = try JSONNormalizer.normalizeNotingNumbers(body, options: options)
+                if notesNumbers {
+                    (json, unsafeNumbers) = try JSONNormalizer.normalizeNotingNumbers(body, options: options)
+                } else {
+                    (json, unsafeNumbers) = (try JSONNormalizer.normalize(body, options: options), nil)
+                }
             } catch {
                 throw TranscodeError(error)
             }

@@ -5,10 +5,12 @@ struct PlistResponseSerializer: ResponseSerializer {
 
     let validation: ResponseValidation
     let maxDepth: Int
+    /// As the json serializer's: `keep` never looks at numbers.
+    var notesNumbers = true
 
     func serialize(_ response: UpstreamResponse) -> SerializationResult {
         validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
-            try PlistTranscoder.transcode(body, maxDepth: maxDepth, budget: budget)
+            try PlistTranscoder.transcode(body, maxDepth: maxDepth, budget: budget, notesNumbers: notesNumbers)
         }
     }
 }

@@ -39,9 +39,9 @@ public enum ResponseSerializerRegistry {
 
     static func member(_ name: SerializerName, _ s: ResponseSettings, _ v: ResponseValidation) -> any ResponseSerializer {
         switch name {
-        case .json: JSONResponseSerializer(validation: v, options: s.jsonOptions)
+        case .json: JSONResponseSerializer(validation: v, options: s.jsonOptions, notesNumbers: s.notesNumbers)
         case .xml: XMLResponseSerializer(validation: v, maxDepth: s.maxJSONDepth, options: s.xml ?? XMLOptions())
-        case .plist: PlistResponseSerializer(validation: v, maxDepth: s.maxJSONDepth)
+        case .plist: PlistResponseSerializer(validation: v, maxDepth: s.maxJSONDepth, notesNumbers: s.notesNumbers)
         case .image: ImageResponseSerializer(validation: v, options: s.image ?? ImageOptions())
         case .form: FormResponseSerializer(validation: v, maxDepth: s.maxJSONDepth)
         case .text: TextResponseSerializer(validation: v)

@@ -15,6 +15,9 @@ public struct ResponseSettings: Sendable, Equatable {
     public var maxOutput: Int = OutputBudget.defaultCap
     public var xml: XMLOptions?
     public var image: ImageOptions?
+    /// json and plist: count unsafe numbers while transcoding (false for `output.numbers:
+    /// keep`, which never looks at them).
+    public var notesNumbers = true
     /// compound: member serializer names, tried in order.
     public var serializers: [SerializerName]?
 

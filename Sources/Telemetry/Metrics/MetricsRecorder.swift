@@ -25,7 +25,7 @@ public final class MetricsRecorder: CompletionSink {
         if let upstream = event.upstreamDuration { cells.upstreamDuration.observe(upstream) }
         cells.upstreamBytes.add(UInt64(event.bytesIn))
         cells.responseBytes.add(UInt64(event.bytesOut))
-        if event.unsafeNumbers > 0 { cells.unsafeNumbers.add(UInt64(event.unsafeNumbers)) }
+        if let unsafe = event.unsafeNumbers, unsafe > 0 { cells.unsafeNumbers.add(UInt64(unsafe)) }
         if let version = event.httpVersion, let at = RouteCells.httpVersions.firstIndex(of: version) { cells.upstreamRequests[at].add(1) }
         if let cache = event.cache, let at = RouteCells.cacheResults.firstIndex(of: cache) { cells.cache[at].add(1) }
         if let faults = event.faults {

@@ -38,9 +38,10 @@ struct BinaryPlistReader {
     }
 
     /// The JSON, and how many unsafe numbers it holds when that was counted as it was written.
-    static func transcodeNotingNumbers(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil)
+    static func transcodeNotingNumbers(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil, notesNumbers: Bool = true)
         throws(TranscodeError) -> (json: [UInt8], unsafeNumbers: Int?) {
         var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth, budget: budget ?? OutputBudget(input: bytes.count))
+        if !notesNumbers { reader.unsafeNumbers = nil }
         let top = reader.trailerInt(16)
         // JSON is about as long as the binary plist it comes from: one buffer from the
         // start instead of doubling (each step holds the old copy and the new one).

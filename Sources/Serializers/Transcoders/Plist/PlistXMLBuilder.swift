@@ -40,9 +40,13 @@ final class PlistXMLBuilder: XMLEventSink {
     @exclusivity(unchecked) var seenNames: [UnsafePointer<UInt8>] = []
     @exclusivity(unchecked) var seenTags: [Tag] = []
 
-    init(maxDepth: Int, budget: OutputBudget) {
+    /// Count unsafe numbers as they are written (`output.numbers` other than `keep`).
+    let notesNumbers: Bool
+
+    init(maxDepth: Int, budget: OutputBudget, notesNumbers: Bool = true) {
         self.maxDepth = maxDepth
         self.budget = budget
+        self.notesNumbers = notesNumbers
     }
 
     override func startElement(_ element: XMLStartTag) throws(TranscodeError) {
@@ -118,11 +122,11 @@ final class PlistXMLBuilder: XMLEventSink {
             if !PlistScalars.appendDecimalInteger(text, to: &out) {
                 out.append(contentsOf: try PlistScalars.integer(trimmedText).utf8)
             }
-            unsafeNumbers += NumberSafety.unsafeCount(out, from: start)
+            if notesNumbers { unsafeNumbers += NumberSafety.unsafeCount(out, from: start) }
         case .real:
             let start = out.count
             out.append(contentsOf: try PlistScalars.real(trimmedText).utf8)
-            unsafeNumbers += NumberSafety.unsafeCount(out, from: start)
+            if notesNumbers { unsafeNumbers += NumberSafety.unsafeCount(out, from: start) }
         case .true: out.append(contentsOf: "true".utf8)
         case .false: out.append(contentsOf: "false".utf8)
         case .date: JSONEscaping.appendQuoted(try PlistScalars.xmlDate(trimmedText), to: &out)
@@ -142,7 +146,7 @@ final class PlistXMLBuilder: XMLEventSink {
     func finish() throws(TranscodeError) -> (json: [UInt8], unsafeNumbers: Int?) {
         guard sawRoot else { throw TranscodeError("property list has no value") }
         if repeatedKeys.found { return (try RepeatedKeys.lastWins(out, maxDepth: maxDepth), nil) }
-        return (out, unsafeNumbers)
+        return (out, notesNumbers ? unsafeNumbers : nil)
     }
 }
 

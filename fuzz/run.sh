@@ -2,7 +2,8 @@
 # Builds every libFuzzer target under fuzz/ (one directory each: main.swift, `sources`
 # naming the product files it tests, optional `flags` for the compiler, optional `dict` of
 # tokens for libFuzzer, corpus/) and runs
-# each for SECONDS. HTTPCore is built once as a module the targets may import.
+# each for SECONDS. HTTPCore and Serializers are built once as modules the targets may
+# import (a target's `flags` links them).
 #   fuzz/run.sh [SECONDS] [TARGET...]      default: 30 s, every target
 # Memory limits make an amplification a finding rather than a slow run; an input that
 # takes over 1 s is a finding too. Crashes land in fuzz/<target>/findings/; keep each
@@ -25,6 +26,14 @@ for source in Sources/CVector/*.c; do
 done
 rm -f "$modules/libCVector.a"
 ar rcs "$modules/libCVector.a" "$modules"/*.o
+# The serializers, built once for every target that tests them (a target's `flags` says
+# -lSerializers), with -enable-testing so that its main.swift may `@testable import` them.
+serializer_flags=(-I Sources/CLibxml2 -I Sources/CPages/include -I Sources/CVector/include -Xcc -I/usr/include/libxml2)
+swiftc -O -sanitize=fuzzer,address -Xcc -fsanitize=address -parse-as-library -enable-testing -module-name Serializers -emit-module \
+  -emit-module-path "$modules/Serializers.swiftmodule" -emit-library -static -o "$modules/libSerializers.a" -I "$modules" \
+  "${serializer_flags[@]}" Sources/Serializers/*.swift Sources/Serializers/*/*.swift Sources/Serializers/*/*/*.swift \
+  2>&1 | grep -v "Cannot export local symbol" || true
+[ -f "$modules/libSerializers.a" ] || { echo "fuzz: the Serializers module did not build" >&2; exit 1; }
 # One target: build it, run it for SECONDS, keep a crash in findings/. Its output goes to
 # .build/fuzz/<target>.log; the exit status says whether it passed.
 one() {

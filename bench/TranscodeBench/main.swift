@@ -104,21 +104,34 @@ func ours(_ p: Payload) -> Int {
     }
 }
 
-/// The JSON serializer's transcode, then `output.numbers: keep` on its output (as a route
-/// runs it), against the transcode alone: one row for BENCHMARKS.
+/// `output.numbers` as a route runs it — the json serializer, then the mode — against the
+/// normalizer alone, interleaved: `keep` (the default, which must cost nothing) and
+/// `count` (the guard: classify every number). One row for BENCHMARKS.
 func numbersGuardRow(_ p: Payload, options: Options) -> String {
-    var on: [Double] = [], off: [Double] = []
+    func serializer(notesNumbers: Bool) -> any ResponseSerializer {
+        var settings = ResponseSettings()
+        settings.notesNumbers = notesNumbers
+        return try! ResponseSerializerRegistry.make(settings)
+    }
+    let keep = serializer(notesNumbers: false), count = serializer(notesNumbers: true)
+    let response = UpstreamResponse(status: 200, contentType: "application/json", body: p.bytes)
+    var alone: [Double] = [], kept: [Double] = [], counted: [Double] = []
     var unsafe = 0
     for _ in 0..<max(options.reps, 5) {
-        off.append(measure(minSeconds: options.minSeconds) { _ = try? JSONNormalizer.normalize(p.bytes) })
-        on.append(measure(minSeconds: options.minSeconds) {
-            guard let (bytes, known) = try? JSONNormalizer.normalizeNotingNumbers(p.bytes) else { return }
-            unsafe = known ?? NumberGuard.count(bytes)
+        alone.append(measure(minSeconds: options.minSeconds) { _ = try? JSONNormalizer.normalize(p.bytes) })
+        kept.append(measure(minSeconds: options.minSeconds) {
+            var result = keep.serialize(response)
+            precondition(NumberGuard.apply(&result, mode: .keep) == nil)
+        })
+        counted.append(measure(minSeconds: options.minSeconds) {
+            var result = count.serialize(response)
+            unsafe = NumberGuard.apply(&result, mode: .count) ?? -1
         })
     }
-    let perRound = zip(on, off).map { $0 / $1 }
-    return String(format: "output.numbers guard, %@: %d unsafe numbers; CPU time on/off %.3f× (per round: median %.3f×, %.3f–%.3f); off %.0f µs, on %.0f µs",
-                  p.name, unsafe, median(on) / median(off), median(perRound), perRound.min()!, perRound.max()!, median(off) * 1e6, median(on) * 1e6)
+    let keepRounds = zip(kept, alone).map { $0 / $1 }, countRounds = zip(counted, alone).map { $0 / $1 }
+    return String(format: "output.numbers, %@ (%d unsafe numbers), CPU time ÷ the normalizer alone (%.0f µs): keep %.3f× (per round: median %.3f×, %.3f–%.3f), count %.3f× (median %.3f×, %.3f–%.3f)",
+                  p.name, unsafe, median(alone) * 1e6, median(kept) / median(alone), median(keepRounds), keepRounds.min()!, keepRounds.max()!,
+                  median(counted) / median(alone), median(countRounds), countRounds.min()!, countRounds.max()!)
 }
 
 /// Where output.numbers' time goes on one JSON file: the scan alone, the parts of the check.
@@ -372,8 +385,7 @@ func run() throws {
         rows.append(row)
         print(row)
     }
-    // output.numbers: the JSON path with the guard (keep: count the unsafe numbers) against
-    // the same path without it, interleaved; the ratio is the guard's cost.
+    // output.numbers through the json serializer (keep, count) against the normalizer alone.
     for payload in payloads where payload.format == "json" {
         let result = numbersGuardRow(payload, options: options)
         rows.append(result)

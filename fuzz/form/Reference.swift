@@ -1,3 +1,4 @@
+@testable import Serializers
 import HTTPCore
 
 // The form decoder as it was before the flat rewrite (tree of objects, one per field):

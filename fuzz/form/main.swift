@@ -1,3 +1,4 @@
+@testable import Serializers
 import HTTPCore
 
 // libFuzzer target for form bodies (FormDecoder, Sources/Serializers), built by

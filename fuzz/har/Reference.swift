@@ -1,6 +1,7 @@
 // The tape reader as it was before it walked the document: the whole file parsed into one
 // JSONValue, then `log.entries` read from the tree. The walking reader must agree with it
 // on every UTF-8 input both read: the same entries, the same skipped count.
+@testable import Serializers
 func referenceDecode(_ bytes: [UInt8]) -> (entries: [TapeEntry], skipped: Int)? {
     guard let root = try? JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: false, maxDepth: 64)),
           case .object(let top) = root, let log = HARCodec.member("log", top), case .object(let logMembers) = log,

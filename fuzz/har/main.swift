@@ -6,6 +6,7 @@
 // entry encoded from buffers with redaction must equal the redacted entry encoded. The
 // reader walks the document entry by entry; it must read what the whole-tree reader
 // (Reference.swift) reads.
+@testable import Serializers
 import HTTPCore
 
 let capture = Redaction(headers: ["Authorization", "X-Key"], query: ["api_key"], json: ["/password", "/a/0"])

@@ -2,6 +2,7 @@
 // ImageInspector.swift), built by fuzz/run.sh: any bytes give a result or a detail, never
 // a trap; a result names one of the seven formats with positive dimensions; and the image
 // serializer's JSON (with include_data) is valid and within its budget.
+@testable import Serializers
 
 let formats: Set<String> = ["png", "jpeg", "gif", "bmp", "tiff", "ico", "webp"]
 

@@ -9,6 +9,7 @@
 //   and the C fast path (json_fast.c): the same bytes, or invalid too.
 // Also the normalizer's own promises: output no longer than the UTF-8 input, and stable
 // (normalizing normalized JSON changes nothing).
+@testable import Serializers
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -3,6 +3,7 @@
 // property-list answers. The first byte picks what runs. Besides memory safety: a parsed
 // fault is one the daemon may inject, pointers stay within their bound, an answer no
 // operation changed keeps its body, and damage never multiplies the body's size.
+@testable import Serializers
 import HTTPCore
 
 let kinds = ["application/json", "application/xml", "application/x-plist", "text/html"]

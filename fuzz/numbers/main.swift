@@ -2,6 +2,7 @@
 // input that is one JSON number is classified, and checked against an oracle that shares
 // none of its shortcuts: Foundation's Decimal compares the lexeme with the shortest form
 // of its double (where Decimal can hold both: 38 digits, exponents within ±120).
+@testable import Serializers
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -2,6 +2,7 @@
 // fuzz/run.sh. Besides memory safety it checks the bounded-work contract: whatever the
 // input, the JSON written stays within its OutputBudget (under a tight cap for every other
 // input, so the cap's path is exercised too), and nesting stops at the depth limit.
+@testable import Serializers
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

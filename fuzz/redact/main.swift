@@ -2,6 +2,7 @@
 // fuzz/run.sh. The first byte picks the pointers, the rest is the body. Besides memory
 // safety: on valid JSON the tolerant byte-level redactor must give exactly what redacting
 // the parsed tree gives, and a body it leaves alone must hold no match at all.
+@testable import Serializers
 import HTTPCore
 
 let pointerSets: [[String]] = [

@@ -1,6 +1,7 @@
 // The request parameters as they were read and encoded before they became a JSONTape
 // (a JSONValue tree): the differential oracle for
 // fuzz/request. Kept only here.
+@testable import Serializers
 import HTTPCore
 
 enum ReferenceRequestParameters {

@@ -4,6 +4,7 @@
 // encoders said before they walked a JSONTape instead of a JSONValue tree (Reference.swift):
 // the same query, body and Content-Type, or the same error. And each stays within its
 // output budget.
+@testable import Serializers
 
 let types = ["application/json", "application/x-www-form-urlencoded", "application/x-plist"]
 

@@ -2,6 +2,7 @@
 // serializers (Sources/Serializers/Text), built by fuzz/run.sh. Oracles independent of
 // the code under test: Swift's own UTF-8 validation, a base64 round trip, and the JSON
 // tree parser reading back what the serializers write.
+@testable import Serializers
 
 let charsets: [String?] = [nil, "utf-8", "us-ascii", "iso-8859-1", "windows-1252", "utf-16", "shift_jis", "x-unknown"]
 

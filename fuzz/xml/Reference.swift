@@ -4,6 +4,7 @@
 /// `@name` first, text `#text` last (text alone → a plain string), repeated siblings
 /// → array at the first one's position, `force_array` paths always arrays, empty
 /// element → null, all leaves strings, CDATA is text, whitespace around text trimmed.
+@testable import Serializers
 enum ReferenceXMLTranscoder {
     static func transcode(_ body: [UInt8], options: XMLOptions = XMLOptions(),
                                  maxDepth: Int = JSONReadOptions.defaultMaxDepth) throws(TranscodeError) -> NormalizedJSON {

@@ -4,6 +4,7 @@
 // trap. Differential twice over: the fast path gives what libxml2 gives through the same
 // builder (the same JSON, or both fail), and the transcoder gives what it gave before its
 // regrouping changed (Reference.swift) whenever it succeeds.
+@testable import Serializers
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

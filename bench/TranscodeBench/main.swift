@@ -100,7 +100,8 @@ func ours(_ p: Payload) -> Int {
     switch p.format {
     case "json": return (try? JSONNormalizer.normalize(p.bytes))?.count ?? -1
     case "xml": return (try? XMLTranscoder.transcode(p.bytes))?.bytes.count ?? -1
-    default: return (try? PlistTranscoder.transcode(p.bytes))?.bytes.count ?? -1
+    // What a route with the default `output.numbers: keep` runs: numbers are not classified.
+    default: return (try? PlistTranscoder.transcode(p.bytes, notesNumbers: false))?.bytes.count ?? -1
     }
 }
 

@@ -47,6 +47,23 @@ struct TapeCommandTests {
         """
     }
 
+    /// A config with one replaying route, `app`, whose serializers take the Chromium HAR's
+    /// answers (JSON, XML, a PNG); its path.
+    static func appConfig(_ dir: String, tapes: String) throws -> String {
+        let config = dir + "/serializerd.yaml"
+        try """
+            listen: 127.0.0.1:0
+            tapes: { dir: \(tapes) }
+            routes:
+              - name: app
+                match: { prefix: /app/ }
+                upstream: http://127.0.0.1:9/api/
+                tape: { mode: replay }
+                response: { serializer: compound, serializers: [json, xml, image] }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return config
+    }
+
     @Test func importRedactsThenTheDaemonReplaysAndVerifyNamesWhatWouldFail() throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -91,17 +108,7 @@ struct TapeCommandTests {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
-        let config = dir + "/serializerd.yaml"
-        try """
-            listen: 127.0.0.1:0
-            tapes: { dir: \(dir)/tapes }
-            routes:
-              - name: app
-                match: { prefix: /app/ }
-                upstream: http://127.0.0.1:9/api/
-                tape: { mode: replay }
-                response: { serializer: compound, serializers: [json, xml, image] }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try Self.appConfig(dir, tapes: dir + "/tapes")
         let imported = try ServerBinary.run(["tape", "import", Fixture.path("chromium-devtools.har"), "--route", "app", "--config", config])
         #expect(imported.status == 0, "\(imported.stderrText)")
         #expect(imported.stdoutText.contains("imported 4 entries"))
@@ -130,17 +137,7 @@ struct TapeCommandTests {
     @Test func aCancelledEntryIsSkippedAndCountedAndImportMakesTheDirectory() throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = dir + "/serializerd.yaml"
-        try """
-            listen: 127.0.0.1:0
-            tapes: { dir: \(dir)/missing/tapes }
-            routes:
-              - name: app
-                match: { prefix: /app/ }
-                upstream: http://127.0.0.1:9/api/
-                tape: { mode: replay }
-                response: { serializer: compound, serializers: [json, xml, image] }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try Self.appConfig(dir, tapes: dir + "/missing/tapes")
         let imported = try ServerBinary.run(["tape", "import", Fixture.path("chromium-cancelled.har"), "--route", "app", "--config", config])
         #expect(imported.status == 0, "\(imported.stderrText)")
         #expect(imported.stdoutText.contains("imported 4 entries") && imported.stdoutText.contains("1 skipped"), "\(imported.stdoutText)")

@@ -119,3 +119,10 @@ enum HeaderPolicy {
         return found
     }
 }
+
+extension UpstreamHeaders {
+    /// The first field whose name `names` holds, if any (an upstream's `ETag`, `Last-Modified`).
+    func first(_ names: HeaderNames) -> String? {
+        fields(where: names.contains).first?.1
+    }
+}

@@ -139,7 +139,7 @@ extension RequestPipeline {
         let now = clock.now()
         let freshness = Freshness(status: stale.status, fields: headers, requestedAt: cached.requestedAt, receivedAt: now,
                                   wallNow: clock.wall())
-        let etag = reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1
+        let etag = reply.headers.first(HeaderPolicy.etag)
         let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
         cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
         serveStored(refreshed, writer: &writer, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
@@ -163,7 +163,7 @@ extension RequestPipeline {
                                           wallNow: clock.wall())
                 let entry = StoredResponse(status: reply.status, headers: forwarded, body: bytes, serializer: serializer,
                                            freshness: freshness, vary: vary, request: cached.selecting, route: route.name,
-                                           upstreamETag: reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1)
+                                           upstreamETag: reply.headers.first(HeaderPolicy.etag))
                 stored = cache.store(cached.key, entry, fingerprint: route.fingerprint)
                 tag = entry.tag
             }

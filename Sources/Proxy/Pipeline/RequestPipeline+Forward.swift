@@ -136,8 +136,8 @@ extension RequestPipeline {
                 self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: clock.now() - sent)
             }
             if var again = cached, let unconditional, case .success(let reply) = result, reply.status == 304, let stale = again.stale,
-               !stale.isValidated(byETag: reply.headers.fields(where: HeaderPolicy.etag.contains).first?.1,
-                                  lastModified: reply.headers.fields(where: HeaderPolicy.lastModified.contains).first?.1) {
+               !stale.isValidated(byETag: reply.headers.first(HeaderPolicy.etag),
+                                  lastModified: reply.headers.first(HeaderPolicy.lastModified)) {
                 // Not this entry's 304: ask again for the whole answer. The entry may no longer
                 // stand in for a failure either: the upstream has moved on from it.
                 again.revalidating = false

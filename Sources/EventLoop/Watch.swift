@@ -36,7 +36,7 @@ public final class Watch: LoopEvent {
         Int16((read ? EV_READ : 0) | (write ? EV_WRITE : 0) | EV_PERSIST)
     }
 
-    /// Changes the watched directions (curl's CURL_POLL_* updates).
+    /// Changes the watched directions (curl's CURL_POLL_* updates); wakes a paused watch.
     public func set(read: Bool, write: Bool) {
         let wanted = Watch.flags(read: read, write: write)
         guard let event, wanted != flags else { return }
@@ -45,6 +45,18 @@ public final class Watch: LoopEvent {
         guard event_assign(event, loop.base, fd, wanted, Watch.callback, Unmanaged.passUnretained(self).toOpaque()) == 0,
               event_add(event, nil) == 0 else { return cancel() }
     }
+
+    /// Stops watching, keeping the event for a later `set` on the same descriptor number:
+    /// curl stops and starts watching a kept-alive connection on every request, and
+    /// making a new event each time cost more than the request's routing.
+    public func pause() {
+        guard let event, flags != Watch.paused else { return }
+        flags = Watch.paused
+        event_del(event)
+    }
+
+    /// No direction: what `flags` says while paused (EV_PERSIST alone is never asked for).
+    private static let paused = Int16(EV_PERSIST)
 
     /// event_callback_fn
     static let callback: event_callback_fn = { _, what, arg in

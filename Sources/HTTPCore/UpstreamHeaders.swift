@@ -33,6 +33,27 @@ public struct UpstreamHeaders: Sendable, Equatable {
         }
     }
 
+    /// The same, leaving out the fields this response's Connection header names
+    /// (hop-by-hop: never forwarded). One pass over the lines; the rare response whose
+    /// Connection names a field has what was taken filtered after.
+    public func appendEndToEndFields(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
+        let first = result.count
+        var named: HeaderNames?
+        forEachField { name, value in
+            if HeaderNames.isConnection(name) {
+                var options = named ?? HeaderNames([])
+                options.addConnectionOptions(value)
+                named = options
+            }
+            guard keep(name) else { return }
+            result.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        guard let named, !named.isEmpty else { return }
+        var kept = Array(result[..<first])
+        for field in result[first...] where !named.contains(field.0) { kept.append(field) }
+        result = kept
+    }
+
     /// Each field's raw name and its value without surrounding whitespace, in order.
     public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         lines.withUnsafeBufferPointer { all in
@@ -54,13 +75,4 @@ public struct UpstreamHeaders: Sendable, Equatable {
 
     /// Every field, in order.
     public var all: [(String, String)] { fields { _ in true } }
-
-    /// The fields the response's Connection header names (hop-by-hop, never forwarded).
-    public var connectionOptions: HeaderNames {
-        var named = HeaderNames([])
-        forEachField { name, value in
-            if HeaderNames.connection.contains(name) { named.addConnectionOptions(value) }
-        }
-        return named
-    }
 }

@@ -7,11 +7,12 @@ public final class WorkerTelemetry: CompletionSink {
     public let log: CompletionLog
     public let metrics: MetricsRecorder
     let hub: EventHub
-    private var batch: [CompletionEvent] = []
-    private var clock = LogClock()
+    // Worker-thread only, never accessed across a call out: unchecked (see SessionManager).
+    @exclusivity(unchecked) private var batch: [CompletionEvent] = []
+    @exclusivity(unchecked) private var clock = LogClock()
     /// Where the live stream's frames are rendered before they are copied at their size.
     private var frameScratch: [UInt8] = []
-    private var flushScheduled = false
+    @exclusivity(unchecked) private var flushScheduled = false
     /// Set by the worker: arranges one `flush()` shortly (a few milliseconds).
     public var scheduleFlush: (() -> Void)?
 

@@ -13,15 +13,18 @@ import Glibc
 public final class SessionManager {
     private let loop: EventLoop
     private let multi: UnsafeMutableRawPointer
-    private var watches: [Int32: Watch] = [:]
-    private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+    // The tables below are touched only on the worker's thread, by code that never holds
+    // an access open across a call back into libcurl: unchecked, as the runtime's check
+    // on each of them cost more than the lookup.
+    @exclusivity(unchecked) private var watches: [Int32: Watch] = [:]
+    @exclusivity(unchecked) private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
     private var timer: Timer!
     private var closed = false
     /// Finished easy handles, reset and kept for the next task.
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var idleHandles: [UnsafeMutableRawPointer] = []
     /// Handles made for a route's TLS policy, by its key: a handle keeps its policy for
     /// life, so no task pays for setting one and none inherits another's.
-    private var policyHandles: [String: [UnsafeMutableRawPointer]] = [:]
+    @exclusivity(unchecked) private var policyHandles: [String: [UnsafeMutableRawPointer]] = [:]
     private let maxIdleHandles = 64
 
     /// `curl_global_init`, once, before any thread starts.
@@ -67,6 +70,7 @@ public final class SessionManager {
         transfer.budget = budget
         transfer.policy = profile
         transfer.tag = request.tag
+        transfer.url = request.url
         transfer.started = Clock.now()
         let idempotent = request.isIdempotent
         transfer.resendable = idempotent
@@ -319,7 +323,16 @@ public final class SessionManager {
             return .failure(.unavailable(code: error.code, message: error.description))
         }
         return .success(UpstreamResponse(status: status, headers: t.headers, contentType: typePointer.map { String(cString: $0) },
-                                      body: t.body, url: urlPointer.map { String(cString: $0) } ?? "", httpVersion: Self.versionName(version)))
+                                      body: t.body, url: urlPointer.map { Self.string($0, reusing: t.url) } ?? "", httpVersion: Self.versionName(version)))
+    }
+
+    /// `text` as a String: `known` itself when it holds the same bytes (no copy made).
+    static func string(_ text: UnsafePointer<CChar>, reusing known: String) -> String {
+        var known = known
+        let same = known.withUTF8 { bytes in
+            strlen(text) == bytes.count && (bytes.isEmpty || memcmp(text, bytes.baseAddress!, bytes.count) == 0)
+        }
+        return same ? known : String(cString: text)
     }
 
     /// Whether this libcurl can reuse an h2c prior-knowledge connection (8.0 and later).
@@ -339,7 +352,8 @@ public final class SessionManager {
     fileprivate func socketChanged(_ fd: curl_socket_t, what: Int32) {
         switch SocketInterest(what) {
         case .forget:
-            watches.removeValue(forKey: fd)?.cancel()
+            // Kept, paused: the next socket curl opens on this descriptor number reuses it.
+            watches[fd]?.pause()
         case .watch(let read, let write):
             if let watch = watches[fd] {
                 watch.set(read: read, write: write)

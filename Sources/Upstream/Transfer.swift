@@ -22,6 +22,8 @@ final class Transfer {
     /// The TLS policy its handle was made for (the pool it returns to); nil: none.
     var policy: String?
     var tag: UpstreamRequest.Tag?
+    /// The URL asked for: the effective URL is the same String unless a redirect was followed.
+    var url = ""
     /// `Clock` seconds when it started.
     var started = 0.0
     /// The request may go out once more on a new connection if its reused one dies

@@ -46,7 +46,7 @@ public struct UpstreamRequest: Sendable {
     /// and HTTP version setting, each set once on the handle; nil for the plain pool
     /// (libcurl's defaults: HTTP/1.1 over cleartext, HTTP/2 over TLS when offered).
     var profile: String? {
-        let https = url.utf8.starts(with: "https:".utf8)
+        let https = url.hasPrefix("https:")
         guard tls != nil || cookies != nil || httpVersion != .auto || https else { return nil }
         return (tls?.key ?? "") + "|" + (cookies?.id ?? "") + "|" + httpVersion.rawValue + (https ? "s" : "")
     }

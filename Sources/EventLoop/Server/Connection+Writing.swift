@@ -13,7 +13,9 @@ extension Connection {
         let bodyless = ReplyContent.isAbsent(method: request.method, status: status)
         let peerFinished = machine.peerFinished
         var closeRequested = false
-        var head = ReplyHead(status: status, capacity: 160 + headers.count * 48)
+        // Room for the body too when it leaves in the same buffer as the head.
+        let coalesced = bodyless || body.count <= Connection.coalesceLimit
+        var head = ReplyHead(status: status, capacity: 160 + headers.count * 48 + (coalesced && !bodyless ? body.count : 0))
         // Exactly one Date: the first valid one given (an upstream's), else ours.
         var dated = false
         for (name, value) in headers {
@@ -48,9 +50,7 @@ extension Connection {
         let recordedFirst = !peerFinished && output.isEmpty && head.bytes.count + sendBody.count <= Connection.recordFirstLimit
         if recordedFirst { recordNow() }
         if sendBody.count <= Connection.coalesceLimit {
-            var bytes = head.bytes
-            bytes.append(contentsOf: sendBody)
-            queue(bytes)
+            queue(head.take(appending: sendBody))
         } else {
             // One writev: the head in a send of its own would leave as a segment of its own
             // (and a syscall more).

@@ -24,15 +24,37 @@ struct ReplyHead {
         value.withUTF8 { value in
             let start = bytes.count
             bytes.append(contentsOf: value)
-            var control = false
-            for c in value where c < 0x20 { control = true }
             // Rare: only then is the value walked a second time.
-            if control {
+            if Self.hasControl(value) {
                 for k in start..<bytes.count where bytes[k] == 0x0D || bytes[k] == 0x0A || bytes[k] == 0 { bytes[k] = 0x20 }
             }
         }
         bytes.append(0x0D)
         bytes.append(0x0A)
+    }
+
+    /// Whether any byte is below 0x20, eight at a time: a byte under 0x20 is the one
+    /// whose subtraction borrows into its high bit while its own high bit is clear.
+    static func hasControl(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return false }
+        var k = 0
+        while k + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            k += 8
+        }
+        while k < bytes.count {
+            if bytes[k] < 0x20 { return true }
+            k += 1
+        }
+        return false
+    }
+
+    /// The head with `body` after it, in the one buffer (the head is left empty).
+    mutating func take(appending body: [UInt8]) -> [UInt8] {
+        bytes.append(contentsOf: body)
+        defer { bytes = [] }
+        return bytes
     }
 
     mutating func addContentLength(_ length: Int) {

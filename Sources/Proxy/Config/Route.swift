@@ -52,6 +52,10 @@ public final class Route: Sendable {
     /// The fingerprint hashed, in every cache key the route makes: entries are shared
     /// only by routes that would send the same request and make the same output.
     public let cacheScope: UInt64
+    /// The prefix's UTF-8 length when it is ASCII (nil otherwise), and whether it ends in
+    /// `/`: read on every request to cut the path, without walking characters.
+    private let asciiPrefixLength: Int?
+    private let prefixEndsInSlash: Bool
 
     init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
@@ -69,6 +73,8 @@ public final class Route: Sendable {
         self.httpVersion = httpVersion
         self.name = name
         self.prefix = prefix
+        asciiPrefixLength = prefix.utf8.allSatisfy { $0 < 0x80 } ? prefix.utf8.count : nil
+        prefixEndsInSlash = prefix.hasSuffix("/")
         self.methods = methods
         self.host = host
         self.upstream = upstream
@@ -87,6 +93,20 @@ public final class Route: Sendable {
         self.cache = cache
         self.fingerprint = fingerprint
         cacheScope = OutputTag.hash(Array(fingerprint.utf8))
+    }
+
+    /// What follows the prefix in a path the route matched. `/api` + `/users`: the
+    /// separator belongs to the prefix; after `/api/` a leading `/` would be an empty
+    /// segment, which the upstream join refuses.
+    func remainder(of path: String) -> Substring {
+        var rest: Substring
+        if let count = asciiPrefixLength {
+            rest = path[path.utf8.index(path.startIndex, offsetBy: count)...]
+        } else {
+            rest = path.dropFirst(prefix.count)
+        }
+        if !prefixEndsInSlash, rest.utf8.first == UInt8(ascii: "/") { rest = rest.dropFirst() }
+        return rest
     }
 
     /// What `tls.verify: false` means, for the warnings at load, reload and `check`.

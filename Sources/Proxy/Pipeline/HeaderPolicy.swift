@@ -54,8 +54,9 @@ enum HeaderPolicy {
     /// hop-by-hop, not framing, not named by its Connection header.
     /// `cookies`: false for a route whose jar keeps the upstream's Set-Cookie.
     static func endToEnd(_ headers: UpstreamHeaders, cookies: Bool = true) -> [(String, String)] {
-        let named = headers.connectionOptions
-        return headers.fields { !hopByHopDownstream.contains($0) && !named.contains($0) && (cookies || !setCookie.contains($0)) }
+        var fields: [(String, String)] = []
+        headers.appendEndToEndFields(where: { !hopByHopDownstream.contains($0) && (cookies || !setCookie.contains($0)) }, to: &fields)
+        return fields
     }
 
     /// Client headers → upstream headers: end-to-end ones, then the route's (which win),
@@ -74,7 +75,7 @@ enum HeaderPolicy {
         // `cookies: jar`: the route's jar sends its cookies; the client's are not forwarded.
         let jar = route.cookies != nil
         request.forEachHeader { name, value in
-            if HeaderNames.connection.contains(name) { named.addConnectionOptions(value) }
+            if HeaderNames.isConnection(name) { named.addConnectionOptions(value) }
         }
         request.forEachHeader { name, value in
             if forwardedFor.contains(name) {

@@ -14,7 +14,7 @@ extension RequestPipeline {
     /// Mocks and the tape had no answer: the cache may (DESIGN §1). `woken`: the request
     /// waited for another's miss and comes back to read what it stored.
     func consultCache(_ rule: CacheRule, request: any ClientExchange, target: RequestTarget, url: String, route: Route,
-                      writer: inout ResponseWriter, woken: Bool) -> CacheStep {
+                      writer: ResponseWriter, woken: Bool) -> CacheStep {
         let method = request.method
         let key = CacheKey(method: "GET", url: url, scope: route.cacheScope)
         let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
@@ -25,7 +25,7 @@ extension RequestPipeline {
         switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
                               keyKnown: found.keyKnown, now: now, unkeyed: HeaderPolicy.carriesUnkeyedForwarding(request)) {
         case .hit(let entry):
-            serveStored(entry, writer: &writer, result: woken ? .collapsed : .hit,
+            serveStored(entry, writer: writer, result: woken ? .collapsed : .hit,
                         status: woken ? "serializerd; hit; collapsed" : "serializerd; hit", now: now)
             return .answered
         case .unsatisfiable(let fwd):
@@ -104,7 +104,7 @@ extension RequestPipeline {
     }
 
     /// An answer from the cache: the stored output, its fields, `Age` and the tag.
-    func serveStored(_ entry: StoredResponse, writer: inout ResponseWriter, result: CacheResult, status: String, now: Double,
+    func serveStored(_ entry: StoredResponse, writer: ResponseWriter, result: CacheResult, status: String, now: Double,
                      reply: UpstreamResponse? = nil, error: String? = nil) {
         writer.source = .cache
         writer.cache = .init(result: result, status: status)
@@ -117,7 +117,7 @@ extension RequestPipeline {
 
     /// A stored entry in place of a failed upstream or a refused answer, when the route's
     /// window (or the response's `stale-if-error`) allows it.
-    func serveStale(_ cached: CacheExchange, invalid: Bool, fwdStatus: Int?, writer: inout ResponseWriter,
+    func serveStale(_ cached: CacheExchange, invalid: Bool, fwdStatus: Int?, writer: ResponseWriter,
                     reply: UpstreamResponse? = nil, error: String? = nil) -> Bool {
         guard let stale = cached.stale else { return false }
         let now = clock.now()
@@ -126,13 +126,13 @@ extension RequestPipeline {
         var status = "serializerd; hit; fwd=stale"
         if let fwdStatus { status += "; fwd-status=\(fwdStatus)" }
         status += invalid ? "; detail=invalid" : "; detail=error"
-        serveStored(stale, writer: &writer, result: .stale, status: status, now: now, reply: reply, error: error)
+        serveStored(stale, writer: writer, result: .stale, status: status, now: now, reply: reply, error: error)
         return true
     }
 
     /// An upstream 304 to a revalidation: the entry is fresh again, its output reused
     /// without running the serializer (RFC 9111 §4.3.4).
-    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, writer: inout ResponseWriter) {
+    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, writer: ResponseWriter) {
         var updates: [(String, String)] = []
         reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
         let headers = stale.merging(updates)
@@ -142,16 +142,15 @@ extension RequestPipeline {
         let etag = reply.headers.first(HeaderPolicy.etag)
         let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
         cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
-        serveStored(refreshed, writer: &writer, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
+        serveStored(refreshed, writer: writer, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
     }
 
     /// A fresh normalized answer on a caching route: stored when the rules allow, sent
     /// with serializerd's tag.
     func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamResponse, cached: CacheExchange, route: Route,
-                     writer: inout ResponseWriter) {
+                     writer: ResponseWriter) {
         var forwarded: [(String, String)] = []
-        let named = reply.headers.connectionOptions
-        reply.headers.appendFields(where: { HeaderPolicy.forwardedDownstream.contains($0) && !named.contains($0) }, to: &forwarded)
+        reply.headers.appendEndToEndFields(where: HeaderPolicy.forwardedDownstream.contains, to: &forwarded)
         var tag: String?
         var stored = false
         let isGet = writer.request.method == "GET"

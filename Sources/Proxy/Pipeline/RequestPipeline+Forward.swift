@@ -9,16 +9,12 @@ import Upstream
 extension RequestPipeline {
     /// `woken`: the request waited for another's cache miss and is read again.
     func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
-        var writer = writer
         writer.passesCookies = route.cookies == nil
         if !woken, route.hasNetwork || networkOverrides.isActive {
-            if let failure = planNetwork(request, route: route, writer: &writer) { return writer.problem(failure, route: route.name) }
-            if answerFault(route: route, writer: &writer) { return }
+            if let failure = planNetwork(request, route: route, writer: writer) { return writer.problem(failure, route: route.name) }
+            if answerFault(route: route, writer: writer) { return }
         }
-        var remainder = target.path.dropFirst(route.prefix.count)
-        // `/api` + `/users`: the separator belongs to the prefix; after `/api/` a
-        // leading `/` would be an empty segment, which join() refuses.
-        if !route.prefix.hasSuffix("/"), remainder.first == "/" { remainder = remainder.dropFirst() }
+        let remainder = route.remainder(of: target.path)
         let serialized: SerializedRequest
         do throws(RequestSerializationError) {
             serialized = try route.requestSerializer.serialize(RequestInput(
@@ -44,7 +40,7 @@ extension RequestPipeline {
             case .answer(let answer, _):
                 writer.source = .mock
                 let reply = UpstreamResponse(status: answer.status, fields: answer.headers, body: answer.body, url: url)
-                return complete(.success(reply), url: url, route: route, writer: &writer)
+                return complete(.success(reply), url: url, route: route, writer: writer)
             case .escapes(let why):
                 return writer.problem(.invalidPath(why), route: route.name)
             case .none:
@@ -72,9 +68,9 @@ extension RequestPipeline {
                     // The route made the same of these bytes before: its output, kept.
                     let owner = ObjectIdentifier(route)
                     if let served = tape.tape.served(replayed.entry, owner: owner) {
-                        return complete(.success(reply), url: url, route: route, writer: &writer, serialized: (served.result, served.unsafeNumbers))
+                        return complete(.success(reply), url: url, route: route, writer: writer, serialized: (served.result, served.unsafeNumbers))
                     }
-                    return complete(.success(reply), url: url, route: route, writer: &writer) { result, unsafe in
+                    return complete(.success(reply), url: url, route: route, writer: writer) { result, unsafe in
                         tape.tape.keep(Tape.Served(owner: owner, result: result, unsafeNumbers: unsafe), for: replayed.entry)
                     }
                 }
@@ -84,7 +80,7 @@ extension RequestPipeline {
         }
         var cached: CacheExchange?
         if let rule = route.cache {
-            switch consultCache(rule, request: request, target: target, url: url, route: route, writer: &writer, woken: woken) {
+            switch consultCache(rule, request: request, target: target, url: url, route: route, writer: writer, woken: woken) {
             case .answered: return
             case .forward(let exchange): cached = exchange
             }
@@ -109,7 +105,7 @@ extension RequestPipeline {
             let since = route.reachability.since.map { " since " + UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds) } ?? ""
             return complete(.failure(.unavailable(code: Self.couldNotConnect,
                                                   message: "the upstream is unreachable by its health probe\(since); failing at once")),
-                            url: url, route: route, writer: &writer, cached: cached)
+                            url: url, route: route, writer: writer, cached: cached)
         }
         var unconditional: UpstreamRequest?
         if cached?.revalidating == true {
@@ -127,7 +123,6 @@ extension RequestPipeline {
         let sent = clock.now(), sentWall = clock.wall()
         requestStarted()
         session.start(upstream) { [unowned self, writer] result in
-            var writer = writer
             writer.upstreamSeconds = (writer.upstreamSeconds ?? 0) + (clock.now() - sent)
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
@@ -145,7 +140,7 @@ extension RequestPipeline {
                 writer.upstreamRequest?.lines = unconditional.headers.bytes
                 self.send(unconditional, unconditional: nil, url: url, route: route, writer: writer, cached: again, recording: recording)
             } else {
-                self.complete(result, url: url, route: route, writer: &writer, cached: cached)
+                self.complete(result, url: url, route: route, writer: writer, cached: cached)
             }
             self.upstreamEnded()
         }
@@ -153,7 +148,7 @@ extension RequestPipeline {
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
     /// `serialized`: what the route already made of this reply; `made` hears what it makes.
-    func complete(_ result: Result<UpstreamResponse, UpstreamFailure>, url: String, route: Route, writer: inout ResponseWriter,
+    func complete(_ result: Result<UpstreamResponse, UpstreamFailure>, url: String, route: Route, writer: ResponseWriter,
                   serialized: (SerializationResult, Int?)? = nil, made: ((SerializationResult, Int?) -> Void)? = nil,
                   cached: CacheExchange? = nil) {
         // Whatever the outcome, the requests waiting for this miss read the cache next.
@@ -165,7 +160,7 @@ extension RequestPipeline {
         var shownURL: String { config.capture.url(url) }
         switch result {
         case .failure(.timeout), .failure(.unavailable):
-            if let cached, serveStale(cached, invalid: false, fwdStatus: nil, writer: &writer) { return }
+            if let cached, serveStale(cached, invalid: false, fwdStatus: nil, writer: writer) { return }
         default:
             break
         }
@@ -182,12 +177,12 @@ extension RequestPipeline {
         }
         if let cached {
             if cached.revalidating, reply.status == 304, let stale = cached.stale {
-                return refresh(cached, stale: stale, reply: reply, writer: &writer)
+                return refresh(cached, stale: stale, reply: reply, writer: writer)
             }
-            if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: &writer, reply: reply) { return }
+            if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: writer, reply: reply) { return }
         }
         var damaged = false
-        if let plan = writer.network, !plan.chaos.isEmpty { (reply, damaged) = damage(reply, chaos: plan.chaos, writer: &writer) }
+        if let plan = writer.network, !plan.chaos.isEmpty { (reply, damaged) = damage(reply, chaos: plan.chaos, writer: writer) }
         let started = clock.now()
         let outcome: SerializationResult
         (outcome, writer.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(reply)
@@ -197,7 +192,7 @@ extension RequestPipeline {
             // A damaged answer is never stored: the next request would get it without chaos asked.
             if let cached, !damaged {
                 let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes, cookies: writer.passesCookies) : value.bytes
-                return sendCaching(bytes, serializer: outcome.serializer, reply: reply, cached: cached, route: route, writer: &writer)
+                return sendCaching(bytes, serializer: outcome.serializer, reply: reply, cached: cached, route: route, writer: writer)
             }
             writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
         } else {
@@ -207,7 +202,7 @@ extension RequestPipeline {
             let hint = route.response.hint(for: error)
             keepEvidence(reply, error: error, evidence: evidence, route: route, writer: writer, hint: hint)
             // The last good answer stands in (its failure kept above, and counted as stale).
-            if let cached, !damaged, serveStale(cached, invalid: true, fwdStatus: reply.status, writer: &writer, reply: reply,
+            if let cached, !damaged, serveStale(cached, invalid: true, fwdStatus: reply.status, writer: writer, reply: reply,
                                       error: "served the stored answer: " + (failure.detail ?? failure.title)) {
                 return
             }

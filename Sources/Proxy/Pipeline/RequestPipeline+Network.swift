@@ -6,7 +6,7 @@ import Serializers
 extension RequestPipeline {
     /// Decides what the route's network conditions (and an admin client's fault headers)
     /// do to this request and notes it on the writer; a failure for unreadable headers.
-    func planNetwork(_ request: any ClientExchange, route: Route, writer: inout ResponseWriter) -> ProxyFailure? {
+    func planNetwork(_ request: any ClientExchange, route: Route, writer: ResponseWriter) -> ProxyFailure? {
         let runtime = networkOverrides.current(route.name, now: clock.wall())
         guard let base = runtime ?? route.network else { return nil }
         if faultDiceVersion != networkOverrides.version {
@@ -80,7 +80,7 @@ extension RequestPipeline {
 
     /// The fault in place of the exchange, if the plan has one that needs no upstream:
     /// true when the request was answered.
-    func answerFault(route: Route, writer: inout ResponseWriter) -> Bool {
+    func answerFault(route: Route, writer: ResponseWriter) -> Bool {
         switch writer.network?.fault {
         case .status(let status):
             writer.problem(.injectedFault(status: status, detail: "status=\(status) from the route's network conditions or a Serializerd-Fault header"),
@@ -99,7 +99,7 @@ extension RequestPipeline {
     }
 
     /// The answer after the plan's chaos, before the serializer reads it.
-    func damage(_ reply: UpstreamResponse, chaos: [ChaosOperation], writer: inout ResponseWriter) -> (UpstreamResponse, Bool) {
+    func damage(_ reply: UpstreamResponse, chaos: [ChaosOperation], writer: ResponseWriter) -> (UpstreamResponse, Bool) {
         let (damaged, applied) = Chaos.apply(chaos, to: reply, maxDepth: config.limits.maxJSONDepth)
         writer.network?.applied += applied
         return (damaged, !applied.isEmpty)

@@ -50,11 +50,13 @@ final class RequestPipeline {
     /// A request stopped waiting, on its upstream or on another's miss (a draining
     /// worker may be done).
     var upstreamEnded: () -> Void = {}
-    var requestIDs = RequestID()
+    // Worker-thread only, each access a single statement: unchecked (the runtime check
+    // cost more than the counter).
+    @exclusivity(unchecked) var requestIDs = RequestID()
     /// New requests are refused (503) and parked ones answered so.
     var shuttingDown = false
     /// Requests waiting on an upstream.
-    private(set) var inFlight = 0
+    @exclusivity(unchecked) private(set) var inFlight = 0
     /// Requests waiting for another's miss, by key (resumed from the mailbox).
     var parked: [CacheKey: [() -> Void]] = [:]
     /// Each route's fault draws on this worker (a reload starts them again from `seed`).
@@ -104,7 +106,7 @@ final class RequestPipeline {
     /// or routed and forwarded.
     func handle(_ request: any ClientExchange) {
         let rawTarget = request.target
-        var writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
+        let writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
                                     telemetry: telemetry, clock: clock, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
         // Refusals that end the connection: the request could not be read, the server is
         // stopping, or the client expects a tunnel.

@@ -9,7 +9,9 @@ import Upstream
 /// Builds what the client receives (DESIGN §3): normalized JSON, a problem document,
 /// or the upstream response passed through; always X-Request-Id and Server-Timing.
 /// Every reply leaves through `send`, which also emits the request's one completion event.
-struct ResponseWriter {
+/// A class: every stage and callback of a request holds the same one, for a retain where
+/// a struct of this size was copied field by field.
+final class ResponseWriter {
     let request: any ClientExchange
     let requestID: String
     let started: Double
@@ -114,7 +116,7 @@ struct ResponseWriter {
         headers.append(timingHeader(total: duration))
         let bytesOut = sent.count
         let exchange = captured(headers: headers, body: sent, reply: outcome.reply)
-        let recordNow = {
+        let recordNow = { [self] in
             record(status: status, bytesOut: bytesOut, outcome: outcome, duration: duration, responseContentType: contentType,
                    exchange: exchange)
         }
@@ -210,10 +212,9 @@ struct ResponseWriter {
     func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamResponse, envelope: Bool) {
         let bytes = envelope ? Self.envelope(reply, data: value.bytes, cookies: passesCookies) : value.bytes
         var headers = Self.successHeaders(serializer: serializer, capacity: 12)
-        let named = reply.headers.connectionOptions
         let cookies = passesCookies
-        reply.headers.appendFields(where: {
-            (HeaderPolicy.forwardedDownstream.contains($0) || cookies && HeaderPolicy.setCookie.contains($0)) && !named.contains($0)
+        reply.headers.appendEndToEndFields(where: {
+            HeaderPolicy.forwardedDownstream.contains($0) || cookies && HeaderPolicy.setCookie.contains($0)
         }, to: &headers)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }

@@ -5,22 +5,35 @@ public final class MetricsRecorder: CompletionSink {
     private var requests: [RequestSeries: Cell] = [:]
     private var routes: [String: RouteCells] = [:]
     private var serialization: [SerializerSeries: HistogramCells] = [:]
+    /// The cells the previous event used: a run of requests to one route with one outcome
+    /// (the usual traffic) compares a few Strings instead of hashing them.
+    private var lastSeries = RequestSeries(route: "", method: "", code: 0, outcome: "")
+    private var lastCounter: Cell?
+    private var lastCells: RouteCells?
+    private var lastSerializerKey = SerializerSeries(route: "", serializer: "")
+    private var lastSerializerCells: HistogramCells?
 
     init(shard: MetricsShard) { self.shard = shard }
 
     public func record(_ event: CompletionEvent) {
         let series = RequestSeries(route: event.route, method: event.method, code: event.status, outcome: event.outcome)
-        let counter = requests[series] ?? {
-            let cell = shard.register(series)
-            requests[series] = cell
-            return cell
-        }()
+        let counter: Cell, cells: RouteCells
+        if let lastCounter, let lastCells, lastSeries == series {
+            (counter, cells) = (lastCounter, lastCells)
+        } else {
+            counter = requests[series] ?? {
+                let cell = shard.register(series)
+                requests[series] = cell
+                return cell
+            }()
+            cells = routes[event.route] ?? {
+                let cells = shard.register(route: event.route)
+                routes[event.route] = cells
+                return cells
+            }()
+            (lastSeries, lastCounter, lastCells) = (series, counter, cells)
+        }
         counter.add(1)
-        let cells = routes[event.route] ?? {
-            let cells = shard.register(route: event.route)
-            routes[event.route] = cells
-            return cells
-        }()
         cells.requestDuration.observe(event.duration)
         if let upstream = event.upstreamDuration { cells.upstreamDuration.observe(upstream) }
         cells.upstreamBytes.add(UInt64(event.bytesIn))
@@ -36,11 +49,13 @@ public final class MetricsRecorder: CompletionSink {
         }
         if let serializer = event.serializer, let seconds = event.serializeDuration {
             let key = SerializerSeries(route: event.route, serializer: serializer)
+            if let lastSerializerCells, lastSerializerKey == key { return lastSerializerCells.observe(seconds) }
             let histogram = serialization[key] ?? {
                 let cells = shard.register(key)
                 serialization[key] = cells
                 return cells
             }()
+            (lastSerializerKey, lastSerializerCells) = (key, histogram)
             histogram.observe(seconds)
         }
     }

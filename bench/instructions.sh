@@ -14,6 +14,7 @@
 #   bench/instructions.sh            # SIZES="small medium" DUR=4s
 #   BEFORE=/tmp/old-serializerd PROXIES="serializerd before" bench/instructions.sh
 #                                    # a change against an earlier build, same machine
+#   PROXIES="serializerd-cache before-cache"   # cache hits (a route with `cache:`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -35,7 +36,13 @@ bench_build_reference "$WORK/evcurl_proxy"
 }
 EOF
 } > "$WORK/nginx.conf"
-bench_config "$PORT" "$ORIGIN" > "$WORK/serializerd.yaml"
+{ bench_config "$PORT" "$ORIGIN"; cat <<EOF
+  - name: cached
+    match: { prefix: /cached/ }
+    upstream: http://127.0.0.1:$ORIGIN/
+    cache: { policy: prefer_cache }
+EOF
+} > "$WORK/serializerd.yaml"
 
 nginx -c "$WORK/nginx.conf"
 VG=""
@@ -86,6 +93,9 @@ for size in $SIZES; do
   for proxy in $PROXIES; do
     case $proxy in
       serializerd|before) count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/$proxy" serve --config "$WORK/serializerd.yaml" ;;
+      # Cache hits of the normalized output (every request after the first).
+      serializerd-cache|before-cache)
+        count "$proxy" "$size" "http://127.0.0.1:$PORT/cached" "$WORK/${proxy%-cache}" serve --config "$WORK/serializerd.yaml" ;;
       C) count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" ;;
       C+options) count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options ;;
     esac

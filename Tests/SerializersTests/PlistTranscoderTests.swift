@@ -183,4 +183,22 @@ import Testing
         let all = (0..<20).map { "\"k\($0)\":\($0)" }
         #expect(try PlistTranscoder.transcode(distinct).text == "{" + all.joined(separator: ",") + "}")
     }
+
+    /// UTF-16 strings, as values and as keys: the BMP, a surrogate pair, a byte order mark
+    /// (dropped), escapes; a lone surrogate fails with where it is.
+    @Test func utf16StringsDecodeAsValuesAndKeys() throws {
+        let utf16 = { (text: String) -> [UInt8] in
+            let units = Array(text.utf16)
+            let head: [UInt8] = units.count < 15 ? [0x60 | UInt8(units.count)] : [0x6F, 0x10, UInt8(units.count)]
+            return head + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        }
+        let plist = Self.binaryPlist([Self.dictionary(keys: [1, 2], values: [3, 4]), utf16("cl\u{E9}"), utf16("\u{1F600}\"q"),
+                                      utf16("\u{FEFF}\u{4E2D}\u{6587}\n"), utf16("a\u{0}b")])
+        #expect(try PlistTranscoder.transcode(plist).text == #"{"cl\#u{E9}":"\#u{4E2D}\#u{6587}\n","\#u{1F600}\"q":"a\u0000b"}"#)
+        let lone = Self.binaryPlist([[0x61, 0xD8, 0x3D]])
+        #expect(throws: TranscodeError.self) { try PlistTranscoder.transcode(lone) }
+        #expect(BinaryPlistReader.utf8(fromUTF16BEForTesting: [0xD8, 0x3D, 0x00, 0x41]) == nil)
+        #expect(BinaryPlistReader.utf8(fromUTF16BEForTesting: [0xDC, 0x00]) == nil)
+        #expect(BinaryPlistReader.utf8(fromUTF16BEForTesting: [0xFE, 0xFF, 0x00, 0x41, 0xFE, 0xFF]) == [0x41, 0xEF, 0xBB, 0xBF])
+    }
 }

@@ -7,6 +7,13 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
+    // The plist reader's UTF-16 decoder against the JSON layer's general one.
+    let even = Array(input.prefix(size & ~1))
+    if !even.isEmpty {
+        let decoded = BinaryPlistReader.utf8(fromUTF16BEForTesting: even)
+        let general = even.withUnsafeBufferPointer { try? JSONEncodingDetection.transcodeToUTF8($0, .utf16BE) }
+        precondition(decoded == general, "the UTF-16 decoders disagree on \(even)")
+    }
     do throws(TranscodeError) {
         let budget = OutputBudget(input: size, cap: size % 2 == 0 ? OutputBudget.defaultCap : 2 * size + 16)
         let json = try PlistTranscoder.transcode(input, maxDepth: 64, budget: budget)

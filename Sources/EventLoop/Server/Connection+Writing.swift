@@ -13,9 +13,7 @@ extension Connection {
         let bodyless = ReplyContent.isAbsent(method: request.method, status: status)
         let peerFinished = machine.peerFinished
         var closeRequested = false
-        // Room for the body too when it leaves in the same buffer as the head.
-        let coalesced = bodyless || body.count <= Connection.coalesceLimit
-        var head = ReplyHead(status: status, capacity: 160 + headers.count * 48 + (coalesced && !bodyless ? body.count : 0))
+        var head = ReplyHead(status: status, capacity: 160 + headers.count * 48)
         // Exactly one Date: the first valid one given (an upstream's), else ours.
         var dated = false
         for (name, value) in headers {
@@ -47,7 +45,7 @@ extension Connection {
         // event is recorded before the bytes leave, so a client that has read the reply
         // finds it in /metrics (a larger one is recorded when it has drained, a half-closed
         // client's once the write shows whether it is still there).
-        let recordedFirst = !peerFinished && output.isEmpty && head.bytes.count + sendBody.count <= Connection.recordFirstLimit
+        let recordedFirst = !peerFinished && output.isEmpty && head.count + sendBody.count <= Connection.recordFirstLimit
         if recordedFirst { recordNow() }
         if sendBody.count <= Connection.coalesceLimit {
             queue(head.take(appending: sendBody))

@@ -1,36 +1,62 @@
 import HTTPCore
 
-/// A response's status line and header fields, written as bytes in one buffer.
-struct ReplyHead {
-    private(set) var bytes: [UInt8]
+/// A response's status line and header fields, written as bytes into memory of its own:
+/// each field is two copies and a few stores, where an Array paid a uniqueness and
+/// capacity check per piece. `take(appending:)` hands the head and the body over as one
+/// buffer (what a coalesced reply sends).
+struct ReplyHead: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
 
     init(status: Int, capacity: Int) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+        write("HTTP/1.1 ")
         appendDecimal(status)
-        bytes.append(0x20)
-        bytes.append(contentsOf: HTTPReason.phrase(status).utf8)
-        bytes.append(contentsOf: [0x0D, 0x0A])
+        write(0x20)
+        var reason = HTTPReason.phrase(status)
+        reason.withUTF8 { reserve($0.count); put($0) }
+        write(0x0D, 0x0A)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The head's bytes, copied out.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The head with `body` after it, in one buffer.
+    consuming func take(appending body: [UInt8]) -> [UInt8] {
+        let head = count
+        return [UInt8](unsafeUninitializedCapacity: head + body.count) { out, initialized in
+            out.baseAddress!.update(from: base, count: head)
+            body.withUnsafeBufferPointer { if let b = $0.baseAddress { (out.baseAddress! + head).update(from: b, count: $0.count) } }
+            initialized = head + body.count
+        }
     }
 
     /// One field. CR, LF and NUL never reach the wire: a value carrying them (from an
     /// upstream, say) would split the response, so they become spaces.
     mutating func add(_ name: String, _ value: String) {
         var name = name, value = value
-        name.withUTF8 { bytes.append(contentsOf: $0) }
-        bytes.append(0x3A)
-        bytes.append(0x20)
-        value.withUTF8 { value in
-            let start = bytes.count
-            bytes.append(contentsOf: value)
-            // Rare: only then is the value walked a second time.
-            if Self.hasControl(value) {
-                for k in start..<bytes.count where bytes[k] == 0x0D || bytes[k] == 0x0A || bytes[k] == 0 { bytes[k] = 0x20 }
+        name.withUTF8 { name in
+            value.withUTF8 { value in
+                reserve(name.count + value.count + 4)
+                put(name)
+                base[count] = 0x3A
+                base[count + 1] = 0x20
+                count += 2
+                let start = count
+                put(value)
+                // Rare: only then is the value walked a second time.
+                if Self.hasControl(value) {
+                    for k in start..<count where base[k] == 0x0D || base[k] == 0x0A || base[k] == 0 { base[k] = 0x20 }
+                }
+                base[count] = 0x0D
+                base[count + 1] = 0x0A
+                count += 2
             }
         }
-        bytes.append(0x0D)
-        bytes.append(0x0A)
     }
 
     /// Whether any byte is below 0x20, eight at a time: a byte under 0x20 is the one
@@ -50,33 +76,59 @@ struct ReplyHead {
         return false
     }
 
-    /// The head with `body` after it, in the one buffer (the head is left empty).
-    mutating func take(appending body: [UInt8]) -> [UInt8] {
-        bytes.append(contentsOf: body)
-        defer { bytes = [] }
-        return bytes
-    }
-
     mutating func addContentLength(_ length: Int) {
-        bytes.append(contentsOf: "Content-Length: ".utf8)
+        write("Content-Length: ")
         appendDecimal(length)
-        bytes.append(contentsOf: [0x0D, 0x0A])
+        write(0x0D, 0x0A)
     }
 
-    mutating func end() { bytes.append(contentsOf: [0x0D, 0x0A]) }
+    mutating func end() { write(0x0D, 0x0A) }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(2 * capacity, count + extra)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = grown
+    }
+
+    /// Copies `bytes` in; room reserved by the caller.
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if let from = bytes.baseAddress { (base + count).update(from: from, count: bytes.count) }
+        count += bytes.count
+    }
+
+    private mutating func write(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount)
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func write(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func write(_ first: UInt8, _ second: UInt8) {
+        reserve(2)
+        base[count] = first
+        base[count + 1] = second
+        count += 2
+    }
 
     private mutating func appendDecimal(_ value: Int) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: Int's 19 digits
         var v = max(0, value), n = 0
         withUnsafeMutableBytes(of: &digits) { d in
             repeat {
-                d[19 - n] = UInt8(0x30 + v % 10)
+                d[23 - n] = UInt8(0x30 + v % 10)
                 v /= 10
                 n += 1
             } while v > 0
-            bytes.append(contentsOf: d[(20 - n)...])
+            reserve(n)
+            put(UnsafeBufferPointer(rebasing: d.bindMemory(to: UInt8.self)[(24 - n)...]))
         }
     }
 }

@@ -26,6 +26,32 @@ func copyBytes(_ from: UnsafePointer<UInt8>, _ count: Int, to out: UnsafeMutable
     }
 }
 
+extension Array where Element == UInt8 {
+    /// Grows by `count` zero bytes, to be overwritten in place. Copied from a page of
+    /// zeros: appending `repeatElement(0, count:)` goes a byte at a time.
+    mutating func appendZeros(_ count: Int) {
+        // Grown once, as one append of `count` would grow it (no more: the output budget's
+        // memory bound counts on it), not once per page.
+        if self.count + count > capacity { reserveCapacity(Swift.max(self.count + count, 2 * capacity)) }
+        var left = count
+        while left > 0 {
+            let n = Swift.min(left, ZeroPage.size)
+            append(contentsOf: UnsafeBufferPointer(start: ZeroPage.bytes, count: n))
+            left -= n
+        }
+    }
+}
+
+/// Read-only zeros, made once.
+enum ZeroPage {
+    static let size = 4096
+    nonisolated(unsafe) static let bytes: UnsafePointer<UInt8> = {
+        let page = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        page.initialize(repeating: 0, count: size)
+        return UnsafePointer(page)
+    }()
+}
+
 /// A growable byte buffer written through a raw pointer: no copy-on-write or
 /// uniqueness checks per append, which Array pays on every small write. Owned
 /// scratch memory (`PageStorage`), hence `~Copyable`.

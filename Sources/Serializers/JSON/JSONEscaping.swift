@@ -171,7 +171,7 @@ public enum JSONEscaping {
     public static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let length = quotedLength(bytes)
         let start = out.count
-        out.append(contentsOf: repeatElement(0, count: length))
+        out.appendZeros(length)
         _ = out.withUnsafeMutableBufferPointer { writeQuoted(bytes, to: $0.baseAddress! + start) }
     }
 

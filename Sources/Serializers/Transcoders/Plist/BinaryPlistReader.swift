@@ -7,6 +7,9 @@
 /// fails fast instead of expanding exponentially.
 struct BinaryPlistReader {
     let b: ByteReader
+    /// The input's bytes, for the reads that offsets and references make (every one
+    /// checked against the trailer's bounds before it is made). Valid for the transcode.
+    let raw: UnsafeRawPointer
     let offsetSize: Int
     let refSize: Int
     let objectCount: Int
@@ -40,20 +43,25 @@ struct BinaryPlistReader {
     /// The JSON, and how many unsafe numbers it holds when that was counted as it was written.
     static func transcodeNotingNumbers(_ bytes: [UInt8], maxDepth: Int = 512, budget: OutputBudget? = nil, notesNumbers: Bool = true)
         throws(TranscodeError) -> (json: [UInt8], unsafeNumbers: Int?) {
-        var reader = try BinaryPlistReader(bytes, maxDepth: maxDepth, budget: budget ?? OutputBudget(input: bytes.count))
-        if !notesNumbers { reader.unsafeNumbers = nil }
-        let top = reader.trailerInt(16)
-        // JSON is about as long as the binary plist it comes from: one buffer from the
-        // start instead of doubling (each step holds the old copy and the new one).
-        reader.out.reserveCapacity(min(bytes.count, reader.budget.limit))
-        _ = try reader.write(object: top, depth: 0)
-        try reader.budget.charge(reader.out.count, "the JSON")
-        if reader.repeatedKeys { return (try RepeatedKeys.lastWins(reader.out, maxDepth: maxDepth), nil) }
-        return (reader.out, reader.unsafeNumbers)
+        let (out, repeated, unsafe) = try bytes.withUnsafeBufferPointer { (raw) throws(TranscodeError) in
+            var reader = try BinaryPlistReader(bytes, raw: raw, maxDepth: maxDepth, budget: budget ?? OutputBudget(input: bytes.count))
+            if !notesNumbers { reader.unsafeNumbers = nil }
+            let top = reader.trailerInt(16)
+            // JSON is about as long as the binary plist it comes from: one buffer from the
+            // start instead of doubling (each step holds the old copy and the new one).
+            reader.out.reserveCapacity(min(bytes.count, reader.budget.limit))
+            _ = try reader.write(object: top, depth: 0)
+            try reader.budget.charge(reader.out.count, "the JSON")
+            return (reader.out, reader.repeatedKeys, reader.unsafeNumbers)
+        }
+        if repeated { return (try RepeatedKeys.lastWins(out, maxDepth: maxDepth), nil) }
+        return (out, unsafe)
     }
 
-    init(_ bytes: [UInt8], maxDepth: Int, budget: OutputBudget) throws(TranscodeError) {
+    init(_ bytes: [UInt8], raw: UnsafeBufferPointer<UInt8>, maxDepth: Int, budget: OutputBudget) throws(TranscodeError) {
         b = ByteReader(bytes)
+        // An empty input has no base address; the length check below refuses it.
+        self.raw = UnsafeRawPointer(raw.baseAddress ?? ZeroPage.bytes)
         self.maxDepth = maxDepth
         self.budget = budget
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
@@ -93,8 +101,8 @@ struct BinaryPlistReader {
     func offset(of object: Int) throws(TranscodeError) -> Int {
         guard object >= 0, object < objectCount else { throw TranscodeError("object reference \(object) is out of range") }
         // An 8-byte offset may not fit an Int: out of range either way, never a trap.
-        let raw = BinaryPlistReader.uint(b.bytes, offsetTable + object * offsetSize, offsetSize)
-        let at = raw > UInt64(Int.max) ? -1 : Int(raw)
+        let value = bigEndian(offsetTable + object * offsetSize, offsetSize)
+        let at = value > UInt64(Int.max) ? -1 : Int(value)
         guard at >= 8, at < offsetTable else { throw TranscodeError("object \(object) lies outside the object area") }
         return at
     }
@@ -117,7 +125,19 @@ struct BinaryPlistReader {
         return start..<(start + length)
     }
 
-    func ref(_ at: Int) -> Int { Int(truncatingIfNeeded: BinaryPlistReader.uint(b.bytes, at, refSize)) }
+    func ref(_ at: Int) -> Int { Int(truncatingIfNeeded: bigEndian(at, refSize)) }
+
+    /// The `size`-byte big-endian integer at `at`, which the caller has bounds-checked:
+    /// one load for the sizes writers use, where `uint` reads a byte at a time.
+    @inline(__always) func bigEndian(_ at: Int, _ size: Int) -> UInt64 {
+        switch size {
+        case 1: UInt64(raw.load(fromByteOffset: at, as: UInt8.self))
+        case 2: UInt64(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+        case 4: UInt64(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        case 8: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        default: BinaryPlistReader.uint(b.bytes, at, size)
+        }
+    }
 
     /// Grows `out` by doubling, but never past the budget's limit when that is enough:
     /// an expansion that stops at the limit then holds no more than the limit.
@@ -144,7 +164,7 @@ struct BinaryPlistReader {
             // strings, dictionary keys above all, are written again rather than copied.)
             if out.capacity < budget.limit { out.reserveCapacity(budget.limit) }
             reserveOutput(range.count)
-            out.append(contentsOf: repeatElement(0, count: range.count))
+            out.appendZeros(range.count)
             out.withUnsafeMutableBufferPointer { p in
                 (p.baseAddress! + at).update(from: p.baseAddress! + range.lowerBound, count: range.count)
             }
@@ -207,26 +227,8 @@ struct BinaryPlistReader {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: Base64.encode(Array(b.bytes[range])))
             out.append(UInt8(ascii: "\""))
-        case 0x5:
-            let (n, start) = try count(at)
-            let range = try span(start, n)
-            try b.bytes.withUnsafeBufferPointer { (all) throws(TranscodeError) in
-                let text = UnsafeBufferPointer(rebasing: all[range])
-                guard UTF8Validation.isASCII(text) else { throw TranscodeError("ASCII string at byte \(at) holds non-ASCII bytes") }
-                reserveOutput(n + 2)
-                JSONEscaping.appendQuoted(text, to: &out)
-            }
-        case 0x6:
-            let (n, start) = try count(at)
-            let range = try span(start, n * 2)
-            do throws(JSONError) {
-                let utf8 = try b.bytes.withUnsafeBufferPointer { (all) throws(JSONError) in
-                    try JSONEncodingDetection.transcodeToUTF8(UnsafeBufferPointer(rebasing: all[range]), .utf16BE)
-                }
-                JSONEscaping.appendQuoted(utf8, to: &out)
-            } catch {
-                throw TranscodeError("UTF-16 string at byte \(at): \(error.message)")
-            }
+        case 0x5, 0x6:
+            try appendString(at: at, utf16: marker >> 4 == 0x6)
         case 0x8:
             let size = Int(marker & 0x0F) + 1
             let range = try span(at + 1, size)
@@ -250,10 +252,13 @@ struct BinaryPlistReader {
                 for k in 0..<n {
                     if k > 0 { out.append(UInt8(ascii: ",")) }
                     let keyObject = ref(range.lowerBound + k * refSize)
-                    let keyMarker = b[try offset(of: keyObject)] >> 4
+                    let keyAt = try offset(of: keyObject)
+                    let keyMarker = b[keyAt] >> 4
                     guard keyMarker == 0x5 || keyMarker == 0x6 else { throw TranscodeError("dictionary key at byte \(at) is not a string") }
                     let keyStart = out.count
-                    _ = try write(object: keyObject, depth: depth + 1)
+                    // A string holds nothing: written here, without the walk's depth, budget
+                    // and sharing bookkeeping (the value after it is charged as ever).
+                    try appendString(at: keyAt, utf16: keyMarker == 0x6)
                     keys[k] = keyHash(keyObject, written: keyStart)
                     out.append(UInt8(ascii: ":"))
                     height = max(height, 1 + (try write(object: ref(range.lowerBound + (n + k) * refSize), depth: depth + 1)))
@@ -272,6 +277,72 @@ struct BinaryPlistReader {
         // Not reset on a throw: a failure ends the whole transcode.
         if writtenStart[object] == Self.onPath { writtenStart[object] = -1 }
         return height
+    }
+
+    /// The string object at `at` (ASCII, or UTF-16 big-endian) as a JSON string.
+    mutating func appendString(at: Int, utf16: Bool) throws(TranscodeError) {
+        let (n, start) = try count(at)
+        let range = try span(start, utf16 ? n * 2 : n)
+        try b.bytes.withUnsafeBufferPointer { (all) throws(TranscodeError) in
+            let text = UnsafeBufferPointer(rebasing: all[range])
+            guard utf16 else {
+                guard UTF8Validation.isASCII(text) else { throw TranscodeError("ASCII string at byte \(at) holds non-ASCII bytes") }
+                reserveOutput(n + 2)
+                return JSONEscaping.appendQuoted(text, to: &out)
+            }
+            // Three UTF-8 bytes at most for each UTF-16 unit (four for a pair of two).
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 3 * n + 1) { (utf8) throws(TranscodeError) in
+                let written: Int
+                do throws(JSONError) {
+                    written = try Self.utf8(fromUTF16BE: text, into: utf8.baseAddress!)
+                } catch {
+                    throw TranscodeError("UTF-16 string at byte \(at): \(error.message)")
+                }
+                JSONEscaping.appendQuoted(UnsafeBufferPointer(rebasing: utf8[..<written]), to: &out)
+            }
+        }
+    }
+
+    /// UTF-16 big-endian code units as UTF-8 at `out` (room for three bytes a unit);
+    /// returns the length. A leading byte order mark is dropped.
+    static func utf8(fromUTF16BE text: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) throws(JSONError) -> Int {
+        let units = text.count / 2
+        @inline(__always) func unit(_ k: Int) -> UInt32 { UInt32(text[2 * k]) << 8 | UInt32(text[2 * k + 1]) }
+        var k = units > 0 && unit(0) == 0xFEFF ? 1 : 0
+        var w = 0
+        while k < units {
+            var cp = unit(k)
+            let at = 2 * k
+            k += 1
+            if cp < 0x80 {
+                out[w] = UInt8(truncatingIfNeeded: cp)
+                w += 1
+                continue
+            }
+            if cp >= 0xD800 && cp < 0xDC00 {
+                guard k < units else { throw JSONError("lone UTF-16 surrogate", offset: at) }
+                let low = unit(k)
+                guard low >= 0xDC00 && low < 0xE000 else { throw JSONError("lone UTF-16 surrogate", offset: at) }
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
+                k += 1
+            } else if cp >= 0xDC00 && cp < 0xE000 {
+                throw JSONError("invalid UTF-16 code unit", offset: at)
+            }
+            UTF8Validation.encode(cp, into: out, at: &w)
+        }
+        return w
+    }
+
+    /// `utf8(fromUTF16BE:into:)` on an array; nil where it fails (tests and the fuzzer).
+    static func utf8(fromUTF16BEForTesting text: [UInt8]) -> [UInt8]? {
+        let units = text.count / 2
+        var out = [UInt8](repeating: 0, count: 3 * units + 1)
+        let written = text.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { o in
+                try? utf8(fromUTF16BE: UnsafeBufferPointer(rebasing: input[..<(2 * units)]), into: o.baseAddress!)
+            }
+        }
+        return written.map { Array(out[..<$0]) }
     }
 
     /// A 64-bit integer's decimal digits (`raw` read as two's complement when `negative`),

@@ -41,4 +41,20 @@ import Testing
         #expect(value["a"]?[1]?["b"] == .string("\n\u{01}é"))
         #expect(String(decoding: try value.encoded(), as: UTF8.self) == text)
     }
+
+    /// Repeated key hashes are found in small dictionaries (pairs) and large ones (a set),
+    /// with a zero hash, and with hashes equal in the low bits the set indexes by.
+    @Test func repeatedKeyHashesAreFoundAtEverySize() {
+        func repeats(_ keys: [UInt64]) -> Bool {
+            var keys = keys
+            return keys.withUnsafeMutableBufferPointer { RepeatedKeys.repeats($0) }
+        }
+        for n in [2, 16, 17, 40, 300] {
+            let distinct = (1...UInt64(n)).map { $0 << 40 | 7 }
+            #expect(!repeats(distinct), "\(n) distinct")
+            #expect(repeats(distinct + [distinct[n / 2]]), "\(n) with a repeat")
+            #expect(!repeats([0] + distinct), "\(n) and a zero")
+            #expect(repeats([0] + distinct + [0]), "\(n) and two zeros")
+        }
+    }
 }

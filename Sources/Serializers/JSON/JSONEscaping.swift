@@ -170,6 +170,13 @@ public enum JSONEscaping {
     /// Appends `"…"` for already-valid UTF-8 bytes.
     public static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let length = quotedLength(bytes)
+        if length == bytes.count + 2 {
+            // Nothing to escape, the usual case: copied as it is.
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         let start = out.count
         out.appendZeros(length)
         _ = out.withUnsafeMutableBufferPointer { writeQuoted(bytes, to: $0.baseAddress! + start) }

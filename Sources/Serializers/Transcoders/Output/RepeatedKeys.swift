@@ -28,18 +28,36 @@ struct RepeatedKeys {
     }
 
     /// Whether two of one dictionary's key hashes are equal. A few keys: every pair. More:
-    /// sorted where they lie (they are dropped next anyway), equal hashes side by side,
-    /// nothing allocated or copied.
+    /// an open-addressed set at most half full, on the stack for a usual dictionary (the
+    /// hashes are well mixed already: their low bits index it). Zero marks an empty slot,
+    /// so a zero hash is noted aside.
     static func repeats(_ keys: UnsafeMutableBufferPointer<UInt64>) -> Bool {
-        var keys = keys
         let n = keys.count
         if n <= 16 {
             for i in 1..<max(n, 1) { for j in 0..<i where keys[i] == keys[j] { return true } }
             return false
         }
-        keys.sort()
-        for k in 1..<n where keys[k] == keys[k - 1] { return true }
-        return false
+        var size = 64
+        while size < 2 * n { size *= 2 }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: size) { slots in
+            slots.initialize(repeating: 0)
+            let mask = size - 1
+            var zero = false
+            for key in keys {
+                if key == 0 {
+                    if zero { return true }
+                    zero = true
+                    continue
+                }
+                var slot = Int(truncatingIfNeeded: key) & mask
+                while slots[slot] != 0 {
+                    if slots[slot] == key { return true }
+                    slot = (slot + 1) & mask
+                }
+                slots[slot] = key
+            }
+            return false
+        }
     }
 
     /// `json` with every object's repeated members reduced to the last one, at the last

@@ -310,6 +310,7 @@ struct BinaryPlistReader {
         @inline(__always) func unit(_ k: Int) -> UInt32 { UInt32(text[2 * k]) << 8 | UInt32(text[2 * k + 1]) }
         var k = units > 0 && unit(0) == 0xFEFF ? 1 : 0
         var w = 0
+        // A writer chooses UTF-16 for text that is not ASCII: no ASCII fast path here.
         while k < units {
             var cp = unit(k)
             let at = 2 * k

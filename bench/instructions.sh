@@ -36,13 +36,7 @@ bench_build_reference "$WORK/evcurl_proxy"
 }
 EOF
 } > "$WORK/nginx.conf"
-{ bench_config "$PORT" "$ORIGIN"; cat <<EOF
-  - name: cached
-    match: { prefix: /cached/ }
-    upstream: http://127.0.0.1:$ORIGIN/
-    cache: { policy: prefer_cache }
-EOF
-} > "$WORK/serializerd.yaml"
+{ bench_config "$PORT" "$ORIGIN"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd.yaml"
 
 nginx -c "$WORK/nginx.conf"
 VG=""

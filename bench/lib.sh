@@ -78,6 +78,12 @@ routes:
 CONF
 }
 
+# One more route for bench_config's file: NAME PREFIX ORIGIN_PORT [SETTING] (one YAML line).
+bench_route() {
+  printf '  - name: %s\n    match: { prefix: %s }\n    upstream: http://127.0.0.1:%s/\n' "$1" "$2" "$3"
+  [ -z "${4:-}" ] || printf '    %s\n' "$4"
+}
+
 # One wrk run (core 0, -t1) against URL $2 while process $1 is measured: prints
 # "req/s requests cpu-ticks" (the process's utime+stime over the run; CPU per request is
 # ticks / CLK_TCK / requests).

@@ -40,13 +40,7 @@ bench_payloads "$WORK/www"
 EOF
 } > "$WORK/nginx.conf"
 
-{ bench_config "$SERIALIZERD" "$ORIGIN"; cat <<EOF
-  - name: xml
-    match: { prefix: /xml/ }
-    upstream: http://127.0.0.1:$ORIGIN/
-    response: { serializer: xml }
-EOF
-} > "$WORK/serializerd.yaml"
+{ bench_config "$SERIALIZERD" "$ORIGIN"; bench_route xml /xml/ "$ORIGIN" "response: { serializer: xml }"; } > "$WORK/serializerd.yaml"
 
 # Cleanup is in place before anything starts, so a failed start leaves nothing running.
 EVCURL_PID="" SPID=""

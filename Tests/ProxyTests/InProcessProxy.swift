@@ -181,7 +181,7 @@ final class InProcessProxy {
         telemetry.metrics.attachCache { cache.store.totals() }
         worker = try Worker(config: config, sockets: [], mailbox: mailbox, heartbeat: nil, telemetry: telemetry,
                             budget: ProcessBudget(maxConnections: 10, maxBufferedBytes: 64 << 20), via: "1.1 serializerd-test",
-                            cache: cache, upstream: upstream, clock: clock.pipelineClock)
+                            cache: cache, inflight: InflightBoard(), upstream: upstream, clock: clock.pipelineClock)
     }
 
     static func load(routes: String, top: String) throws -> ServerConfig {

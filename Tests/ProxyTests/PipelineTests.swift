@@ -38,7 +38,7 @@ struct Pipeline {
         let telemetry = Telemetry(output: LogOutput(fd: open("/dev/null", O_WRONLY)), version: "test", startTime: 0)
         worker = try Worker(config: config, sockets: [], mailbox: Mailbox(), heartbeat: nil, telemetry: telemetry,
                             budget: ProcessBudget(maxConnections: 10, maxBufferedBytes: 1 << 20), via: "1.1 serializerd-test",
-                            cache: Self.cache(config), upstream: upstream)
+                            cache: Self.cache(config), inflight: InflightBoard(), upstream: upstream)
     }
 
     func run(_ exchange: RecordedExchange) -> RecordedExchange {

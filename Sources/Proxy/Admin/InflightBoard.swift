@@ -4,9 +4,9 @@ import Synchronization
 import Upstream
 
 /// Every worker's transfers in flight, as their last progress tick saw them (at most
-/// `Worker.progressInterval` old): what `/-/inflight` lists.
+/// `Worker.progressInterval` old): what `/-/inflight` lists. One per process, made by
+/// the server and handed to every worker.
 final class InflightBoard: Sendable {
-    static let shared = InflightBoard()
     private let byWorker = Mutex<[ObjectIdentifier: [TransferProgress]]>([:])
 
     func publish(_ flows: [TransferProgress], worker: ObjectIdentifier) {

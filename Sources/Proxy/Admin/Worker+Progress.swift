@@ -16,7 +16,7 @@ extension Worker {
         let flows = session.inflight()
         if flows.isEmpty && !hadInflight { return }
         hadInflight = !flows.isEmpty
-        InflightBoard.shared.publish(flows, worker: ObjectIdentifier(self))
+        inflight.publish(flows, worker: ObjectIdentifier(self))
         guard shared.hub.hasSubscribers else { return }
         let now = Clock.now()
         for flow in flows where now - flow.started >= Self.progressAfter {
@@ -38,7 +38,7 @@ extension Worker {
     /// `GET /-/inflight`.
     func serveInflight(writer: ResponseWriter) {
         let now = Clock.now()
-        let flows = InflightBoard.shared.all.map { Self.describe($0, now: now) }
+        let flows = inflight.all.map { Self.describe($0, now: now) }
         writer.sendJSON(NormalizedJSON(.object([("requests", .array(flows))])).bytes)
     }
 }

@@ -29,6 +29,8 @@ public final class Server {
     private let via: String
     /// The response cache every worker shares.
     private let cache: ProcessCache
+    /// Every worker's transfers in flight, for `/-/inflight`.
+    private let inflight = InflightBoard()
     /// `/-/network`'s runtime changes, shared by the workers.
     private let networkOverrides = NetworkOverrides()
     /// The routes' active health probes, on the main loop once it exists.
@@ -220,12 +222,13 @@ public final class Server {
         let budget = self.budget
         let via = self.via
         let cache = self.cache
+        let inflight = self.inflight
         let networkOverrides = self.networkOverrides
         threads.append(WorkerThread.spawn {
             let worker: Worker
             do {
                 worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry,
-                                    budget: budget, via: via, cache: cache, networkOverrides: networkOverrides)
+                                    budget: budget, via: via, cache: cache, inflight: inflight, networkOverrides: networkOverrides)
             } catch {
                 logger.error("worker_failed", metadata: ["error": "\(error)"])
                 for fd in sockets { close(fd) }

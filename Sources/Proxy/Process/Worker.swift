@@ -37,6 +37,8 @@ final class Worker {
     var streamTimer: Timer?
     /// The process's response cache.
     let cache: ProcessCache
+    /// Every worker's transfers in flight (`/-/inflight`).
+    let inflight: InflightBoard
     private var progressTimer: Timer?
     /// Whether the last progress tick saw transfers (the board then needs its update).
     var hadInflight = false
@@ -44,9 +46,10 @@ final class Worker {
     /// `upstream` replaces the libcurl session manager and `clock` the system's (in-process
     /// tests of the pipeline).
     init(config: ServerConfig, sockets: [Int32], mailbox: Mailbox, heartbeat: Heartbeat?, telemetry: Telemetry,
-         budget: ProcessBudget, via: String, cache: ProcessCache, upstream: (any UpstreamClient)? = nil,
+         budget: ProcessBudget, via: String, cache: ProcessCache, inflight: InflightBoard, upstream: (any UpstreamClient)? = nil,
          clock: PipelineClock = .system, networkOverrides: NetworkOverrides = NetworkOverrides()) throws(EventLoopError) {
         self.cache = cache
+        self.inflight = inflight
         shared = telemetry
         self.budget = budget
         self.telemetry = WorkerTelemetry(telemetry)
@@ -101,7 +104,7 @@ final class Worker {
         drainTimer?.cancel()
         heartbeatTimer?.cancel()
         progressTimer?.cancel()
-        InflightBoard.shared.publish([], worker: ObjectIdentifier(self))
+        inflight.publish([], worker: ObjectIdentifier(self))
         // Closing connections records replies that never arrived: flushed after it.
         server.close()
         telemetry.flush()

@@ -16,6 +16,8 @@ public final class Tape: Sendable {
     /// Held while the file is written, and while `har()` and `entries` read it: they see
     /// the file either before a write or after it, never the pending entries twice.
     let io = Mutex<Void>(())
+    /// Tells the store's writer there is something to write (nothing for a tape made alone).
+    let wakeWriter: @Sendable () -> Void
 
     struct State {
         /// Every recording, in order, while the tape holds them: one a route replays from
@@ -129,8 +131,9 @@ public final class Tape: Sendable {
     /// `keeps`: a route replays from it (it holds its entries and an index of them).
     /// `appendable`: the file at `path` holds `entries` in a form new ones can be added to.
     init(path: String, entries: [TapeEntry], match: TapeMatch, redaction: Redaction, fileBytes: Int = 0, stamp: FileStamp = FileStamp(),
-         keeps: Bool = true, appendable: Bool = false, skipped: Int = 0) {
+         keeps: Bool = true, appendable: Bool = false, skipped: Int = 0, wakeWriter: @escaping @Sendable () -> Void = {}) {
         self.path = path
+        self.wakeWriter = wakeWriter
         self.skipped = skipped
         var state = State()
         state.match = match
@@ -289,9 +292,9 @@ public final class Tape: Sendable {
     /// The most a tape holds: what serializerd can read back (a recording past it stops).
     public static let maxBytes = TapeFile.maxBytes
 
-    /// Appends an exchange (already redacted). True when the writer has new work: the
-    /// first exchange since its last write, or the tape just filled up (false once
-    /// recording has stopped, and while the writer already has work).
+    /// Appends an exchange (already redacted), and wakes the store's writer when it has new
+    /// work: the first exchange since its last write, or the tape just filled up. True
+    /// then (false once recording has stopped, and while the writer already has work).
     @discardableResult
     public func record(_ entry: TapeEntry) -> Bool {
         record(encoded: HARCodec.encode(entry)) { entry }
@@ -301,6 +304,12 @@ public final class Tape: Sendable {
     /// when a route replays from this tape (it indexes it). Returns as `record(_:)`.
     @discardableResult
     public func record(encoded: [UInt8], entry: () -> TapeEntry) -> Bool {
+        let wake = append(encoded: encoded, entry: entry)
+        if wake { wakeWriter() }
+        return wake
+    }
+
+    private func append(encoded: [UInt8], entry: () -> TapeEntry) -> Bool {
         // The match key outside the lock, and only for a tape a route replays from.
         let (keeps, match, redaction, generation) = state.withLock { ($0.keeps, $0.match, $0.redaction, $0.generation) }
         let indexed = keeps ? { () -> (TapeEntry, String) in

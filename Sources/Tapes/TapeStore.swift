@@ -10,7 +10,6 @@ import Glibc
 /// (recordings not yet written included), and one writer thread writes recorded tapes,
 /// at most every `interval` seconds each, so recording costs a request no I/O.
 public final class TapeStore: Sendable {
-    public static let shared = TapeStore()
     /// The largest tape file serializerd reads.
     public static let maxFileBytes = TapeFile.maxBytes
 
@@ -29,6 +28,8 @@ public final class TapeStore: Sendable {
     private let logger = Mutex<Logger?>(nil)
     private let started = Mutex(false)
 
+    public init() {}
+
     /// The tape at `path` with these settings: the one already open, reconfigured, else
     /// read from the file (an empty tape when there is none). `keeps`: a route replays
     /// from it (it holds its entries; a tape only recorded to lets them go once written).
@@ -46,7 +47,8 @@ public final class TapeStore: Sendable {
         let file = try TapeFile.read(path)
         let decoded = try file.map { (bytes) throws(HARError) in try HARCodec.decodeFile(bytes) }
         let tape = Tape(path: path, entries: decoded?.entries ?? [], match: match, redaction: redaction, fileBytes: file?.count ?? 0,
-                        stamp: stamp, keeps: keeps, appendable: decoded?.appendable ?? false, skipped: decoded?.skipped ?? 0)
+                        stamp: stamp, keeps: keeps, appendable: decoded?.appendable ?? false, skipped: decoded?.skipped ?? 0,
+                        wakeWriter: { [wake] in wake.signal() })
         tapes.withLock { $0[path] = tape }
         return tape
     }
@@ -67,9 +69,6 @@ public final class TapeStore: Sendable {
         }, body)
         pthread_detach(thread)
     }
-
-    /// A tape was recorded to: the writer writes it soon.
-    public func changed() { wake.signal() }
 
     /// Writes every tape with unwritten recordings now (at shutdown, and for `tape
     /// import`); the failures, in words.

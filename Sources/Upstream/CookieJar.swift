@@ -77,8 +77,9 @@ public final class CookieJar: @unchecked Sendable {
 
 /// One jar per route name, for the life of the process.
 public final class CookieJars: Sendable {
-    public static let shared = CookieJars()
     private let jars = Mutex<[String: CookieJar]>([:])
+
+    public init() {}
 
     public func jar(route: String) -> CookieJar? {
         jars.withLock { jars in

@@ -117,10 +117,10 @@ public final class Reachability: Sendable {
 /// Every route's reachability, by route name and upstream: a reload keeps the state of a
 /// route whose upstream is unchanged.
 public final class ReachabilityBoard: Sendable {
-    public static let shared = ReachabilityBoard()
-
     private let cells = Mutex<[String: Reachability]>([:])
     private let listener = Mutex<(@Sendable (Reachability.Change) -> Void)?>(nil)
+
+    public init() {}
 
     /// Where changes go (the server's log and event stream).
     public func listen(_ body: @escaping @Sendable (Reachability.Change) -> Void) { listener.withLock { $0 = body } }
@@ -129,7 +129,7 @@ public final class ReachabilityBoard: Sendable {
         cells.withLock { cells in
             let key = route + " " + upstream
             if let cell = cells[key] { return cell }
-            let cell = Reachability(route: route) { [unowned self] change in self.listener.withLock { $0 }?(change) }
+            let cell = Reachability(route: route) { [weak self] change in self?.listener.withLock { $0 }?(change) }
             cells[key] = cell
             return cell
         }

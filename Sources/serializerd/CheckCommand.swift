@@ -23,7 +23,7 @@ struct CheckCommand: ParsableCommand {
         var options = config
         if let file { options.path = file }
         do {
-            let loaded = try options.load(environment: ProcessEnvironment.current)
+            let loaded = try options.load(environment: ProcessEnvironment.current, state: ProcessState())
             StandardStreams.write(Array((Self.summary(loaded) + "\n").utf8))
         } catch let failure as ConfigFailure {
             var text = failure.message + "\n"

@@ -38,7 +38,8 @@ struct ConfigOptions: ParsableArguments {
     /// A config file is a page of YAML; anything this large is a mistake (a device, a log).
     static let maxConfigBytes = 1 << 20
 
-    func load(environment: [String: String]) throws -> ServerConfig {
+    /// The config file, its routes' tapes, jars and reachability taken from `state`.
+    func load(environment: [String: String], state: ProcessState) throws -> ServerConfig {
         let path = try resolvedPath(environment: environment)
         let bytes: [UInt8]
         do { bytes = try StandardStreams.readAll(path: path, limit: Self.maxConfigBytes) } catch let error as InputTooLarge {
@@ -49,7 +50,7 @@ struct ConfigOptions: ParsableArguments {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigFailure(message: "\(path): error: the configuration file is not UTF-8")
         }
-        do { return try ConfigLoader.load(yaml: text, file: path, environment: environment) } catch {
+        do { return try ConfigLoader.load(yaml: text, file: path, environment: environment, state: state) } catch {
             throw ConfigFailure(message: error.description, count: error.errors.count)
         }
     }

@@ -41,7 +41,7 @@ struct HealthcheckCommand: ParsableCommand {
         if let overridden = (try? ConfigOptions.listenOverride(flag: nil, environment: environment)) ?? nil {
             listen = overridden
         } else {
-            do { listen = try config.load(environment: environment).listen } catch let failure as ConfigFailure {
+            do { listen = try config.load(environment: environment, state: ProcessState()).listen } catch let failure as ConfigFailure {
                 StandardStreams.write(Array("\(failure.message)\nserializerd healthcheck: pass --url, or a readable --config\n".utf8), fd: 2)
                 throw ExitCode(1)
             }

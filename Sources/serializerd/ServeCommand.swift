@@ -38,15 +38,18 @@ struct ServeCommand: ParsableCommand {
         LoggingSystem.bootstrap { [output = telemetry.output] label in LineLogHandler(label: label, output: output) }
         let logger = telemetry.logger()
         let override = try ConfigOptions.listenOverride(flag: listen, environment: environment)
+        // One for the life of the process: a reload finds the tapes, jars and
+        // reachability the routes had.
+        let state = ProcessState()
         let loaded: ServerConfig
-        do { loaded = try load(environment, override) } catch let failure as ConfigFailure {
+        do { loaded = try load(environment, override, state: state) } catch let failure as ConfigFailure {
             // An event for log pipelines, and the plain message for the person at the terminal.
             logger.critical("config_invalid", metadata: ["error": "\(failure.message)"])
             StandardStreams.write(Array((failure.message + "\n").utf8), fd: 2)
             // EX_CONFIG: the unit's RestartPreventExitStatus stops systemd retrying a broken file.
             throw ExitCode(78)
         }
-        let server = Server(config: loaded, telemetry: telemetry) { try load(ProcessEnvironment.current, override) }
+        let server = Server(config: loaded, state: state, telemetry: telemetry) { try load(ProcessEnvironment.current, override, state: state) }
         do { try server.run(environment: environment) } catch {
             logger.critical("start_failed", metadata: ["error": "\(error)"])
             StandardStreams.write(Array("serializerd: error: \(error)\n".utf8), fd: 2)
@@ -54,16 +57,16 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    func load(_ environment: [String: String], _ override: ListenAddress?) throws -> ServerConfig {
-        var loaded = try upstream.map { try Self.singleRoute(upstream: $0, serializer: serializer, environment: environment) }
-            ?? config.load(environment: environment)
+    func load(_ environment: [String: String], _ override: ListenAddress?, state: ProcessState) throws -> ServerConfig {
+        var loaded = try upstream.map { try Self.singleRoute(upstream: $0, serializer: serializer, environment: environment, state: state) }
+            ?? config.load(environment: environment, state: state)
         if let override { loaded.listen = override }
         return loaded
     }
 
     /// `--upstream URL [--serializer NAME]`: the config a one-route file would give, read by
     /// the same loader (so a bad URL or name gets the same message).
-    static func singleRoute(upstream: String, serializer: String?, environment: [String: String]) throws -> ServerConfig {
+    static func singleRoute(upstream: String, serializer: String?, environment: [String: String], state: ProcessState) throws -> ServerConfig {
         // A JSON string is a YAML double-quoted scalar: the values cannot break the file.
         func quoted(_ text: String) -> String {
             var bytes: [UInt8] = []
@@ -72,7 +75,7 @@ struct ServeCommand: ParsableCommand {
         }
         var yaml = "routes:\n  - name: default\n    match: { prefix: / }\n    upstream: \(quoted(upstream))\n"
         if let serializer { yaml += "    response: { serializer: \(quoted(serializer)) }\n" }
-        do { return try ConfigLoader.load(yaml: yaml, file: "--upstream", environment: environment) } catch {
+        do { return try ConfigLoader.load(yaml: yaml, file: "--upstream", environment: environment, state: state) } catch {
             // The generated file's positions mean nothing to the user: the messages alone.
             let flag = { (e: ConfigError) in e.path.hasSuffix(".upstream") ? "--upstream: " : e.path.contains("serializer") ? "--serializer: " : "" }
             throw ConfigFailure(message: error.errors.map { "serializerd: error: " + flag($0) + $0.message }.joined(separator: "\n"),

@@ -58,18 +58,19 @@ struct TapeCommand: ParsableCommand {
 
         func run() throws {
             try TapeCommand.fail {
-                let loaded = try config.load(environment: ProcessEnvironment.current)
+                let state = ProcessState()
+                let loaded = try config.load(environment: ProcessEnvironment.current, state: state)
                 guard let target = loaded.routes.first(where: { $0.name == route }) else {
                     throw Failure("no route named '\(route)' in \(loaded.source) (routes: \(loaded.routes.map(\.name).joined(separator: ", ")))")
                 }
                 var read = try TapeCommand.read(file)
                 if let failure = TapeFile.makeDirectory(loaded.tapesDir) { throw Failure("tapes.dir \(failure)") }
-                let tape = try target.tape?.tape ?? TapeCommand.tape(for: target, config: loaded)
+                let tape = try target.tape?.tape ?? TapeCommand.tape(for: target, config: loaded, store: state.tapes)
                 let imported = read.entries.count
                 // Each entry is let go once recorded: the file's entries are not held twice.
                 read.entries.reverse()
                 while let entry = read.entries.popLast() { tape.record(entry.redacted(by: loaded.capture)) }
-                if let failure = TapeStore.shared.flush().first { throw Failure(failure) }
+                if let failure = state.tapes.flush().first { throw Failure(failure) }
                 let skipped = read.skipped > 0 ? ", \(read.skipped) skipped: saved without an answer (status 0)" : ""
                 StandardStreams.write(Array("imported \(imported) entries into \(tape.path) (\(tape.count) in all\(skipped))\n".utf8))
             }
@@ -77,9 +78,9 @@ struct TapeCommand: ParsableCommand {
     }
 
     /// The tape of a route that has none configured (an import into `<tapes.dir>/<route>.har`).
-    static func tape(for route: Route, config: ServerConfig) throws -> Tape {
+    static func tape(for route: Route, config: ServerConfig, store: TapeStore) throws -> Tape {
         let path = config.tapesDir + (config.tapesDir.hasSuffix("/") ? "" : "/") + route.name + ".har"
-        do { return try TapeStore.shared.tape(path: path, match: TapeMatch(), redaction: config.capture) } catch {
+        do { return try store.tape(path: path, match: TapeMatch(), redaction: config.capture) } catch {
             throw Failure("\(path): \(error.message)")
         }
     }
@@ -98,7 +99,7 @@ struct TapeCommand: ParsableCommand {
         func run() throws {
             var failed = 0
             try TapeCommand.fail {
-                let loaded = try config.load(environment: ProcessEnvironment.current)
+                let loaded = try config.load(environment: ProcessEnvironment.current, state: ProcessState())
                 let routes = loaded.routes.filter { $0.tape != nil && (route == nil || $0.name == route) }
                 if let route, routes.isEmpty { throw Failure("no route named '\(route)' has a tape in \(loaded.source)") }
                 var lines: [String] = []
@@ -126,7 +127,7 @@ struct TapeCommand: ParsableCommand {
 
         func run() throws {
             try TapeCommand.fail {
-                let loaded = try config.load(environment: ProcessEnvironment.current)
+                let loaded = try config.load(environment: ProcessEnvironment.current, state: ProcessState())
                 let entries = try TapeCommand.read(file).entries.map { $0.redacted(by: loaded.capture) }
                 if let failure = TapeStore.rewrite(file, entries: entries) { throw Failure(failure) }
                 StandardStreams.write(Array("redacted \(entries.count) entries in \(file)\n".utf8))

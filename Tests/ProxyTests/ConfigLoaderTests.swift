@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct ConfigLoaderTests {
     func load(_ yaml: String, env: [String: String] = [:]) throws -> ServerConfig {
-        try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: env)
+        try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: env, state: ProcessState())
     }
 
     func failure(_ yaml: String, env: [String: String] = [:]) -> String {
@@ -15,6 +15,18 @@ import Testing
     }
 
     let route = "routes:\n  - name: api\n    match: { prefix: /api/ }\n    upstream: http://127.0.0.1:9/v1\n"
+
+    @Test func loadsWithOneStateShareJarsAndReachability() throws {
+        let yaml = route + "    cookies: jar\n"
+        let state = ProcessState()
+        let first = try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: [:], state: state).routes[0]
+        let reloaded = try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: [:], state: state).routes[0]
+        let other = try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: [:], state: ProcessState()).routes[0]
+        #expect(first.cookies === reloaded.cookies && first.cookies != nil)
+        #expect(first.reachability === reloaded.reachability)
+        #expect(first.cookies !== other.cookies)
+        #expect(first.reachability !== other.reachability)
+    }
 
     @Test func shippedConfigLoads() throws {
         let text = try String(contentsOfFile: Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()

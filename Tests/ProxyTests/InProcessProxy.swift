@@ -168,12 +168,14 @@ final class InProcessProxy {
     let worker: Worker
     let cache: ProcessCache
     let mailbox = Mailbox()
+    /// Shared by every load of this proxy's config, as the server shares its own.
+    let state = ProcessState()
     private(set) var config: ServerConfig
 
     /// `routes` is YAML for the `routes:` list; `{stub}` becomes the upstream's base URL.
     init(routes: String, top: String = "") throws {
         upstream = ScriptedUpstream(clock: clock)
-        config = try Self.load(routes: routes, top: top)
+        config = try Self.load(routes: routes, top: top, state: state)
         cache = ProcessCache(maxBytes: config.cacheMaxBytes)
         cache.apply(routes: config.routes.map { ($0.name, $0.fingerprint) })
         let telemetry = Telemetry(output: LogOutput(fd: open("/dev/null", O_WRONLY)), version: "test", startTime: 0)
@@ -184,14 +186,14 @@ final class InProcessProxy {
                             cache: cache, inflight: InflightBoard(), upstream: upstream, clock: clock.pipelineClock)
     }
 
-    static func load(routes: String, top: String) throws -> ServerConfig {
+    static func load(routes: String, top: String, state: ProcessState) throws -> ServerConfig {
         try ConfigLoader.load(yaml: top + "routes:\n" + routes.replacingOccurrences(of: "{stub}", with: "http://upstream.test/v1"),
-                              file: "test.yaml", environment: [:])
+                              file: "test.yaml", environment: [:], state: state)
     }
 
     /// A reload, as the server does it: entries of changed routes purged, then the new table.
     func reload(routes: String, top: String = "") throws {
-        config = try Self.load(routes: routes, top: top)
+        config = try Self.load(routes: routes, top: top, state: state)
         cache.apply(routes: config.routes.map { ($0.name, $0.fingerprint) })
         worker.pipeline.apply(config)
     }

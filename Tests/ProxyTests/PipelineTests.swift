@@ -34,7 +34,7 @@ struct Pipeline {
     }
 
     init(_ yaml: String) throws {
-        let config = try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: [:])
+        let config = try ConfigLoader.load(yaml: yaml, file: "test.yaml", environment: [:], state: ProcessState())
         let telemetry = Telemetry(output: LogOutput(fd: open("/dev/null", O_WRONLY)), version: "test", startTime: 0)
         worker = try Worker(config: config, sockets: [], mailbox: Mailbox(), heartbeat: nil, telemetry: telemetry,
                             budget: ProcessBudget(maxConnections: 10, maxBufferedBytes: 1 << 20), via: "1.1 serializerd-test",

@@ -7,14 +7,14 @@ import Serializers
 extension ConfigLoader {
     /// One route, or nil after recording its problems — each part is read on its own, so
     /// one run reports every mistake in it.
-    static func route(_ node: ConfigNode, config: ServerConfig) -> Route? {
+    static func route(_ node: ConfigNode, config: ServerConfig, state: ProcessState) -> Route? {
         guard let m = node.attempt({ () throws(ConfigError) in try node.mapping(allowed: routeKeys) }) else { return nil }
         let name = node.attempt { () throws(ConfigError) in try routeName(m, node) }
         let match = node.attempt { () throws(ConfigError) in try self.match(m, node) }
         let upstream = node.attempt { () throws(ConfigError) in try self.upstream(m, node) }
         let parts = routeParts(m, node, config: config)
         guard let name, let match, let upstream, let parts else { return nil }
-        let tapeSetting: RouteTape?? = node.attempt { () throws(ConfigError) in try self.tape(m, route: name, config: config) }
+        let tapeSetting: RouteTape?? = node.attempt { () throws(ConfigError) in try self.tape(m, route: name, config: config, store: state.tapes) }
         guard let tape = tapeSetting else { return nil }
         guard let mocks = node.attempt({ () throws(ConfigError) in try self.mocks(m["mocks"], config: config) }) else { return nil }
         let cacheSetting: CacheRule?? = node.attempt { () throws(ConfigError) in try self.cache(m["cache"]) }
@@ -30,7 +30,7 @@ extension ConfigLoader {
             switch try n.string() {
             case "pass": return nil
             case "jar":
-                guard let jar = CookieJars.shared.jar(route: name) else { throw n.error("the cookie jar could not be made (libcurl share)") }
+                guard let jar = state.cookieJars.jar(route: name) else { throw n.error("the cookie jar could not be made (libcurl share)") }
                 return jar
             case let other: throw n.error("expected pass or jar, found '\(other)'")
             }
@@ -48,7 +48,7 @@ extension ConfigLoader {
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
             cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network,
-            reachability: ReachabilityBoard.shared.cell(route: name, upstream: upstream.description), cookies: jar,
+            reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
             fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }))
     }
 

@@ -21,7 +21,7 @@ extension ConfigLoader {
     }
 
     /// A route's `tape:`; nil when absent or off.
-    static func tape(_ m: [String: ConfigNode], route name: String, config: ServerConfig) throws(ConfigError) -> RouteTape? {
+    static func tape(_ m: [String: ConfigNode], route name: String, config: ServerConfig, store: TapeStore) throws(ConfigError) -> RouteTape? {
         guard let node = m["tape"] else { return nil }
         let t = try node.mapping(allowed: ["mode", "record_misses", "match"])
         var mode = RouteTape.Mode.record
@@ -41,8 +41,8 @@ extension ConfigLoader {
         let path = config.tapesDir + (config.tapesDir.hasSuffix("/") ? "" : "/") + name + ".har"
         if mode != .replay { try ensureDirectory(config.tapesDir, node: node) }
         do throws(HARError) {
-            let tape = try TapeStore.shared.tape(path: path, match: match, redaction: config.capture,
-                                                 keeps: mode == .replay || mode == .replayOrForward)
+            let tape = try store.tape(path: path, match: match, redaction: config.capture,
+                                      keeps: mode == .replay || mode == .replayOrForward)
             return RouteTape(mode: mode, recordMisses: recordMisses, tape: tape)
         } catch {
             throw node.error("the tape \(path) cannot be used: \(error.message) (fix or move the file; serializerd never replaces a tape it cannot read)")

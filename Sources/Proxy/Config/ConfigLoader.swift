@@ -14,8 +14,8 @@ public enum ConfigLoader {
     static let reservedPrefixes = ["/-/", "/metrics"]
 
     /// The config, or every problem in the file in file order (a bad route does not hide
-    /// the next one's problems).
-    public static func load(yaml: String, file: String, environment: [String: String]) throws(ConfigErrors) -> ServerConfig {
+    /// the next one's problems). Routes take their tapes, jars and reachability from `state`.
+    public static func load(yaml: String, file: String, environment: [String: String], state: ProcessState) throws(ConfigErrors) -> ServerConfig {
         let root: Node
         do {
             guard let composed = try Yams.compose(yaml: yaml) else {
@@ -31,12 +31,12 @@ public enum ConfigLoader {
         }
         let diagnostics = Diagnostics()
         let doc = ConfigNode(node: root, path: "", file: file, environment: environment, diagnostics: diagnostics)
-        let config = doc.attempt { () throws(ConfigError) in try read(doc) }
+        let config = doc.attempt { () throws(ConfigError) in try read(doc, state: state) }
         guard let config, diagnostics.errors.isEmpty else { throw ConfigErrors(diagnostics.sorted) }
         return config
     }
 
-    static func read(_ doc: ConfigNode) throws(ConfigError) -> ServerConfig {
+    static func read(_ doc: ConfigNode, state: ProcessState) throws(ConfigError) -> ServerConfig {
         let top = try doc.mapping(allowed: topKeys)
         var config = ServerConfig()
         config.source = doc.file
@@ -66,7 +66,7 @@ public enum ConfigLoader {
         var names: Set<String> = []
         for item in try routesNode.sequence() {
             let merged = item.merged(withDefaults: top["defaults"]?.node)
-            guard let route = self.route(merged, config: config) else { continue }
+            guard let route = self.route(merged, config: config, state: state) else { continue }
             guard names.insert(route.name).inserted else {
                 item.diagnostics.record(item.error("route name '\(route.name)' is used twice"))
                 continue

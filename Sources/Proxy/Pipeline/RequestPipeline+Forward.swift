@@ -242,12 +242,11 @@ extension RequestPipeline {
                                       requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEachField($0) },
                                       responseBody: reply.body, startedAt: started, duration: seconds, capture: capture,
                                       httpVersion: reply.httpVersion)
-        let wake = tape.record(encoded: encoded) {
+        tape.record(encoded: encoded) {
             TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers.fields, body: request.body),
                       status: reply.status, responseHeaders: reply.headers.all, responseBody: reply.body,
                       startedAt: started, duration: seconds).redacted(by: capture)
         }
-        if wake { TapeStore.shared.changed() }
     }
 }
 

@@ -35,10 +35,14 @@ public final class Server {
     private let networkOverrides = NetworkOverrides()
     /// The routes' active health probes, on the main loop once it exists.
     private var probes: HealthProbes?
+    /// The tapes, jars and reachability every load of the config shares.
+    private let state: ProcessState
 
-    /// `reload` re-reads and validates the configuration for SIGHUP.
-    public init(config: ServerConfig, telemetry: Telemetry, reload: @escaping () throws -> ServerConfig) {
+    /// `reload` re-reads and validates the configuration for SIGHUP, with the `state`
+    /// `config` was loaded with.
+    public init(config: ServerConfig, state: ProcessState, telemetry: Telemetry, reload: @escaping () throws -> ServerConfig) {
         self.config = config
+        self.state = state
         self.reload = reload
         self.telemetry = telemetry
         budget = ProcessBudget(maxConnections: Server.connectionCap(config.limits.maxConnections),
@@ -69,14 +73,14 @@ public final class Server {
             libeventLogger.warning("libevent", metadata: metadata)
         }
         SessionManager.globalInit()
-        TapeStore.shared.start(logger: logger)
+        state.tapes.start(logger: logger)
         let count = config.workers ?? ServerConfig.autoWorkers
         let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)
         notifier = ServiceNotifier(environment: environment)
         let watchdog = ServiceWatchdog.interval(environment: environment)
         let main = try EventLoop()
         let changes = logger, hub = telemetry.hub
-        ReachabilityBoard.shared.listen { change in
+        state.reachability.listen { change in
             var metadata: Logger.Metadata = ["route": "\(change.route)", "from": "\(change.from.name)", "to": "\(change.to.name)",
                                              "by": "\(change.by)", "detail": "\(change.detail)"]
             if change.suppressed > 0 { metadata["suppressed"] = .stringConvertible(change.suppressed) }
@@ -127,7 +131,7 @@ public final class Server {
         watchdogTimer?.cancel()
         probes?.close()
         // What was recorded since the writer's last pass.
-        TapeStore.shared.flush()
+        state.tapes.flush()
         main.close()
         if let unixSocket { ListeningSocket.removeUnix(path: unixSocket.path, ifStill: unixSocket.file) }
         logger.notice("stopped")

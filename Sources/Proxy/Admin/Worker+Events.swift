@@ -10,7 +10,7 @@ extension Worker {
         // Streams are keyed by their subscriber, which is what the hub hands back.
         let id = ObjectIdentifier(subscriber)
         let headers = [("Content-Type", EventStream.contentType), ("Cache-Control", "no-cache"),
-                       ("X-Request-Id", writer.requestID)]
+                       ("X-Request-Id", writer.context.requestID)]
         let started = request.startStream(status: 200, headers: headers, sendBuffer: EventStreamLimits.kernelSendBuffer,
                                           onDrained: { [unowned self] in if let stream = self.streams[id] { self.deliver(stream, id: id) } },
                                           onClose: { [unowned self] in self.endStream(id, .clientClosed) })
@@ -24,7 +24,7 @@ extension Worker {
             self.deliver(stream, id: id)
         }
         streams[id] = stream
-        send(stream, Array(": serializerd \(writer.requestID)\nretry: 2000\n\n".utf8))
+        send(stream, Array(": serializerd \(writer.context.requestID)\nretry: 2000\n\n".utf8))
         startStreamTicks()
     }
 
@@ -95,8 +95,9 @@ extension Worker {
         stream.deliveryTimer?.cancel()
         shared.hub.unsubscribe(stream.subscriber)
         if case .evicted = end { stream.request.abortStream() } else { stream.request.endStream() }
-        stream.writer.record(status: 200, bytesOut: stream.bytesSent, outcome: end.outcome,
-                             duration: Clock.now() - stream.writer.started, responseContentType: EventStream.contentType)
+        let context = stream.writer.context
+        context.recorder.record(context, status: 200, bytesOut: stream.bytesSent, outcome: end.outcome,
+                                duration: Clock.now() - context.started, responseContentType: EventStream.contentType)
         if streams.isEmpty { stopStreamTicks() }
     }
 

@@ -56,6 +56,10 @@ public final class Route: Sendable {
     /// `/`: read on every request to cut the path, without walking characters.
     private let asciiPrefixLength: Int?
     private let prefixEndsInSlash: Bool
+    /// What a request of this route goes through, in order (`RequestStage`); and the same
+    /// with the network stage first, for while `/-/network` sets conditions at runtime.
+    let stages: [any RequestStage]
+    let stagesUnderRuntimeNetwork: [any RequestStage]
 
     init(name: String, prefix: String, methods: Set<String>?, host: String?, upstream: UpstreamBase, timeout: Double,
          connectTimeout: Double, followRedirects: Int, headers: [(String, String)], requestSerializerName: String,
@@ -93,6 +97,8 @@ public final class Route: Sendable {
         self.cache = cache
         self.fingerprint = fingerprint
         cacheScope = OutputTag.hash(Array(fingerprint.utf8))
+        stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache)
+        stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache)
     }
 
     /// What follows the prefix in a path the route matched. `/api` + `/users`: the

@@ -6,15 +6,17 @@ import Upstream
 
 extension RequestPipeline {
     enum CacheStep {
-        /// The cache answered (or parked the request behind a miss in flight).
+        /// The cache answered.
         case answered
+        /// The request waits behind a miss in flight on its key.
+        case parked
         case forward(CacheExchange)
     }
 
-    /// Mocks and the tape had no answer: the cache may (DESIGN §1). `woken`: the request
+    /// Mocks and the tape had no answer: the cache may (DESIGN §1). A woken request
     /// waited for another's miss and comes back to read what it stored.
-    func consultCache(_ rule: CacheRule, request: any ClientExchange, target: RequestTarget, url: String, route: Route,
-                      writer: ResponseWriter, woken: Bool) -> CacheStep {
+    func consultCache(_ rule: CacheRule, _ context: RequestContext, route: Route) -> CacheStep {
+        let request = context.request, url = context.url, woken = context.woken
         let method = request.method
         let key = CacheKey(method: "GET", url: url, scope: route.cacheScope)
         let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
@@ -25,11 +27,11 @@ extension RequestPipeline {
         switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
                               keyKnown: found.keyKnown, now: now, unkeyed: HeaderPolicy.carriesUnkeyedForwarding(request)) {
         case .hit(let entry):
-            serveStored(entry, writer: writer, result: woken ? .collapsed : .hit,
+            serveStored(entry, context, result: woken ? .collapsed : .hit,
                         status: woken ? "serializerd; hit; collapsed" : "serializerd; hit", now: now)
             return .answered
         case .unsatisfiable(let fwd):
-            writer.cache = .init(result: .miss, status: "serializerd; fwd=" + fwd)
+            context.cache = .init(result: .miss, status: "serializerd; fwd=" + fwd)
             let why = rule.policy == .onlyCache ? "the route's cache.policy is only_cache" : "the request says Cache-Control: only-if-cached"
             let what: String
             switch fwd {
@@ -38,7 +40,7 @@ extension RequestPipeline {
             case "bypass": what = "the request carries a forwarding header the cache is not keyed by (X-Forwarded-Host and the like)"
             default: what = "nothing usable is stored for \(config.capture.url(url))"
             }
-            writer.problem(.cacheMiss("\(what), and \(why)"), route: route.name)
+            context.reply.problem(.cacheMiss("\(what), and \(why)"), route: route.name)
             return .answered
         case .revalidate(let entry):
             exchange.fwd = "stale"
@@ -59,11 +61,11 @@ extension RequestPipeline {
             } else {
                 let mailbox = self.mailbox
                 guard cache.misses.join(key, wake: { mailbox.post(.cacheFilled(key)) }) else {
-                    park(key) { [unowned self, writer] in
-                        if self.shuttingDown { return writer.problem(.unavailable, route: route.name) }
-                        self.forward(request, target: target, route: route, writer: writer, woken: true)
+                    park(key) { [unowned self, context] in
+                        if self.shuttingDown { return context.reply.problem(.unavailable, route: route.name) }
+                        self.resume(context)
                     }
-                    return .answered
+                    return .parked
                 }
                 exchange.leads = true
             }
@@ -104,20 +106,20 @@ extension RequestPipeline {
     }
 
     /// An answer from the cache: the stored output, its fields, `Age` and the tag.
-    func serveStored(_ entry: StoredResponse, writer: ResponseWriter, result: CacheResult, status: String, now: Double,
+    func serveStored(_ entry: StoredResponse, _ context: RequestContext, result: CacheResult, status: String, now: Double,
                      reply: UpstreamResponse? = nil, error: String? = nil) {
-        writer.source = .cache
-        writer.cache = .init(result: result, status: status)
+        context.source = .cache
+        context.cache = .init(result: result, status: status)
         var headers = ResponseWriter.successHeaders(serializer: entry.serializer, capacity: entry.headers.count + 8)
         headers += entry.headers
         headers.append(("Age", String(Int(entry.freshness.age(at: now)))))
-        writer.sendNormalized(status: entry.status, headers: headers, body: entry.body, tag: entry.tag,
+        context.reply.sendNormalized(status: entry.status, headers: headers, body: entry.body, tag: entry.tag,
                               outcome: .init(label: "ok", serializer: entry.serializer, reply: reply, error: error))
     }
 
     /// A stored entry in place of a failed upstream or a refused answer, when the route's
     /// window (or the response's `stale-if-error`) allows it.
-    func serveStale(_ cached: CacheExchange, invalid: Bool, fwdStatus: Int?, writer: ResponseWriter,
+    func serveStale(_ cached: CacheExchange, invalid: Bool, fwdStatus: Int?, _ context: RequestContext,
                     reply: UpstreamResponse? = nil, error: String? = nil) -> Bool {
         guard let stale = cached.stale else { return false }
         let now = clock.now()
@@ -126,13 +128,13 @@ extension RequestPipeline {
         var status = "serializerd; hit; fwd=stale"
         if let fwdStatus { status += "; fwd-status=\(fwdStatus)" }
         status += invalid ? "; detail=invalid" : "; detail=error"
-        serveStored(stale, writer: writer, result: .stale, status: status, now: now, reply: reply, error: error)
+        serveStored(stale, context, result: .stale, status: status, now: now, reply: reply, error: error)
         return true
     }
 
     /// An upstream 304 to a revalidation: the entry is fresh again, its output reused
     /// without running the serializer (RFC 9111 §4.3.4).
-    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, writer: ResponseWriter) {
+    func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, _ context: RequestContext) {
         var updates: [(String, String)] = []
         reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
         let headers = stale.merging(updates)
@@ -142,18 +144,18 @@ extension RequestPipeline {
         let etag = reply.headers.first(HeaderPolicy.etag)
         let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
         cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
-        serveStored(refreshed, writer: writer, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
+        serveStored(refreshed, context, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
     }
 
     /// A fresh normalized answer on a caching route: stored when the rules allow, sent
     /// with serializerd's tag.
     func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamResponse, cached: CacheExchange, route: Route,
-                     writer: ResponseWriter) {
+                     _ context: RequestContext) {
         var forwarded: [(String, String)] = []
         reply.headers.appendEndToEndFields(where: HeaderPolicy.forwardedDownstream.contains, to: &forwarded)
         var tag: String?
         var stored = false
-        let isGet = writer.request.method == "GET"
+        let isGet = context.request.method == "GET"
         if cached.store, isGet, reply.status != 206 {
             let fields = reply.headers.all
             if case .storable(let vary) = Storability.of(method: "GET", status: reply.status, requestFields: cached.requestFields,
@@ -167,14 +169,14 @@ extension RequestPipeline {
                 tag = entry.tag
             }
         }
-        writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))
+        context.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))
         var headers = ResponseWriter.successHeaders(serializer: serializer, capacity: forwarded.count + 8)
         headers += forwarded
         // Set-Cookie reaches this client only: never stored (a response with it is not storable).
-        if writer.passesCookies { reply.headers.appendFields(where: HeaderPolicy.setCookie.contains, to: &headers) }
+        if context.passesCookies { reply.headers.appendFields(where: HeaderPolicy.setCookie.contains, to: &headers) }
         // HEAD's answer has no output to tag: its tag is GET's, which it does not know.
         if isGet && tag == nil { tag = OutputTag.of(bytes) }
-        writer.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,
+        context.reply.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,
                               outcome: .init(label: "ok", serializer: serializer, reply: reply))
     }
 }

@@ -7,140 +7,67 @@ import Telemetry
 import Upstream
 
 extension RequestPipeline {
-    /// `woken`: the request waited for another's cache miss and is read again.
-    func forward(_ request: any ClientExchange, target: RequestTarget, route: Route, writer: ResponseWriter, woken: Bool = false) {
-        writer.passesCookies = route.cookies == nil
-        if !woken, route.hasNetwork || networkOverrides.isActive {
-            if let failure = planNetwork(request, route: route, writer: writer) { return writer.problem(failure, route: route.name) }
-            if answerFault(route: route, writer: writer) { return }
-        }
-        let remainder = route.remainder(of: target.path)
-        let serialized: SerializedRequest
-        do throws(RequestSerializationError) {
-            serialized = try route.requestSerializer.serialize(RequestInput(
-                method: request.method, query: target.query, contentType: request.header("Content-Type"), body: request.body,
-                maxDepth: config.limits.maxJSONDepth, maxOutput: config.limits.maxRequestSerializerOutput))
-        } catch {
-            writer.problem(.badRequest(error.description), route: route.name)
-            return
-        }
-        let url: String
-        switch route.upstream.join(remainder: remainder, query: serialized.query) {
-        case .failure(let escape):
-            writer.problem(.invalidPath(escape.description), route: route.name)
-            return
-        case .success(let joined):
-            url = joined
-        }
-        writer.upstreamURL = url
-        writer.upstreamRequest = .init(lines: [], body: serialized.body)
-        if !route.mocks.isEmpty {
-            let asked = MockRequest(method: request.method, path: String(remainder), query: target.query) { request.header($0) }
-            switch Mocks.answer(route.mocks, asked, maxBytes: config.limits.maxResponseBody) {
-            case .answer(let answer, _):
-                writer.source = .mock
-                let reply = UpstreamResponse(status: answer.status, fields: answer.headers, body: answer.body, url: url)
-                return complete(.success(reply), url: url, route: route, writer: writer)
-            case .escapes(let why):
-                return writer.problem(.invalidPath(why), route: route.name)
-            case .none:
-                break
+    /// A routed request through its route's stages (DESIGN §1).
+    func forward(_ context: RequestContext, route: Route, target: RequestTarget) {
+        context.routed(to: route, stages: networkOverrides.isActive ? route.stagesUnderRuntimeNetwork : route.stages, target: target)
+        proceed(context, route: route)
+    }
+
+    /// Runs the request's stages from `context.stage` until one answers, parks or refuses it.
+    func proceed(_ context: RequestContext, route: Route) {
+        let stages = context.stages
+        while context.stage < stages.count {
+            switch stages[context.stage].run(context, route: route, in: self) {
+            case .passed: context.stage += 1
+            case .answered, .parked: return
+            case .refused(let failure): return context.reply.problem(failure, route: route.name)
             }
         }
-        let requestID = writer.requestID
-        func upstreamHeaders() -> HeaderLines {
-            HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: serialized.contentType,
-                                         peer: request.peerIsUnixSocket ? nil : request.peerAddress, requestID: requestID, via: via)
-        }
-        var headers: HeaderLines?
-        var recording: Tape?
-        if let tape = route.tape {
-            // The upstream headers only when matching or recording reads them: a replay
-            // that needs none costs no more than its answer.
-            if tape.records || tape.tape.matchReadsHeaders { headers = upstreamHeaders() }
-            writer.upstreamRequest?.lines = headers?.bytes ?? []
-            if tape.replays {
-                let asked = TapeRequest(method: request.method, url: url, headers: headers?.fields ?? [], body: serialized.body)
-                if let replayed = tape.tape.replay(asked) {
-                    writer.source = .tape
-                    let reply = UpstreamResponse(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
-                                              contentType: replayed.contentType, body: replayed.body, url: url)
-                    // The route made the same of these bytes before: its output, kept.
-                    let owner = ObjectIdentifier(route)
-                    if let served = tape.tape.served(replayed.entry, owner: owner) {
-                        return complete(.success(reply), url: url, route: route, writer: writer, serialized: (served.result, served.unsafeNumbers))
-                    }
-                    return complete(.success(reply), url: url, route: route, writer: writer) { result, unsafe in
-                        tape.tape.keep(Tape.Served(owner: owner, result: result, unsafeNumbers: unsafe), for: replayed.entry)
-                    }
-                }
-                if tape.mode == .replay { return writer.problem(.replayMiss(tape.tape.missDetail(asked)), route: route.name) }
-            }
-            if tape.records { recording = tape.tape }
-        }
-        var cached: CacheExchange?
-        if let rule = route.cache {
-            switch consultCache(rule, request: request, target: target, url: url, route: route, writer: writer, woken: woken) {
-            case .answered: return
-            case .forward(let exchange): cached = exchange
-            }
-        }
-        let plainHeaders = headers ?? upstreamHeaders()
-        var sentHeaders = plainHeaders
-        if let cached, cached.revalidating, let stale = cached.stale {
-            // RFC 9111 §4.3.1: the upstream's own validators.
-            if let etag = stale.upstreamETag { sentHeaders.append("If-None-Match", etag) }
-            if let modified = stale.lastModified { sentHeaders.append("If-Modified-Since", modified) }
-        }
-        writer.upstreamRequest?.lines = sentHeaders.bytes
-        let upstream = UpstreamRequest(url: url, method: request.method, headers: sentHeaders, body: serialized.body,
-                                       timeout: route.timeout, connectTimeout: route.connectTimeout,
-                                       followRedirects: route.followRedirects, maxResponseBytes: config.limits.maxResponseBody, tls: route.tls,
-                                       httpVersion: route.httpVersion, cookies: route.cookies,
-                                       tag: UpstreamRequest.Tag(requestID: writer.requestID, route: route.name, method: request.method,
-                                                                path: writer.path))
-        // The health probe says the upstream is down: fail now, not after a connect timeout
-        // (a stale cache entry may still answer).
-        if route.reachability.failsFast {
-            let since = route.reachability.since.map { " since " + UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds) } ?? ""
-            return complete(.failure(.unavailable(code: Self.couldNotConnect,
-                                                  message: "the upstream is unreachable by its health probe\(since); failing at once")),
-                            url: url, route: route, writer: writer, cached: cached)
-        }
-        var unconditional: UpstreamRequest?
-        if cached?.revalidating == true {
-            unconditional = upstream
-            unconditional?.headers = plainHeaders
-        }
-        send(upstream, unconditional: unconditional, url: url, route: route, writer: writer, cached: cached, recording: recording)
+    }
+
+    /// A parked request: its stage runs again.
+    func resume(_ context: RequestContext) {
+        guard let route = context.route else { return }
+        context.woken = true
+        proceed(context, route: route)
+    }
+
+    /// The upstream request fields (DESIGN §4), made once per request.
+    func upstreamFields(_ context: RequestContext, route: Route) -> HeaderLines {
+        if let made = context.upstreamFields { return made }
+        let request = context.request
+        let made = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: context.serialized.contentType,
+                                                peer: request.peerIsUnixSocket ? nil : request.peerAddress,
+                                                requestID: context.requestID, via: via)
+        context.upstreamFields = made
+        return made
     }
 
     /// One upstream exchange, then `complete`. `unconditional`: for a revalidation, the
     /// same request without validators, sent when the upstream answers 304 for another
     /// representation than the stored one (RFC 9111 §4.3.4).
-    func send(_ upstream: UpstreamRequest, unconditional: UpstreamRequest?, url: String, route: Route, writer: ResponseWriter,
-              cached: CacheExchange?, recording: Tape?) {
+    func send(_ upstream: UpstreamRequest, unconditional: UpstreamRequest?, _ context: RequestContext) {
+        guard let route = context.route else { return }
         let sent = clock.now(), sentWall = clock.wall()
         requestStarted()
-        session.start(upstream) { [unowned self, writer] result in
-            writer.upstreamSeconds = (writer.upstreamSeconds ?? 0) + (clock.now() - sent)
+        session.start(upstream) { [unowned self, context] result in
+            let seconds = clock.now() - sent
+            context.upstreamSeconds = (context.upstreamSeconds ?? 0) + seconds
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
             Self.observe(result, by: route.reachability, now: self.clock.wall())
-            if let recording, case .success(let reply) = result {
-                self.record(upstream, reply: reply, into: recording, started: sentWall, seconds: clock.now() - sent)
-            }
-            if var again = cached, let unconditional, case .success(let reply) = result, reply.status == 304, let stale = again.stale,
+            if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds) }
+            if let unconditional, case .success(let reply) = result, reply.status == 304, let stale = context.cached?.stale,
                !stale.isValidated(byETag: reply.headers.first(HeaderPolicy.etag),
                                   lastModified: reply.headers.first(HeaderPolicy.lastModified)) {
                 // Not this entry's 304: ask again for the whole answer. The entry may no longer
                 // stand in for a failure either: the upstream has moved on from it.
-                again.revalidating = false
-                again.stale = nil
-                writer.upstreamRequest?.lines = unconditional.headers.bytes
-                self.send(unconditional, unconditional: nil, url: url, route: route, writer: writer, cached: again, recording: recording)
+                context.cached?.revalidating = false
+                context.cached?.stale = nil
+                context.upstreamSent?.lines = unconditional.headers.bytes
+                self.send(unconditional, unconditional: nil, context)
             } else {
-                self.complete(result, url: url, route: route, writer: writer, cached: cached)
+                self.complete(result, context)
             }
             self.upstreamEnded()
         }
@@ -148,73 +75,101 @@ extension RequestPipeline {
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
     /// `serialized`: what the route already made of this reply; `made` hears what it makes.
-    func complete(_ result: Result<UpstreamResponse, UpstreamFailure>, url: String, route: Route, writer: ResponseWriter,
-                  serialized: (SerializationResult, Int?)? = nil, made: ((SerializationResult, Int?) -> Void)? = nil,
-                  cached: CacheExchange? = nil) {
+    func complete(_ result: Result<UpstreamResponse, UpstreamFailure>, _ context: RequestContext,
+                  serialized: (SerializationResult, Int?)? = nil, made: ((SerializationResult, Int?) -> Void)? = nil) {
+        guard let route = context.route else { return }
+        let cached = context.cached
         // Whatever the outcome, the requests waiting for this miss read the cache next.
         defer { if let cached, cached.leads { cache.misses.finish(cached.key) } }
-        if let cached { writer.cache = .init(result: cached.result, status: cached.status(fwdStatus: try? result.get().status)) }
-        var reply: UpstreamResponse
+        if let cached { context.cache = .init(result: cached.result, status: cached.status(fwdStatus: try? result.get().status)) }
+        let reply: UpstreamResponse
+        switch result {
+        case .failure(let failure): return failed(failure, context, route: route)
+        case .success(let success): reply = success
+        }
+        if let cached, answeredByCache(cached, reply: reply, context) { return }
+        var (answer, damaged) = (reply, false)
+        if let plan = context.network, !plan.chaos.isEmpty { (answer, damaged) = damage(reply, chaos: plan.chaos, context) }
+        let started = clock.now()
+        let outcome: SerializationResult
+        (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer)
+        context.serializeSeconds = clock.now() - started
+        if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
+        if outcome.succeeded, let value = outcome.value {
+            deliver(value, serializer: outcome.serializer, reply: answer, context, route: route, damaged: damaged)
+        } else {
+            refuse(outcome, reply: answer, context, route: route, damaged: damaged)
+        }
+    }
+
+    /// No answer from the upstream: a stored one may stand in, else the problem says why.
+    private func failed(_ failure: UpstreamFailure, _ context: RequestContext, route: Route) {
+        let reply = context.reply
         // Problem documents show the URL with capture.redact_query applied (a route's
         // upstream may carry a key); only failures pay for it.
-        var shownURL: String { config.capture.url(url) }
-        switch result {
-        case .failure(.timeout), .failure(.unavailable):
-            if let cached, serveStale(cached, invalid: false, fwdStatus: nil, writer: writer) { return }
+        let shownURL = config.capture.url(context.url)
+        switch failure {
+        case .timeout, .unavailable:
+            if let cached = context.cached, serveStale(cached, invalid: false, fwdStatus: nil, context) { return }
         default:
             break
         }
-        switch result {
-        case .failure(.timeout): return writer.problem(.upstreamTimeout(url: shownURL, seconds: route.timeout), route: route.name)
-        case .failure(.bodyTooLarge(let limit)): return writer.problem(.upstreamBodyTooLarge(limit: limit, url: shownURL), route: route.name)
-        case .failure(.aborted): return writer.problem(.unavailable, route: route.name)
-        case .failure(.overloaded): return writer.problem(.overloaded, route: route.name, extraHeaders: [("Retry-After", "1")])
-        case .failure(.unavailable(let code, let message)):
+        switch failure {
+        case .timeout: reply.problem(.upstreamTimeout(url: shownURL, seconds: route.timeout), route: route.name)
+        case .bodyTooLarge(let limit): reply.problem(.upstreamBodyTooLarge(limit: limit, url: shownURL), route: route.name)
+        case .aborted: reply.problem(.unavailable, route: route.name)
+        case .overloaded: reply.problem(.overloaded, route: route.name, extraHeaders: [("Retry-After", "1")])
+        case .unavailable(let code, let message):
             // While the probe says down, say when to try again: the probe's interval.
             let retry = route.reachability.failsFast ? [("Retry-After", String(Int((route.health?.interval ?? 1).rounded(.up))))] : []
-            return writer.problem(.upstreamUnavailable(curlCode: code, message: message, url: shownURL), route: route.name, extraHeaders: retry)
-        case .success(let success): reply = success
+            reply.problem(.upstreamUnavailable(curlCode: code, message: message, url: shownURL), route: route.name, extraHeaders: retry)
         }
-        if let cached {
-            if cached.revalidating, reply.status == 304, let stale = cached.stale {
-                return refresh(cached, stale: stale, reply: reply, writer: writer)
-            }
-            if reply.status >= 500, serveStale(cached, invalid: false, fwdStatus: reply.status, writer: writer, reply: reply) { return }
+    }
+
+    /// The cache's answer in place of the upstream's: a 304 to its revalidation, or a
+    /// stored entry instead of a 5xx.
+    private func answeredByCache(_ cached: CacheExchange, reply: UpstreamResponse, _ context: RequestContext) -> Bool {
+        if cached.revalidating, reply.status == 304, let stale = cached.stale {
+            refresh(cached, stale: stale, reply: reply, context)
+            return true
         }
-        var damaged = false
-        if let plan = writer.network, !plan.chaos.isEmpty { (reply, damaged) = damage(reply, chaos: plan.chaos, writer: writer) }
-        let started = clock.now()
-        let outcome: SerializationResult
-        (outcome, writer.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(reply)
-        writer.serializeSeconds = clock.now() - started
-        if serialized == nil, !damaged { made?(outcome, writer.unsafeNumbers) }
-        if outcome.succeeded, let value = outcome.value {
-            // A damaged answer is never stored: the next request would get it without chaos asked.
-            if let cached, !damaged {
-                let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes, cookies: writer.passesCookies) : value.bytes
-                return sendCaching(bytes, serializer: outcome.serializer, reply: reply, cached: cached, route: route, writer: writer)
-            }
-            writer.success(value, serializer: outcome.serializer, reply: reply, envelope: route.output.envelope)
-        } else {
-            let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
-            let evidence = UpstreamEvidence(reply, shownURL: shownURL, parsed: outcome.value)
-            let failure = ProxyFailure.response(error, upstream: evidence)
-            let hint = route.response.hint(for: error)
-            keepEvidence(reply, error: error, evidence: evidence, route: route, writer: writer, hint: hint)
-            // The last good answer stands in (its failure kept above, and counted as stale).
-            if let cached, !damaged, serveStale(cached, invalid: true, fwdStatus: reply.status, writer: writer, reply: reply,
-                                      error: "served the stored answer: " + (failure.detail ?? failure.title)) {
-                return
-            }
-            if route.output.onFailure == .passthrough {
-                writer.passthrough(reply, failure: failure, serializer: outcome.serializer)
-            } else {
-                // The upstream's own 429/503 goes out as such: its Retry-After with it.
-                let retry = failure.clientStatus == reply.status ? reply.headers.fields(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
-                writer.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer,
-                               hint: hint)
-            }
+        return reply.status >= 500 && serveStale(cached, invalid: false, fwdStatus: reply.status, context, reply: reply)
+    }
+
+    /// A serialized answer: stored first on a caching route (never a damaged one: the next
+    /// request would get it without chaos asked).
+    private func deliver(_ value: NormalizedJSON, serializer: String, reply: UpstreamResponse, _ context: RequestContext,
+                         route: Route, damaged: Bool) {
+        if let cached = context.cached, !damaged {
+            let bytes = route.output.envelope ? ResponseWriter.envelope(reply, data: value.bytes, cookies: context.passesCookies) : value.bytes
+            return sendCaching(bytes, serializer: serializer, reply: reply, cached: cached, route: route, context)
         }
+        context.reply.success(value, serializer: serializer, reply: reply, envelope: route.output.envelope)
+    }
+
+    /// The serializer refused the answer: its evidence kept, then a stored answer, the
+    /// upstream's own (`on_failure: passthrough`) or the problem document.
+    private func refuse(_ outcome: SerializationResult, reply: UpstreamResponse, _ context: RequestContext, route: Route,
+                        damaged: Bool) {
+        let shownURL = config.capture.url(context.url)
+        let error = outcome.error ?? .serializationFailed(serializer: outcome.serializer, detail: "no value", underlying: nil)
+        let evidence = UpstreamEvidence(reply, shownURL: shownURL, parsed: outcome.value)
+        let failure = ProxyFailure.response(error, upstream: evidence)
+        let hint = route.response.hint(for: error)
+        keepEvidence(reply, error: error, evidence: evidence, route: route, context, hint: hint)
+        // The last good answer stands in (its failure kept above, and counted as stale).
+        if let cached = context.cached, !damaged,
+           serveStale(cached, invalid: true, fwdStatus: reply.status, context, reply: reply,
+                      error: "served the stored answer: " + (failure.detail ?? failure.title)) {
+            return
+        }
+        if route.output.onFailure == .passthrough {
+            return context.reply.passthrough(reply, failure: failure, serializer: outcome.serializer)
+        }
+        // The upstream's own 429/503 goes out as such: its Retry-After with it.
+        let retry = failure.clientStatus == reply.status ? reply.headers.fields(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
+        context.reply.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer,
+                              hint: hint)
     }
 }
 
@@ -264,7 +219,7 @@ extension RequestPipeline {
     /// document rendered from them. Runs on the failure path only: the success path
     /// never reaches the store's lock.
     func keepEvidence(_ reply: UpstreamResponse, error: SerializationError, evidence: UpstreamEvidence, route: Route,
-                      writer: ResponseWriter, hint: String?) {
+                      _ context: RequestContext, hint: String?) {
         guard config.keepFailures else { return }
         let capture = config.capture
         let body = capture.body(reply.body, contentType: reply.contentType) ?? reply.body
@@ -275,11 +230,11 @@ extension RequestPipeline {
         }
         let failure = ProxyFailure.response(error, upstream: kept)
         shared.failures.keep(FailureEvidence(
-            requestID: writer.requestID, startedAt: writer.startedWall, route: route.name, method: writer.request.method,
-            path: writer.path, upstreamURL: capture.url(reply.url), status: reply.status, headers: capture.headers(reply.headers.all),
+            requestID: context.requestID, startedAt: context.startedWall, route: route.name, method: context.request.method,
+            path: context.path, upstreamURL: capture.url(reply.url), status: reply.status, headers: capture.headers(reply.headers.all),
             contentType: reply.contentType, body: body,
-            problem: ProblemDocument.render(failure, route: route.name, requestID: writer.requestID, hint: hint),
+            problem: ProblemDocument.render(failure, route: route.name, requestID: context.requestID, hint: hint),
             problemType: ProblemDocument.typePrefix + failure.typeSuffix,
-            transcodeArguments: ReproduceCommand.arguments(reply, route: route, file: ReproduceCommand.bodyFileName(writer.requestID))))
+            transcodeArguments: ReproduceCommand.arguments(reply, route: route, file: ReproduceCommand.bodyFileName(context.requestID))))
     }
 }

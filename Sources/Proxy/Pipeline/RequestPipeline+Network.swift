@@ -5,8 +5,9 @@ import Serializers
 
 extension RequestPipeline {
     /// Decides what the route's network conditions (and an admin client's fault headers)
-    /// do to this request and notes it on the writer; a failure for unreadable headers.
-    func planNetwork(_ request: any ClientExchange, route: Route, writer: ResponseWriter) -> ProxyFailure? {
+    /// do to this request and notes it on the context; a failure for unreadable headers.
+    func planNetwork(_ context: RequestContext, route: Route) -> ProxyFailure? {
+        let request = context.request
         let runtime = networkOverrides.current(route.name, now: clock.wall())
         guard let base = runtime ?? route.network else { return nil }
         if faultDiceVersion != networkOverrides.version {
@@ -61,7 +62,7 @@ extension RequestPipeline {
         // The body was read at this pace before the request got here (`uploadRate`).
         if let up = settings.up, !request.body.isEmpty { plan.applied.append("up=\(up)") }
         if let fault { plan.applied.append(fault.applied) }
-        writer.network = plan
+        context.network = plan
         return nil
     }
 
@@ -78,30 +79,10 @@ extension RequestPipeline {
         return settings.up
     }
 
-    /// The fault in place of the exchange, if the plan has one that needs no upstream:
-    /// true when the request was answered.
-    func answerFault(route: Route, writer: ResponseWriter) -> Bool {
-        switch writer.network?.fault {
-        case .status(let status):
-            writer.problem(.injectedFault(status: status, detail: "status=\(status) from the route's network conditions or a Serializerd-Fault header"),
-                           route: route.name)
-            return true
-        case .timeout:
-            writer.problem(.upstreamTimeout(url: nil, seconds: route.timeout), route: route.name)
-            return true
-        case .reset:
-            // Never sent: the connection is reset instead.
-            writer.problem(.unavailable, route: route.name)
-            return true
-        case .truncate, nil:
-            return false
-        }
-    }
-
     /// The answer after the plan's chaos, before the serializer reads it.
-    func damage(_ reply: UpstreamResponse, chaos: [ChaosOperation], writer: ResponseWriter) -> (UpstreamResponse, Bool) {
+    func damage(_ reply: UpstreamResponse, chaos: [ChaosOperation], _ context: RequestContext) -> (UpstreamResponse, Bool) {
         let (damaged, applied) = Chaos.apply(chaos, to: reply, maxDepth: config.limits.maxJSONDepth)
-        writer.network?.applied += applied
+        context.network?.applied += applied
         return (damaged, !applied.isEmpty)
     }
 }

@@ -34,6 +34,8 @@ final class RequestPipeline {
     /// The process's response cache.
     let cache: ProcessCache
     let telemetry: WorkerTelemetry
+    /// Where each request's completion event goes.
+    let recorder: CompletionRecorder
     /// The process-wide telemetry (failure evidence).
     let shared: Telemetry
     /// Connections and buffered bytes, shared by all workers.
@@ -78,6 +80,7 @@ final class RequestPipeline {
         self.session = session
         self.cache = cache
         self.telemetry = telemetry
+        recorder = CompletionRecorder(telemetry: telemetry)
         self.shared = shared
         self.budget = budget
         self.via = via
@@ -106,12 +109,14 @@ final class RequestPipeline {
     /// or routed and forwarded.
     func handle(_ request: any ClientExchange) {
         let rawTarget = request.target
-        let writer = ResponseWriter(request: request, requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
-                                    telemetry: telemetry, clock: clock, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
+        let context = RequestContext(request: request,
+                                     requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
+                                     recorder: recorder, clock: clock, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
+        let reply = context.reply
         // Refusals that end the connection: the request could not be read, the server is
         // stopping, or the client expects a tunnel.
         func refuse(_ failure: ProxyFailure, _ extra: [(String, String)] = []) {
-            writer.problem(failure, route: nil, extraHeaders: extra + [("Connection", "close")])
+            reply.problem(failure, route: nil, extraHeaders: extra + [("Connection", "close")])
         }
         if let failure = request.failure {
             switch failure {
@@ -122,39 +127,28 @@ final class RequestPipeline {
         }
         if shuttingDown { return refuse(.unavailable) }
         if request.method == "CONNECT" { return refuse(.methodNotAllowed(allow: proxiedMethods)) }
-        if HeaderPolicy.isLoop(request, viaID: viaID) {
-            writer.problem(.loopDetected, route: nil)
-            return
-        }
+        if HeaderPolicy.isLoop(request, viaID: viaID) { return reply.problem(.loopDetected, route: nil) }
         guard let target = RequestTarget(rawTarget) else {
-            writer.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
-            return
+            return reply.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
         }
         if target.host == nil {
             if let admin = AdminEndpoint(path: target.path) {
-                writer.route = RouteLabel.admin
-                self.admin(admin, request, target, writer)
-                return
+                context.label = RouteLabel.admin
+                return self.admin(admin, request, target, reply)
             }
             // Before routing: a rebinding page learns nothing of which paths are routes.
             let hosts = self.hosts
             if !request.peerIsUnixSocket, request.withHost({ ServerConfig.namesThisDaemon(host: $0, hosts: hosts) }) == false {
-                writer.problem(.misdirected(host: request.header("Host") ?? ""), route: nil)
-                return
+                return reply.problem(.misdirected(host: request.header("Host") ?? ""), route: nil)
             }
         }
         // Admin endpoints stay up (an operator must be able to see why); proxied requests
         // wait until buffered bytes drain.
-        if budget.isOverloaded {
-            writer.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")])
-            return
-        }
+        if budget.isOverloaded { return reply.problem(.overloaded, route: nil, extraHeaders: [("Retry-After", "1")]) }
         switch table.match(method: request.method, path: target.path, host: target.host) {
-        case .noRoute: writer.problem(.noRoute(request.method + " " + (target.host.map { "http://" + $0 } ?? "") + target.path), route: nil)
-        case .methodNotAllowed(let allow): writer.problem(.methodNotAllowed(allow: allow), route: nil)
-        case .route(let route):
-            writer.route = route.name
-            forward(request, target: target, route: route, writer: writer)
+        case .noRoute: reply.problem(.noRoute(request.method + " " + (target.host.map { "http://" + $0 } ?? "") + target.path), route: nil)
+        case .methodNotAllowed(let allow): reply.problem(.methodNotAllowed(allow: allow), route: nil)
+        case .route(let route): forward(context, route: route, target: target)
         }
     }
 

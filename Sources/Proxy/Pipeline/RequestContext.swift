@@ -1,0 +1,109 @@
+import Cache
+import EventLoop
+import HTTPCore
+import Serializers
+import Tapes
+import Telemetry
+import Upstream
+
+/// One request's state from the moment it is read to its one reply: who asked and what,
+/// the route it matched, what each stage decided (source, cache, faults, tape), the
+/// timings, and where the completion event goes. Every stage and callback of the request
+/// holds this one object; `reply` builds and sends the answer from it.
+final class RequestContext {
+    let request: any ClientExchange
+    let requestID: String
+    let started: Double
+    let startedWall: Double
+    let clock: PipelineClock
+    let recorder: CompletionRecorder
+    /// The route label for telemetry: the route's name once one matched.
+    var label = RouteLabel.unmatched
+    /// The request's path, without the query.
+    var path: String
+
+    // MARK: routed
+
+    /// The route it matched, and the stages it runs (fixed when it was routed: a reload
+    /// does not change a request in flight).
+    private(set) var route: Route?
+    private(set) var stages: [any RequestStage] = []
+    /// The next stage to run; a parked stage runs again from here.
+    var stage = 0
+    /// The query of the request-target, and the path past the route's prefix.
+    private(set) var query: String?
+    private(set) var remainder: Substring = ""
+    /// What the route's request serializer made, and the upstream URL.
+    var serialized = SerializedRequest(query: nil, contentType: nil, body: [])
+    var upstreamURL: String?
+    var url: String { upstreamURL ?? "" }
+    /// The upstream request fields, made once when a stage needs them.
+    var upstreamFields: HeaderLines?
+    /// The request waited for another's cache miss and runs its stage again.
+    var woken = false
+
+    // MARK: what the stages decided
+
+    /// Where the payload came from (`Serializerd-Source`, DESIGN §3).
+    var source = Source.upstream
+    /// On caching routes: how the cache met the request (`Cache-Status`, DESIGN §3), and
+    /// the exchange the cache stage began.
+    var cache: CacheNote?
+    var cached: CacheExchange?
+    /// Whether the upstream's Set-Cookie reaches the client (`cookies: pass`, the default).
+    var passesCookies = true
+    /// What the route's network conditions do to this request (DESIGN §3).
+    var network: NetworkPlan?
+    /// Heard when the upstream answers (a recording tape): the request sent, the answer,
+    /// when it left (wall clock) and how long it took.
+    var upstreamAnswered: ((UpstreamRequest, UpstreamResponse, Double, Double) -> Void)?
+    /// The request serializerd sent upstream (or would have: a tape or a mock answered),
+    /// for the full HAR.
+    var upstreamSent: UpstreamSent?
+
+    // MARK: timings and findings
+
+    var upstreamSeconds: Double?
+    var serializeSeconds: Double?
+    /// Unsafe numbers the route's output.numbers found in the payload.
+    var unsafeNumbers: Int?
+
+    struct CacheNote {
+        var result: CacheResult
+        /// The `Cache-Status` field value.
+        var status: String
+    }
+
+    enum Source: String {
+        case upstream, tape, mock, cache
+    }
+
+    struct UpstreamSent {
+        /// `Name: value` lines, NUL-terminated (HeaderLines' bytes).
+        var lines: [UInt8]
+        var body: [UInt8]
+    }
+
+    init(request: any ClientExchange, requestID: String, recorder: CompletionRecorder, clock: PipelineClock, path: String) {
+        self.request = request
+        self.requestID = requestID
+        self.recorder = recorder
+        self.path = path
+        self.clock = clock
+        started = clock.now()
+        startedWall = clock.wall()
+    }
+
+    /// Builds and sends this request's answer.
+    var reply: ResponseWriter { ResponseWriter(self) }
+
+    /// Matched: the route, its stages, and the target's parts the stages read.
+    func routed(to route: Route, stages: [any RequestStage], target: RequestTarget) {
+        self.route = route
+        self.stages = stages
+        label = route.name
+        query = target.query
+        remainder = route.remainder(of: target.path)
+        passesCookies = route.cookies == nil
+    }
+}

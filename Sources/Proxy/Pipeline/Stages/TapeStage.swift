@@ -1,0 +1,46 @@
+import HTTPCore
+import Tapes
+
+/// The route's tape (DESIGN §2): a recorded answer replays in the upstream's place (its
+/// output kept from the last time the route made it); a recording tape hears the
+/// upstream's answer once it comes.
+struct TapeStage: RequestStage {
+    let tape: RouteTape
+
+    func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
+        // The upstream fields only when matching or recording reads them: a replay that
+        // needs none costs no more than its answer.
+        let fields = tape.records || tape.tape.matchReadsHeaders ? pipeline.upstreamFields(context, route: route) : nil
+        context.upstreamSent?.lines = fields?.bytes ?? []
+        if tape.replays {
+            let asked = TapeRequest(method: context.request.method, url: context.url, headers: fields?.fields ?? [],
+                                    body: context.serialized.body)
+            if let replayed = tape.tape.replay(asked) {
+                replay(replayed, context, route: route, in: pipeline)
+                return .answered
+            }
+            if tape.mode == .replay { return .refused(.replayMiss(tape.tape.missDetail(asked))) }
+        }
+        if tape.records {
+            let recording = tape.tape
+            context.upstreamAnswered = { [unowned pipeline] request, reply, started, seconds in
+                pipeline.record(request, reply: reply, into: recording, started: started, seconds: seconds)
+            }
+        }
+        return .passed
+    }
+
+    private func replay(_ replayed: Tape.Replayed, _ context: RequestContext, route: Route, in pipeline: RequestPipeline) {
+        context.source = .tape
+        let reply = UpstreamResponse(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
+                                     contentType: replayed.contentType, body: replayed.body, url: context.url)
+        // The route made the same of these bytes before: its output, kept.
+        let owner = ObjectIdentifier(route), tape = tape.tape
+        if let served = tape.served(replayed.entry, owner: owner) {
+            return pipeline.complete(.success(reply), context, serialized: (served.result, served.unsafeNumbers))
+        }
+        pipeline.complete(.success(reply), context) { result, unsafe in
+            tape.keep(Tape.Served(owner: owner, result: result, unsafeNumbers: unsafe), for: replayed.entry)
+        }
+    }
+}

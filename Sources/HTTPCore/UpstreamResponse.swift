@@ -5,7 +5,7 @@ public struct UpstreamResponse: Sendable, Equatable {
     /// The HTTP status code.
     public var status: Int
     /// The header lines as received, parsed only when asked.
-    public var headers: UpstreamHeaders
+    public var headers: HeaderFields
     /// The raw `Content-Type` header value; nil when the upstream sent none.
     public var contentType: String?
     /// The whole body.
@@ -16,7 +16,7 @@ public struct UpstreamResponse: Sendable, Equatable {
     /// exchange made it (a tape's or a mock's answer).
     public var httpVersion: String?
 
-    public init(status: Int, headers: UpstreamHeaders = UpstreamHeaders(), contentType: String?, body: [UInt8], url: String = "",
+    public init(status: Int, headers: HeaderFields = HeaderFields(), contentType: String?, body: [UInt8], url: String = "",
                 httpVersion: String? = nil) {
         self.status = status
         self.headers = headers

@@ -107,9 +107,9 @@ public enum Chaos {
     }
 
     static func setContentType(_ type: String, on reply: inout UpstreamResponse) {
-        var fields = reply.headers.fields { name in String(decoding: name, as: UTF8.self).lowercased() != "content-type" }
+        var fields = reply.headers.pairs { name in String(decoding: name, as: UTF8.self).lowercased() != "content-type" }
         fields.append(("Content-Type", type))
-        reply.headers = UpstreamHeaders(fields: fields)
+        reply.headers = HeaderFields(fields)
         reply.contentType = type
     }
 

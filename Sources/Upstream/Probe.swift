@@ -1,3 +1,4 @@
+import HTTPCore
 internal import CCurl
 internal import CShims
 
@@ -11,7 +12,7 @@ public enum Probe {
         guard let easy = SessionManager.newHandle() else {
             return .failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
         }
-        let request = UpstreamRequest(url: url, method: "GET", headers: HeaderLines(), body: [], timeout: timeout, connectTimeout: timeout,
+        let request = UpstreamRequest(url: url, method: "GET", headers: HeaderFields(), body: [], timeout: timeout, connectTimeout: timeout,
                                       followRedirects: 0, maxResponseBytes: 1 << 20)
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes) { _ in }
         defer { transfer.release() }

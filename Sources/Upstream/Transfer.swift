@@ -11,7 +11,7 @@ final class Transfer {
     // Written only from libcurl's callbacks on the worker's thread, never while another
     // access is open: unchecked, as the runtime check cost ~2 % of a small request.
     @exclusivity(unchecked) var body: [UInt8] = []
-    @exclusivity(unchecked) var headers = UpstreamHeaders()
+    @exclusivity(unchecked) var headers = HeaderFields()
     var overLimit = false
     /// Set when the process-wide buffer budget refused more of this body.
     var overBudget = false
@@ -98,11 +98,10 @@ final class Transfer {
         let line = data.bindMemory(to: UInt8.self)
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
-            headers.lines.removeAll(keepingCapacity: true)
+            headers.removeAll()
             return
         }
-        if headers.lines.capacity == 0 { headers.lines.reserveCapacity(1024) }
-        headers.lines.append(contentsOf: line)
+        headers.append(line: line)
     }
 
     var errorMessage: String { String(cString: errorBuffer) }

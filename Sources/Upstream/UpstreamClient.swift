@@ -33,6 +33,6 @@ public struct TransferProgress: Sendable {
 extension UpstreamResponse {
     /// A reply as an upstream would send it (for in-process pipelines).
     public init(status: Int, headerLines: String, contentType: String?, body: [UInt8], url: String) {
-        self.init(status: status, headers: UpstreamHeaders(lines: Array(headerLines.utf8)), contentType: contentType, body: body, url: url)
+        self.init(status: status, headers: HeaderFields(lines: Array(headerLines.utf8)), contentType: contentType, body: body, url: url)
     }
 }

@@ -4,7 +4,7 @@ import HTTPCore
 public struct UpstreamRequest: Sendable {
     public var url: String
     public var method: String
-    public var headers: HeaderLines
+    public var headers: HeaderFields
     public var body: [UInt8]
     public var timeout: Double
     public var connectTimeout: Double
@@ -36,11 +36,10 @@ public struct UpstreamRequest: Sendable {
     /// Whether the request may be sent again (DESIGN §11): an idempotent method, or any
     /// request carrying `Idempotency-Key`.
     public var isIdempotent: Bool {
-        if HTTPMethod.isIdempotent(method) { return true }
-        var found = false
-        headers.forEachField { name, _ in if !found, HeaderLines.idempotencyKey.contains(name) { found = true } }
-        return found
+        HTTPMethod.isIdempotent(method) || headers.contains(any: Self.idempotencyKey)
     }
+
+    static let idempotencyKey = HeaderNames(["idempotency-key"])
 
     /// The transfer-handle pool this request's handle comes from: one per TLS policy, jar
     /// and HTTP version setting, each set once on the handle; nil for the plain pool
@@ -60,7 +59,7 @@ public struct UpstreamRequest: Sendable {
         case http2 = "2"
     }
 
-    public init(url: String, method: String, headers: HeaderLines, body: [UInt8], timeout: Double,
+    public init(url: String, method: String, headers: HeaderFields, body: [UInt8], timeout: Double,
                 connectTimeout: Double, followRedirects: Int, maxResponseBytes: Int, tls: TLSPolicy? = nil,
                 httpVersion: HTTPVersionSetting = .auto, cookies: CookieJar? = nil, tag: Tag? = nil) {
         self.cookies = cookies

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ChaosTests {
     func reply(_ json: String, type: String = "application/json") -> UpstreamResponse {
-        UpstreamResponse(status: 200, headers: UpstreamHeaders(lines: Array("Content-Type: \(type)\r\nETag: \"1\"\r\n".utf8)),
+        UpstreamResponse(status: 200, headers: HeaderFields(lines: Array("Content-Type: \(type)\r\nETag: \"1\"\r\n".utf8)),
                          contentType: type, body: Array(json.utf8))
     }
 
@@ -47,13 +47,13 @@ import Testing
         #expect(out.contentType == "text/html; charset=utf-8")
         #expect(out.body == Chaos.errorPage)
         #expect(applied == ["drop=/a", "html_200"])
-        #expect(out.headers.all.map(\.0) == ["ETag", "Content-Type"])
+        #expect(out.headers.pairs.map(\.0) == ["ETag", "Content-Type"])
     }
 
     @Test func contentTypeIsReplacedInBothPlaces() throws {
         let (out, applied) = Chaos.apply(try ChaosOperation.parse("content_type=text/plain"), to: reply("{}"))
         #expect(out.contentType == "text/plain")
-        #expect(out.headers.all.filter { $0.0.lowercased() == "content-type" }.map(\.1) == ["text/plain"])
+        #expect(out.headers.pairs.filter { $0.0.lowercased() == "content-type" }.map(\.1) == ["text/plain"])
         #expect(applied == ["content_type=text/plain"])
     }
 

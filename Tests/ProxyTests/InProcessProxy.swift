@@ -90,7 +90,7 @@ final class ScriptedUpstream: UpstreamClient {
         switch name {
         case "echo":
             var headers: [String: String] = [:]
-            request.headers.forEachField { headers[String(decoding: $0, as: UTF8.self).lowercased()] = String(decoding: $1, as: UTF8.self) }
+            request.headers.forEach { headers[String(decoding: $0, as: UTF8.self).lowercased()] = String(decoding: $1, as: UTF8.self) }
             let path = url.percentEncodedPath + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
             let document: [String: Any] = ["method": request.method, "path": path, "headers": headers,
                                            "body": String(decoding: request.body, as: UTF8.self)]
@@ -130,7 +130,7 @@ final class ScriptedUpstream: UpstreamClient {
         var state = resources[key] ?? Resource()
         state.requests += 1
         var ifNoneMatch: String?, ifModifiedSince: String?, user: String?
-        request.headers.forEachField { name, value in
+        request.headers.forEach { name, value in
             switch String(decoding: name, as: UTF8.self).lowercased() {
             case "if-none-match": ifNoneMatch = String(decoding: value, as: UTF8.self)
             case "if-modified-since": ifModifiedSince = String(decoding: value, as: UTF8.self)

@@ -76,7 +76,7 @@ import Testing
         #expect(proxy.metric(#"serializerd_faults_total{route="control",fault="ignored_header"}"#) == 1)
         #expect(proxy.metric(#"serializerd_faults_total{route="closed",fault="ignored_header"}"#) == 1)
         // Neither header goes upstream.
-        let forwarded = proxy.upstream.received.flatMap { $0.headers.fields.map { $0.0.lowercased() } }
+        let forwarded = proxy.upstream.received.flatMap { $0.headers.pairs.map { $0.0.lowercased() } }
         #expect(!forwarded.contains("serializerd-fault") && !forwarded.contains("serializerd-chaos"))
         #expect(proxy.get("/p/json", headers: [("Serializerd-Fault", "status=503")]).status == 200)
     }

@@ -18,7 +18,7 @@ final class HeldUpstream: UpstreamClient {
 
     /// The header lines sent upstream, as "Name: value".
     func sentHeaders(_ k: Int = 0) -> [String] {
-        tasks[k].request.headers.bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        tasks[k].request.headers.pairs.map { $0.0 + ": " + $0.1 }
     }
 }
 

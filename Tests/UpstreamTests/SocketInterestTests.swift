@@ -1,5 +1,6 @@
 internal import CCurl
 internal import CShims
+import HTTPCore
 @testable import Upstream
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
     /// each line; without one, only the lines (libcurl adds neither then); none at all is
     /// an empty list, not an error.
     @Test func headerListsHoldEveryLineAfterExpect() throws {
-        var lines = HeaderLines()
+        var lines = HeaderFields()
         lines.append("X-One", "1")
         lines.append("Via", "1.1 serializerd-a")
         func entries(_ list: borrowing CurlHeaderList) -> [String] {
@@ -39,9 +40,9 @@ import Testing
             }
             return seen
         }
-        #expect(entries(try CurlHeaderList(lines: lines, sendsBody: true)) == ["Expect:", "Content-Type:", "X-One: 1", "Via: 1.1 serializerd-a"])
-        #expect(entries(try CurlHeaderList(lines: lines, sendsBody: false)) == ["X-One: 1", "Via: 1.1 serializerd-a"])
-        #expect(entries(try CurlHeaderList(lines: HeaderLines(), sendsBody: false)) == [])
-        #expect(entries(try CurlHeaderList(lines: HeaderLines(), sendsBody: true)) == ["Expect:", "Content-Type:"])
+        #expect(entries(try CurlHeaderList(fields: lines, sendsBody: true)) == ["Expect:", "Content-Type:", "X-One: 1", "Via: 1.1 serializerd-a"])
+        #expect(entries(try CurlHeaderList(fields: lines, sendsBody: false)) == ["X-One: 1", "Via: 1.1 serializerd-a"])
+        #expect(entries(try CurlHeaderList(fields: HeaderFields(), sendsBody: false)) == [])
+        #expect(entries(try CurlHeaderList(fields: HeaderFields(), sendsBody: true)) == ["Expect:", "Content-Type:"])
     }
 }

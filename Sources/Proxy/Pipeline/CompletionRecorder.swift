@@ -37,7 +37,7 @@ struct CompletionRecorder {
         let upstream = reply.map { reply in
             CapturedExchange.Upstream(method: c.request.method, url: reply.url,
                                       requestLines: c.upstreamSent?.lines ?? [], requestBody: c.upstreamSent?.body ?? [],
-                                      status: reply.status, responseLines: reply.headers.lines, responseBody: reply.body)
+                                      status: reply.status, responseLines: reply.headers.bytes, responseBody: reply.body)
         }
         return CapturedExchange(target: c.request.target, head: c.request.headBytes, requestBody: c.request.body,
                                 responseHeaders: headers, responseBody: body, upstream: upstream)

@@ -18,8 +18,6 @@ enum HeaderPolicy {
     static let forwardedDownstream = HeaderNames(["cache-control", "expires", "last-modified", "date", "vary", "link", "retry-after"])
 
     static let retryAfter = HeaderNames(["retry-after"])
-    static let etag = HeaderNames(["etag"])
-    static let lastModified = HeaderNames(["last-modified"])
     static let setCookie = HeaderNames(["set-cookie"])
     static let cookie = HeaderNames(["cookie"])
     static let cacheControl = HeaderNames(["cache-control"])
@@ -53,9 +51,9 @@ enum HeaderPolicy {
     /// An upstream response's end-to-end fields (passthrough replies, envelopes): not
     /// hop-by-hop, not framing, not named by its Connection header.
     /// `cookies`: false for a route whose jar keeps the upstream's Set-Cookie.
-    static func endToEnd(_ headers: UpstreamHeaders, cookies: Bool = true) -> [(String, String)] {
+    static func endToEnd(_ headers: HeaderFields, cookies: Bool = true) -> [(String, String)] {
         var fields: [(String, String)] = []
-        headers.appendEndToEndFields(where: { !hopByHopDownstream.contains($0) && (cookies || !setCookie.contains($0)) }, to: &fields)
+        headers.appendEndToEndPairs(where: { !hopByHopDownstream.contains($0) && (cookies || !setCookie.contains($0)) }, to: &fields)
         return fields
     }
 
@@ -65,8 +63,8 @@ enum HeaderPolicy {
     /// of them needs to become a String.
     /// `peer` is nil for a Unix-socket client.
     static func upstreamHeaders(client request: any ClientExchange, route: Route, contentType: String?,
-                                peer: String?, requestID: String, via: String) -> HeaderLines {
-        var lines = HeaderLines()
+                                peer: String?, requestID: String, via: String) -> HeaderFields {
+        var lines = HeaderFields()
         var prior: [UInt8] = []
         var vias: [UInt8] = []
         // Fields the client's Connection header names are hop-by-hop too.
@@ -118,12 +116,5 @@ enum HeaderPolicy {
             }
         }
         return found
-    }
-}
-
-extension UpstreamHeaders {
-    /// The first field whose name `names` holds, if any (an upstream's `ETag`, `Last-Modified`).
-    func first(_ names: HeaderNames) -> String? {
-        fields(where: names.contains).first?.1
     }
 }

@@ -10,6 +10,10 @@ import Upstream
 /// the route it matched, what each stage decided (source, cache, faults, tape), the
 /// timings, and where the completion event goes. Every stage and callback of the request
 /// holds this one object; `reply` builds and sends the answer from it.
+///
+/// Only the worker that read the request touches it, each access a single statement: the
+/// fields written in place through optional chains skip the runtime exclusivity check
+/// (it cost more than the write).
 final class RequestContext {
     let request: any ClientExchange
     let requestID: String
@@ -34,11 +38,11 @@ final class RequestContext {
     private(set) var query: String?
     private(set) var remainder: Substring = ""
     /// What the route's request serializer made, and the upstream URL.
-    var serialized = SerializedRequest(query: nil, contentType: nil, body: [])
+    @exclusivity(unchecked) var serialized = SerializedRequest(query: nil, contentType: nil, body: [])
     var upstreamURL: String?
     var url: String { upstreamURL ?? "" }
     /// The upstream request fields, made once when a stage needs them.
-    var upstreamFields: HeaderLines?
+    @exclusivity(unchecked) var upstreamFields: HeaderFields?
     /// The request waited for another's cache miss and runs its stage again.
     var woken = false
 
@@ -49,17 +53,17 @@ final class RequestContext {
     /// On caching routes: how the cache met the request (`Cache-Status`, DESIGN §3), and
     /// the exchange the cache stage began.
     var cache: CacheNote?
-    var cached: CacheExchange?
+    @exclusivity(unchecked) var cached: CacheExchange?
     /// Whether the upstream's Set-Cookie reaches the client (`cookies: pass`, the default).
     var passesCookies = true
     /// What the route's network conditions do to this request (DESIGN §3).
-    var network: NetworkPlan?
+    @exclusivity(unchecked) var network: NetworkPlan?
     /// Heard when the upstream answers (a recording tape): the request sent, the answer,
     /// when it left (wall clock) and how long it took.
     var upstreamAnswered: ((UpstreamRequest, UpstreamResponse, Double, Double) -> Void)?
     /// The request serializerd sent upstream (or would have: a tape or a mock answered),
     /// for the full HAR.
-    var upstreamSent: UpstreamSent?
+    @exclusivity(unchecked) var upstreamSent: UpstreamSent?
 
     // MARK: timings and findings
 
@@ -79,7 +83,7 @@ final class RequestContext {
     }
 
     struct UpstreamSent {
-        /// `Name: value` lines, NUL-terminated (HeaderLines' bytes).
+        /// `Name: value` lines, each ended by CRLF (HeaderFields' bytes).
         var lines: [UInt8]
         var body: [UInt8]
     }

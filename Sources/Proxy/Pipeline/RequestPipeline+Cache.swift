@@ -136,12 +136,12 @@ extension RequestPipeline {
     /// without running the serializer (RFC 9111 §4.3.4).
     func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, _ context: RequestContext) {
         var updates: [(String, String)] = []
-        reply.headers.appendFields(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
+        reply.headers.appendPairs(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
         let headers = stale.merging(updates)
         let now = clock.now()
         let freshness = Freshness(status: stale.status, fields: headers, requestedAt: cached.requestedAt, receivedAt: now,
                                   wallNow: clock.wall())
-        let etag = reply.headers.first(HeaderPolicy.etag)
+        let etag = reply.headers.first("ETag")
         let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
         cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
         serveStored(refreshed, context, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
@@ -152,19 +152,19 @@ extension RequestPipeline {
     func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamResponse, cached: CacheExchange, route: Route,
                      _ context: RequestContext) {
         var forwarded: [(String, String)] = []
-        reply.headers.appendEndToEndFields(where: HeaderPolicy.forwardedDownstream.contains, to: &forwarded)
+        reply.headers.appendEndToEndPairs(where: HeaderPolicy.forwardedDownstream.contains, to: &forwarded)
         var tag: String?
         var stored = false
         let isGet = context.request.method == "GET"
         if cached.store, isGet, reply.status != 206 {
-            let fields = reply.headers.all
+            let fields = reply.headers.pairs
             if case .storable(let vary) = Storability.of(method: "GET", status: reply.status, requestFields: cached.requestFields,
                                                           responseFields: fields) {
                 let freshness = Freshness(status: reply.status, fields: fields, requestedAt: cached.requestedAt, receivedAt: clock.now(),
                                           wallNow: clock.wall())
                 let entry = StoredResponse(status: reply.status, headers: forwarded, body: bytes, serializer: serializer,
                                            freshness: freshness, vary: vary, request: cached.selecting, route: route.name,
-                                           upstreamETag: reply.headers.first(HeaderPolicy.etag))
+                                           upstreamETag: reply.headers.first("ETag"))
                 stored = cache.store(cached.key, entry, fingerprint: route.fingerprint)
                 tag = entry.tag
             }
@@ -173,7 +173,7 @@ extension RequestPipeline {
         var headers = ResponseWriter.successHeaders(serializer: serializer, capacity: forwarded.count + 8)
         headers += forwarded
         // Set-Cookie reaches this client only: never stored (a response with it is not storable).
-        if context.passesCookies { reply.headers.appendFields(where: HeaderPolicy.setCookie.contains, to: &headers) }
+        if context.passesCookies { reply.headers.appendPairs(where: HeaderPolicy.setCookie.contains, to: &headers) }
         // HEAD's answer has no output to tag: its tag is GET's, which it does not know.
         if isGet && tag == nil { tag = OutputTag.of(bytes) }
         context.reply.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,

@@ -33,7 +33,7 @@ extension RequestPipeline {
     }
 
     /// The upstream request fields (DESIGN §4), made once per request.
-    func upstreamFields(_ context: RequestContext, route: Route) -> HeaderLines {
+    func upstreamFields(_ context: RequestContext, route: Route) -> HeaderFields {
         if let made = context.upstreamFields { return made }
         let request = context.request
         let made = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: context.serialized.contentType,
@@ -58,8 +58,8 @@ extension RequestPipeline {
             Self.observe(result, by: route.reachability, now: self.clock.wall())
             if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds) }
             if let unconditional, case .success(let reply) = result, reply.status == 304, let stale = context.cached?.stale,
-               !stale.isValidated(byETag: reply.headers.first(HeaderPolicy.etag),
-                                  lastModified: reply.headers.first(HeaderPolicy.lastModified)) {
+               !stale.isValidated(byETag: reply.headers.first("ETag"),
+                                  lastModified: reply.headers.first("Last-Modified")) {
                 // Not this entry's 304: ask again for the whole answer. The entry may no longer
                 // stand in for a failure either: the upstream has moved on from it.
                 context.cached?.revalidating = false
@@ -167,7 +167,7 @@ extension RequestPipeline {
             return context.reply.passthrough(reply, failure: failure, serializer: outcome.serializer)
         }
         // The upstream's own 429/503 goes out as such: its Retry-After with it.
-        let retry = failure.clientStatus == reply.status ? reply.headers.fields(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
+        let retry = failure.clientStatus == reply.status ? reply.headers.pairs(where: HeaderPolicy.retryAfter.contains).prefix(1) : []
         context.reply.problem(failure, route: route.name, extraHeaders: Array(retry), reply: reply, serializer: outcome.serializer,
                               hint: hint)
     }
@@ -193,13 +193,13 @@ extension RequestPipeline {
     /// Encoded once, here, from the buffers the exchange already has.
     func record(_ request: UpstreamRequest, reply: UpstreamResponse, into tape: Tape, started: Double, seconds: Double) {
         let capture = config.capture
-        let encoded = HARCodec.encode(method: request.method, url: request.url, requestHeaders: { request.headers.forEachField($0) },
-                                      requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEachField($0) },
+        let encoded = HARCodec.encode(method: request.method, url: request.url, requestHeaders: { request.headers.forEach($0) },
+                                      requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEach($0) },
                                       responseBody: reply.body, startedAt: started, duration: seconds, capture: capture,
                                       httpVersion: reply.httpVersion)
         tape.record(encoded: encoded) {
-            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers.fields, body: request.body),
-                      status: reply.status, responseHeaders: reply.headers.all, responseBody: reply.body,
+            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers.pairs, body: request.body),
+                      status: reply.status, responseHeaders: reply.headers.pairs, responseBody: reply.body,
                       startedAt: started, duration: seconds).redacted(by: capture)
         }
     }
@@ -208,7 +208,7 @@ extension RequestPipeline {
 extension UpstreamResponse {
     /// An answer serializerd makes up in the upstream's place (a mock's).
     init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
-        self.init(status: status, headers: UpstreamHeaders(fields: fields), contentType: TapeRequest.field("Content-Type", in: fields),
+        self.init(status: status, headers: HeaderFields(fields), contentType: TapeRequest.field("Content-Type", in: fields),
                   body: body, url: url)
     }
 }
@@ -231,7 +231,7 @@ extension RequestPipeline {
         let failure = ProxyFailure.response(error, upstream: kept)
         shared.failures.keep(FailureEvidence(
             requestID: context.requestID, startedAt: context.startedWall, route: route.name, method: context.request.method,
-            path: context.path, upstreamURL: capture.url(reply.url), status: reply.status, headers: capture.headers(reply.headers.all),
+            path: context.path, upstreamURL: capture.url(reply.url), status: reply.status, headers: capture.headers(reply.headers.pairs),
             contentType: reply.contentType, body: body,
             problem: ProblemDocument.render(failure, route: route.name, requestID: context.requestID, hint: hint),
             problemType: ProblemDocument.typePrefix + failure.typeSuffix,

@@ -96,7 +96,7 @@ struct ResponseWriter {
                  reply: UpstreamResponse? = nil, serializer: String? = nil, hint: String? = nil) {
         var headers = [("Content-Type", ProblemDocument.contentType)] + extraHeaders
         // An upstream answered: its Date is the response's (the connection adds ours otherwise).
-        if let reply { reply.headers.appendFields(where: HeaderPolicy.date.contains, to: &headers) }
+        if let reply { reply.headers.appendPairs(where: HeaderPolicy.date.contains, to: &headers) }
         if case .methodNotAllowed(let allow) = failure { headers.append(("Allow", allow.joined(separator: ", "))) }
         send(status: failure.clientStatus, headers: headers,
              body: ProblemDocument.render(failure, route: route, requestID: context.requestID, hint: hint),
@@ -108,7 +108,7 @@ struct ResponseWriter {
         let cookies = context.passesCookies
         let bytes = envelope ? Self.envelope(reply, data: value.bytes, cookies: cookies) : value.bytes
         var headers = Self.successHeaders(serializer: serializer, capacity: 12)
-        reply.headers.appendEndToEndFields(where: {
+        reply.headers.appendEndToEndPairs(where: {
             HeaderPolicy.forwardedDownstream.contains($0) || cookies && HeaderPolicy.setCookie.contains($0)
         }, to: &headers)
         send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))

@@ -35,7 +35,7 @@ final class HealthProbes {
 
     private func probe(_ route: Route, _ health: RouteHealth, maxResponseBytes: Int) {
         guard pending.insert(route.name).inserted else { return }
-        var headers = HeaderLines()
+        var headers = HeaderFields()
         for (name, value) in route.headers { headers.append(name, value) }
         let request = UpstreamRequest(url: health.url, method: "GET", headers: headers, body: [], timeout: min(route.timeout, health.interval),
                                       connectTimeout: min(route.connectTimeout, health.interval), followRedirects: route.followRedirects,

@@ -22,7 +22,7 @@ public final class CapturedExchange: Sendable {
     public struct Upstream: Sendable {
         public let method: String
         public let url: String
-        /// `Name: value` lines, each ended by `separator` (NUL as sent to libcurl).
+        /// `Name: value` lines, each ended by CRLF (HeaderFields' bytes, as sent).
         public let requestLines: [UInt8]
         public let requestBody: Body
         public let status: Int

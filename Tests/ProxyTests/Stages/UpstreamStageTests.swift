@@ -18,7 +18,7 @@ import Testing
         let sent = try #require(harness.proxy.upstream.pending.first?.request)
         #expect(sent.url == "http://upstream.test/v1/echo?x=1")
         var fields: [String: String] = [:]
-        sent.headers.forEachField { fields[String(decoding: $0, as: UTF8.self)] = String(decoding: $1, as: UTF8.self) }
+        sent.headers.forEach { fields[String(decoding: $0, as: UTF8.self)] = String(decoding: $1, as: UTF8.self) }
         #expect(fields["X-Api-Key"] == "k" && fields["Accept"] == "application/json")
         #expect(fields["X-Request-Id"] == "0123456789abcdef" && fields["Via"] == "1.1 serializerd-test")
         #expect(exchange.replies.isEmpty)

@@ -13,7 +13,7 @@ struct TapeStage: RequestStage {
         let fields = tape.records || tape.tape.matchReadsHeaders ? pipeline.upstreamFields(context, route: route) : nil
         context.upstreamSent?.lines = fields?.bytes ?? []
         if tape.replays {
-            let asked = TapeRequest(method: context.request.method, url: context.url, headers: fields?.fields ?? [],
+            let asked = TapeRequest(method: context.request.method, url: context.url, headers: fields?.pairs ?? [],
                                     body: context.serialized.body)
             if let replayed = tape.tape.replay(asked) {
                 replay(replayed, context, route: route, in: pipeline)
@@ -32,7 +32,7 @@ struct TapeStage: RequestStage {
 
     private func replay(_ replayed: Tape.Replayed, _ context: RequestContext, route: Route, in pipeline: RequestPipeline) {
         context.source = .tape
-        let reply = UpstreamResponse(status: replayed.status, headers: UpstreamHeaders(lines: replayed.headerLines),
+        let reply = UpstreamResponse(status: replayed.status, headers: HeaderFields(lines: replayed.headerLines),
                                      contentType: replayed.contentType, body: replayed.body, url: context.url)
         // The route made the same of these bytes before: its output, kept.
         let owner = ObjectIdentifier(route), tape = tape.tape

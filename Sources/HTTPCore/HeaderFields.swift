@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Header fields in order, as the wire carries them: one buffer of `Name: value` lines,
+/// each ended by CRLF (an upstream response's as received, a request's as it is sent
+/// upstream). Names compare ASCII case-insensitively; nothing becomes a String unless
+/// asked, so a proxy that forwards most fields and reads two or three makes no String
+/// for the rest.
+public struct HeaderFields: Sendable, Equatable {
+    /// The lines; read as fields by `forEach` (a line without a colon is skipped, a bare
+    /// LF ends a line too).
+    public private(set) var bytes: [UInt8]
+
+    public init() { bytes = [] }
+
+    /// Lines as received (`Name: value`, each ended by CRLF or LF).
+    public init(lines: [UInt8]) { bytes = lines }
+
+    public init(_ fields: [(String, String)]) {
+        bytes = []
+        for (name, value) in fields { append(name, value) }
+    }
+
+    public var isEmpty: Bool { bytes.isEmpty }
+
+    // MARK: writing
+
+    public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if bytes.capacity == 0 { bytes.reserveCapacity(512) }
+        bytes.append(contentsOf: name)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: value)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+    }
+
+    public mutating func append(_ name: StaticString, value: UnsafeBufferPointer<UInt8>) {
+        name.withUTF8Buffer { append(name: $0, value: value) }
+    }
+
+    public mutating func append(_ name: String, _ value: String) {
+        var name = name, value = value
+        name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0) } }
+    }
+
+    /// A line as received (it ends with LF), appended whole.
+    public mutating func append(line: UnsafeBufferPointer<UInt8>) {
+        if bytes.capacity == 0 { bytes.reserveCapacity(1024) }
+        bytes.append(contentsOf: line)
+    }
+
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    // MARK: reading
+
+    /// Each field's raw name and its value without surrounding whitespace, in order.
+    public func forEach(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var lineStart = 0
+            while lineStart < all.count {
+                let lineEnd = memchr(base + lineStart, 0x0A, all.count - lineStart)
+                    .map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? all.count
+                defer { lineStart = lineEnd + 1 }
+                guard let found = memchr(base + lineStart, Int32(UInt8(ascii: ":")), lineEnd - lineStart) else { continue }
+                let colon = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                var start = colon + 1, end = lineEnd
+                while start < end && (all[start] == 0x20 || all[start] == 0x09) { start += 1 }
+                while end > start && (all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0D) { end -= 1 }
+                body(UnsafeBufferPointer(rebasing: all[lineStart..<colon]), UnsafeBufferPointer(rebasing: all[start..<end]))
+            }
+        }
+    }
+
+    /// The value of the first field named `name` (any case), if there is one.
+    public func first(_ name: String) -> String? {
+        var name = name
+        var found: String?
+        name.withUTF8 { wanted in
+            forEach { field, value in
+                if found == nil, field.count == wanted.count, zip(field, wanted).allSatisfy({ HeaderNames.lower($0) == HeaderNames.lower($1) }) {
+                    found = String(decoding: value, as: UTF8.self)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Every field as (name, value), in order.
+    public var pairs: [(String, String)] { pairs(where: { _ in true }) }
+
+    /// The fields whose raw name `keep` accepts, as (name, value), in order.
+    public func pairs(where keep: (UnsafeBufferPointer<UInt8>) -> Bool) -> [(String, String)] {
+        var result: [(String, String)] = []
+        appendPairs(where: keep, to: &result)
+        return result
+    }
+
+    /// The same, appended to `result`.
+    public func appendPairs(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
+        forEach { name, value in
+            guard keep(name) else { return }
+            result.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    /// The fields `keep` accepts, leaving out those this message's Connection header names
+    /// (hop-by-hop: never forwarded). One pass over the lines; the rare message whose
+    /// Connection names a field has what was taken filtered after.
+    public func appendEndToEndPairs(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
+        let first = result.count
+        var named: HeaderNames?
+        forEach { name, value in
+            if HeaderNames.isConnection(name) {
+                var options = named ?? HeaderNames([])
+                options.addConnectionOptions(value)
+                named = options
+            }
+            guard keep(name) else { return }
+            result.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        guard let named, !named.isEmpty else { return }
+        var kept = Array(result[..<first])
+        for field in result[first...] where !named.contains(field.0) { kept.append(field) }
+        result = kept
+    }
+
+    /// Whether some field's name is in `names`.
+    public func contains(any names: HeaderNames) -> Bool {
+        var found = false
+        forEach { name, _ in if !found, names.contains(name) { found = true } }
+        return found
+    }
+}

@@ -8,6 +8,8 @@ public final class StoredResponse: Sendable {
     public let status: Int
     /// The fields serializerd forwards with it, in order (`Last-Modified` among them).
     public let headers: [(String, String)]
+    /// The same fields as lines: a hit copies them into its reply whole.
+    public let fields: HeaderFields
     public let body: [UInt8]
     public let serializer: String
     public let freshness: Freshness
@@ -36,6 +38,7 @@ public final class StoredResponse: Sendable {
                  upstreamETag: String?, tag: String, vary: [String], selecting: [String?], route: String) {
         self.status = status
         self.headers = headers
+        fields = HeaderFields(headers)
         self.body = body
         self.serializer = serializer
         self.freshness = freshness

@@ -4,9 +4,9 @@ import Glibc
 
 /// Header fields in order, as the wire carries them: one buffer of `Name: value` lines,
 /// each ended by CRLF (an upstream response's as received, a request's as it is sent
-/// upstream). Names compare ASCII case-insensitively; nothing becomes a String unless
-/// asked, so a proxy that forwards most fields and reads two or three makes no String
-/// for the rest.
+/// upstream, a reply's as it is written). Names compare ASCII case-insensitively; nothing becomes
+/// a String unless asked, so a proxy that forwards most fields and reads two or three
+/// makes no String for the rest.
 public struct HeaderFields: Sendable, Equatable {
     /// The lines; read as fields by `forEach` (a line without a colon is skipped, a bare
     /// LF ends a line too).
@@ -28,12 +28,19 @@ public struct HeaderFields: Sendable, Equatable {
 
     public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         if bytes.capacity == 0 { bytes.reserveCapacity(512) }
-        bytes.append(contentsOf: name)
-        bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: value)
-        bytes.append(0x0D)
-        bytes.append(0x0A)
+        // The line made on the stack and appended in one copy: each append to the Array
+        // pays its checks, five of them per field cost more than the bytes.
+        let total = name.count + value.count + 4
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { line in
+            let out = line.baseAddress!
+            if let n = name.baseAddress { out.update(from: n, count: name.count) }
+            out[name.count] = UInt8(ascii: ":")
+            out[name.count + 1] = UInt8(ascii: " ")
+            if let v = value.baseAddress { (out + name.count + 2).update(from: v, count: value.count) }
+            out[total - 2] = 0x0D
+            out[total - 1] = 0x0A
+            bytes.append(contentsOf: UnsafeBufferPointer(line))
+        }
     }
 
     public mutating func append(_ name: StaticString, value: UnsafeBufferPointer<UInt8>) {
@@ -51,7 +58,31 @@ public struct HeaderFields: Sendable, Equatable {
         bytes.append(contentsOf: line)
     }
 
+    public mutating func append(contentsOf other: HeaderFields) {
+        bytes.append(contentsOf: other.bytes)
+    }
+
+    public mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    /// Every field named `name` (any case) taken out.
+    public mutating func remove(_ name: String) {
+        var kept = HeaderFields()
+        var name = name
+        name.withUTF8 { wanted in
+            forEach { field, value in
+                if !Self.equalsIgnoringCase(field, wanted) { kept.append(name: field, value: value) }
+            }
+        }
+        self = kept
+    }
+
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for k in 0..<a.count where HeaderNames.lower(a[k]) != HeaderNames.lower(b[k]) { return false }
+        return true
+    }
 
     // MARK: reading
 
@@ -80,9 +111,7 @@ public struct HeaderFields: Sendable, Equatable {
         var found: String?
         name.withUTF8 { wanted in
             forEach { field, value in
-                if found == nil, field.count == wanted.count, zip(field, wanted).allSatisfy({ HeaderNames.lower($0) == HeaderNames.lower($1) }) {
-                    found = String(decoding: value, as: UTF8.self)
-                }
+                if found == nil, Self.equalsIgnoringCase(field, wanted) { found = String(decoding: value, as: UTF8.self) }
             }
         }
         return found
@@ -125,6 +154,29 @@ public struct HeaderFields: Sendable, Equatable {
         var kept = Array(result[..<first])
         for field in result[first...] where !named.contains(field.0) { kept.append(field) }
         result = kept
+    }
+
+    /// The same as fields, copied as bytes (no String made).
+    public func appendEndToEnd(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout HeaderFields) {
+        let firstByte = result.bytes.count
+        var named: HeaderNames?
+        forEach { name, value in
+            if HeaderNames.isConnection(name) {
+                var options = named ?? HeaderNames([])
+                options.addConnectionOptions(value)
+                named = options
+            }
+            if keep(name) { result.append(name: name, value: value) }
+        }
+        guard let named, !named.isEmpty else { return }
+        let taken = HeaderFields(lines: Array(result.bytes[firstByte...]))
+        result.bytes.removeSubrange(firstByte...)
+        taken.forEach { name, value in if !named.contains(name) { result.append(name: name, value: value) } }
+    }
+
+    /// Every field `keep` accepts, copied as bytes.
+    public func appending(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout HeaderFields) {
+        forEach { name, value in if keep(name) { result.append(name: name, value: value) } }
     }
 
     /// Whether some field's name is in `names`.

@@ -30,9 +30,9 @@ final class RecordedExchange: ClientExchange {
         }
     }
 
-    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void,
+    func respond(status: Int, headers: HeaderFields, body: [UInt8], recordNow: () -> Void,
                  shaping: ReplyShaping?) -> ServerRequest.Delivery {
-        replies.append((status, headers, body))
+        replies.append((status, headers.pairs, body))
         shapings.append(shaping)
         // A shaped reply is out until the test says how it ended (`finish`).
         return shaping == nil ? .delivered : .pending
@@ -43,7 +43,7 @@ final class RecordedExchange: ClientExchange {
     /// A pending reply's end, for the test to call.
     var finish: ((Bool) -> Void)?
     func whenFinished(_ body: @escaping (Bool) -> Void) { finish = body }
-    func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32, onDrained: @escaping () -> Void,
+    func startStream(status: Int, headers: HeaderFields, sendBuffer: Int32, onDrained: @escaping () -> Void,
                      onClose: @escaping () -> Void) -> Bool { false }
     func write(_ bytes: [UInt8]) {}
     var bufferedBytes: Int { 0 }

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// What the request path reads of one client request: the seam between the HTTP server
 /// and everything after it. `ServerRequest` is the server's; tests drive the pipeline
 /// in-process through their own.
@@ -29,7 +31,7 @@ public protocol Replier: AnyObject {
     /// The one reply (Content-Length framing); a second is refused. `recordNow` runs before
     /// the bytes leave when their delivery is certain (then the result is `.recorded`).
     /// `shaping` holds, paces or cuts it (then it is `.pending` or `.gone`).
-    func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void,
+    func respond(status: Int, headers: HeaderFields, body: [UInt8], recordNow: () -> Void,
                  shaping: ReplyShaping?) -> ServerRequest.Delivery
     /// For a `.pending` reply: how it ended (true when the client took all of it).
     func whenFinished(_ body: @escaping (Bool) -> Void)
@@ -38,7 +40,7 @@ public protocol Replier: AnyObject {
 /// A chunked reply instead of the one reply: the live event stream's.
 public protocol StreamReplier: AnyObject {
     /// Starts the stream; false when the client is gone.
-    func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32,
+    func startStream(status: Int, headers: HeaderFields, sendBuffer: Int32,
                      onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool
     func write(_ bytes: [UInt8])
     var bufferedBytes: Int { get }

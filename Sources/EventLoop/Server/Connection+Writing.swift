@@ -8,24 +8,24 @@ import Glibc
 extension Connection {
     // MARK: replying
 
-    func reply(_ request: ServerRequest, status: Int, headers: [(String, String)], body: [UInt8],
+    func reply(_ request: ServerRequest, status: Int, headers: HeaderFields, body: [UInt8],
                recordNow: () -> Void, shaping: ReplyShaping? = nil) -> ServerRequest.Delivery {
         let bodyless = ReplyContent.isAbsent(method: request.method, status: status)
         let peerFinished = machine.peerFinished
         var closeRequested = false
-        var head = ReplyHead(status: status, capacity: 160 + headers.count * 48)
+        var head = ReplyHead(status: status, capacity: 160 + headers.bytes.count)
         // Exactly one Date: the first valid one given (an upstream's), else ours.
         var dated = false
-        for (name, value) in headers {
-            if name.utf8.count == 10, name.lowercased() == "connection" {
-                if value.lowercased() == "close" { closeRequested = true }
-                continue
+        headers.forEach { name, value in
+            if HeaderNames.isConnection(name) {
+                if ByteClass.equalsIgnoringCase(value, "close") { closeRequested = true }
+                return
             }
-            if name.utf8.count == 4, name.utf8.withContiguousStorageIfAvailable({ ByteClass.equalsIgnoringCase($0, "date") }) == true {
-                if dated || !HTTPDate.isValid(value) { continue }
+            if name.count == 4, ByteClass.equalsIgnoringCase(name, "date") {
+                if dated || !HTTPDate.isValid(String(decoding: value, as: UTF8.self)) { return }
                 dated = true
             }
-            head.add(name, value)
+            head.add(name: name, value: value)
         }
         if !dated { head.add("Date", server.date()) }
         if ReplyContent.framesLength(method: request.method, status: status) { head.addContentLength(bodyless ? 0 : body.count) }
@@ -129,11 +129,11 @@ extension Connection {
 
     // MARK: streams
 
-    func startStream(_ request: ServerRequest, status: Int, headers: [(String, String)], sendBuffer: Int32) {
+    func startStream(_ request: ServerRequest, status: Int, headers: HeaderFields, sendBuffer: Int32) {
         var size = sendBuffer
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         var head = ReplyHead(status: status, capacity: 256)
-        for (name, value) in headers { head.add(name, value) }
+        headers.forEach { name, value in head.add(name: name, value: value) }
         head.add("Date", server.date())
         head.add("Transfer-Encoding", "chunked")
         head.end()

@@ -39,24 +39,24 @@ struct ReplyHead: ~Copyable {
     /// upstream, say) would split the response, so they become spaces.
     mutating func add(_ name: String, _ value: String) {
         var name = name, value = value
-        name.withUTF8 { name in
-            value.withUTF8 { value in
-                reserve(name.count + value.count + 4)
-                put(name)
-                base[count] = 0x3A
-                base[count + 1] = 0x20
-                count += 2
-                let start = count
-                put(value)
-                // Rare: only then is the value walked a second time.
-                if Self.hasControl(value) {
-                    for k in start..<count where base[k] == 0x0D || base[k] == 0x0A || base[k] == 0 { base[k] = 0x20 }
-                }
-                base[count] = 0x0D
-                base[count + 1] = 0x0A
-                count += 2
-            }
+        name.withUTF8 { name in value.withUTF8 { value in add(name: name, value: value) } }
+    }
+
+    mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        reserve(name.count + value.count + 4)
+        put(name)
+        base[count] = 0x3A
+        base[count + 1] = 0x20
+        count += 2
+        let start = count
+        put(value)
+        // Rare: only then is the value walked a second time.
+        if Self.hasControl(value) {
+            for k in start..<count where base[k] == 0x0D || base[k] == 0x0A || base[k] == 0 { base[k] = 0x20 }
         }
+        base[count] = 0x0D
+        base[count + 1] = 0x0A
+        count += 2
     }
 
     /// Whether any byte is below 0x20, eight at a time: a byte under 0x20 is the one

@@ -58,7 +58,7 @@ public final class ServerRequest {
     /// `recordNow` runs (then `.recorded` is returned) when the reply is certain to reach
     /// the client's kernel whole, before its bytes leave.
     @discardableResult
-    public func respond(status: Int, headers: [(String, String)], body: [UInt8], recordNow: () -> Void = {},
+    public func respond(status: Int, headers: HeaderFields, body: [UInt8], recordNow: () -> Void = {},
                         shaping: ReplyShaping? = nil) -> Delivery {
         guard !replied else { return .gone }
         replied = true
@@ -90,7 +90,7 @@ public final class ServerRequest {
     /// Starts a chunked reply; false when the client is already gone. `onDrained` runs
     /// each time everything written so far has reached the socket; `onClose` runs if the
     /// client disconnects before `endStream`.
-    public func startStream(status: Int, headers: [(String, String)], sendBuffer: Int32,
+    public func startStream(status: Int, headers: HeaderFields, sendBuffer: Int32,
                             onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool {
         guard !replied, let connection, connection.isOpen else { return false }
         replied = true

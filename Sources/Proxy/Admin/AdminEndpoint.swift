@@ -97,7 +97,7 @@ extension Worker {
             ])
             writer.sendJSON(NormalizedJSON(body).bytes)
         case .metrics:
-            writer.send(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+            writer.send(status: 200, headers: HeaderFields([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
                         body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes), outcome: .ok)
         case .routes:
             let capture = config.capture
@@ -115,8 +115,8 @@ extension Worker {
             case .success(.har):
                 // Never the client's Host: the URL names serializerd as configured.
                 let origin = "http://" + (config.listen.unixPath == nil ? config.listen.description : "localhost")
-                writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                                   ("Content-Disposition", "attachment; filename=\"serializerd.har\"")],
+                writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/json; charset=utf-8"),
+                                                   ("Content-Disposition", "attachment; filename=\"serializerd.har\"")]),
                             body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string, capture: config.capture) { event, sent in
                                 // The upstream exchange as a tape entry: `tape import` takes it.
                                 let entry = HARCodec.encode(method: sent.method, url: sent.url,
@@ -153,8 +153,8 @@ extension Worker {
             guard let tape = config.routes.first(where: { $0.name == name })?.tape else {
                 return writer.problem(.noRoute("GET /-/tapes/\(name): no route of that name has a tape; GET /-/tapes lists them"), route: nil)
             }
-            writer.send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                               ("Content-Disposition", "attachment; filename=\"\(name).har\"")],
+            writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/json; charset=utf-8"),
+                                               ("Content-Disposition", "attachment; filename=\"\(name).har\"")]),
                         body: tape.tape.har(), outcome: .ok)
         case .cache, .cacheRoute:
             serveCache(endpoint, method: request.method, writer: writer)
@@ -243,14 +243,14 @@ extension Worker {
 
 extension ResponseWriter {
     func sendJSON(_ body: [UInt8]) {
-        send(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: body, outcome: .ok)
+        send(status: 200, headers: HeaderFields([("Content-Type", "application/json; charset=utf-8")]), body: body, outcome: .ok)
     }
 
     /// One of the inspector's files, under its strict Content-Security-Policy.
     func sendAsset(_ text: String, type: String) {
-        send(status: 200, headers: [("Content-Type", type), ("Content-Security-Policy", InspectorAssets.contentSecurityPolicy),
+        send(status: 200, headers: HeaderFields([("Content-Type", type), ("Content-Security-Policy", InspectorAssets.contentSecurityPolicy),
                                     ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
-                                    ("Cache-Control", "no-cache")],
+                                    ("Cache-Control", "no-cache")]),
              body: Array(text.utf8), outcome: .ok)
     }
 }

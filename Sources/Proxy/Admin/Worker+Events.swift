@@ -9,8 +9,8 @@ extension Worker {
         let stream = EventStream(request: request, subscriber: subscriber, writer: writer, now: Clock.now())
         // Streams are keyed by their subscriber, which is what the hub hands back.
         let id = ObjectIdentifier(subscriber)
-        let headers = [("Content-Type", EventStream.contentType), ("Cache-Control", "no-cache"),
-                       ("X-Request-Id", writer.context.requestID)]
+        let headers = HeaderFields([("Content-Type", EventStream.contentType), ("Cache-Control", "no-cache"),
+                       ("X-Request-Id", writer.context.requestID)])
         let started = request.startStream(status: 200, headers: headers, sendBuffer: EventStreamLimits.kernelSendBuffer,
                                           onDrained: { [unowned self] in if let stream = self.streams[id] { self.deliver(stream, id: id) } },
                                           onClose: { [unowned self] in self.endStream(id, .clientClosed) })

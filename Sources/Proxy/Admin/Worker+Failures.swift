@@ -21,8 +21,8 @@ extension Worker {
         case .failureBody(let id):
             guard config.keepFailures, let evidence = shared.failures.find(id) else { return writer.problem(.noSuchFailure(id), route: nil) }
             // Never the upstream's own type: the bytes are hostile input to a browser.
-            writer.send(status: 200, headers: [("Content-Type", "application/octet-stream"), ("X-Content-Type-Options", "nosniff"),
-                                               ("Content-Disposition", "attachment; filename=\"\(ReproduceCommand.bodyFileName(id))\"")],
+            writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/octet-stream"), ("X-Content-Type-Options", "nosniff"),
+                                               ("Content-Disposition", "attachment; filename=\"\(ReproduceCommand.bodyFileName(id))\"")]),
                         body: evidence.body, outcome: .ok)
         default:
             writer.problem(.noSuchFailure(""), route: nil)

@@ -33,7 +33,7 @@ struct CompletionRecorder {
 
     /// What the full HAR shows of this exchange: references to buffers it already holds
     /// (the request head as received among them).
-    func captured(_ c: RequestContext, headers: [(String, String)], body: [UInt8], reply: UpstreamResponse?) -> CapturedExchange {
+    func captured(_ c: RequestContext, headers: HeaderFields, body: [UInt8], reply: UpstreamResponse?) -> CapturedExchange {
         let upstream = reply.map { reply in
             CapturedExchange.Upstream(method: c.request.method, url: reply.url,
                                       requestLines: c.upstreamSent?.lines ?? [], requestBody: c.upstreamSent?.body ?? [],

@@ -110,9 +110,9 @@ extension RequestPipeline {
                      reply: UpstreamResponse? = nil, error: String? = nil) {
         context.source = .cache
         context.cache = .init(result: result, status: status)
-        var headers = ResponseWriter.successHeaders(serializer: entry.serializer, capacity: entry.headers.count + 8)
-        headers += entry.headers
-        headers.append(("Age", String(Int(entry.freshness.age(at: now)))))
+        var headers = ResponseWriter.successHeaders(serializer: entry.serializer)
+        headers.append(contentsOf: entry.fields)
+        headers.append("Age", String(Int(entry.freshness.age(at: now))))
         context.reply.sendNormalized(status: entry.status, headers: headers, body: entry.body, tag: entry.tag,
                               outcome: .init(label: "ok", serializer: entry.serializer, reply: reply, error: error))
     }
@@ -170,10 +170,10 @@ extension RequestPipeline {
             }
         }
         context.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))
-        var headers = ResponseWriter.successHeaders(serializer: serializer, capacity: forwarded.count + 8)
-        headers += forwarded
+        var headers = ResponseWriter.successHeaders(serializer: serializer)
+        for (name, value) in forwarded { headers.append(name, value) }
         // Set-Cookie reaches this client only: never stored (a response with it is not storable).
-        if context.passesCookies { reply.headers.appendPairs(where: HeaderPolicy.setCookie.contains, to: &headers) }
+        if context.passesCookies { reply.headers.appending(where: HeaderPolicy.setCookie.contains, to: &headers) }
         // HEAD's answer has no output to tag: its tag is GET's, which it does not know.
         if isGet && tag == nil { tag = OutputTag.of(bytes) }
         context.reply.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,

@@ -17,9 +17,9 @@ struct ResponseWriter {
 
     typealias Outcome = CompletionRecorder.Outcome
 
-    /// One string, written in place: this header is on every reply.
-    func timingHeader(total: Double) -> (String, String) {
-        let value = String(unsafeUninitializedCapacity: 48 + 3 * NumberText.maxMillisecondsLength) { buffer in
+    /// The `Server-Timing` value, written in place: this field is on every reply.
+    func timing(total: Double) -> String {
+        String(unsafeUninitializedCapacity: 48 + 3 * NumberText.maxMillisecondsLength) { buffer in
             var w = 0
             NumberText.put("total;dur=", into: buffer, at: &w)
             NumberText.putMilliseconds(total, into: buffer, at: &w)
@@ -33,20 +33,25 @@ struct ResponseWriter {
             }
             return w
         }
-        return ("Server-Timing", value)
     }
 
-    func send(status: Int, headers: consuming [(String, String)], body: [UInt8], outcome: Outcome) {
+    func send(status: Int, headers: consuming HeaderFields, body: [UInt8], outcome: Outcome) {
+        let contentType = headers.first("Content-Type")
+        send(status: status, contentType: contentType, headers: headers, body: body, outcome: outcome)
+    }
+
+    /// `contentType`: the Content-Type `headers` carry, which the completion event reports
+    /// (the writers that set it say it rather than have the fields searched).
+    func send(status: Int, contentType: String?, headers: consuming HeaderFields, body: [UInt8], outcome: Outcome) {
         let c = context, recorder = context.recorder
         let sent = ReplyContent.isAbsent(method: c.request.method, status: status) ? [] : body
         let duration = c.clock.now() - c.started
-        let contentType = headers.first { $0.0 == "Content-Type" }?.1
-        headers.append(("X-Request-Id", c.requestID))
+        headers.append("X-Request-Id", c.requestID)
         // Every response of a route says where its payload came from.
-        if c.label.utf8.first != UInt8(ascii: "(") { headers.append(("Serializerd-Source", c.source.rawValue)) }
-        if let cache = c.cache { headers.append(("Cache-Status", cache.status)) }
-        if let applied = c.network?.appliedText { headers.append(("Serializerd-Fault-Applied", applied)) }
-        headers.append(timingHeader(total: duration))
+        if c.label.utf8.first != UInt8(ascii: "(") { headers.append("Serializerd-Source", c.source.rawValue) }
+        if let cache = c.cache { headers.append("Cache-Status", cache.status) }
+        if let applied = c.network?.appliedText { headers.append("Serializerd-Fault-Applied", applied) }
+        headers.append("Server-Timing", timing(total: duration))
         let bytesOut = sent.count
         let exchange = recorder.captured(c, headers: headers, body: sent, reply: outcome.reply)
         let recordNow = {
@@ -94,11 +99,13 @@ struct ResponseWriter {
 
     func problem(_ failure: ProxyFailure, route: String?, extraHeaders: [(String, String)] = [],
                  reply: UpstreamResponse? = nil, serializer: String? = nil, hint: String? = nil) {
-        var headers = [("Content-Type", ProblemDocument.contentType)] + extraHeaders
+        var headers = HeaderFields()
+        headers.append("Content-Type", ProblemDocument.contentType)
+        for (name, value) in extraHeaders { headers.append(name, value) }
         // An upstream answered: its Date is the response's (the connection adds ours otherwise).
-        if let reply { reply.headers.appendPairs(where: HeaderPolicy.date.contains, to: &headers) }
-        if case .methodNotAllowed(let allow) = failure { headers.append(("Allow", allow.joined(separator: ", "))) }
-        send(status: failure.clientStatus, headers: headers,
+        if let reply { reply.headers.appending(where: HeaderPolicy.date.contains, to: &headers) }
+        if case .methodNotAllowed(let allow) = failure { headers.append("Allow", allow.joined(separator: ", ")) }
+        send(status: failure.clientStatus, contentType: ProblemDocument.contentType, headers: headers,
              body: ProblemDocument.render(failure, route: route, requestID: context.requestID, hint: hint),
              outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
@@ -107,39 +114,45 @@ struct ResponseWriter {
     func success(_ value: NormalizedJSON, serializer: String, reply: UpstreamResponse, envelope: Bool) {
         let cookies = context.passesCookies
         let bytes = envelope ? Self.envelope(reply, data: value.bytes, cookies: cookies) : value.bytes
-        var headers = Self.successHeaders(serializer: serializer, capacity: 12)
-        reply.headers.appendEndToEndPairs(where: {
+        var headers = Self.successHeaders(serializer: serializer)
+        reply.headers.appendEndToEnd(where: {
             HeaderPolicy.forwardedDownstream.contains($0) || cookies && HeaderPolicy.setCookie.contains($0)
         }, to: &headers)
-        send(status: reply.status, headers: headers, body: bytes, outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
+        send(status: reply.status, contentType: Self.jsonType, headers: headers, body: bytes,
+             outcome: Outcome(label: "ok", serializer: serializer, reply: reply))
     }
 
-    /// The fields every normalized answer starts with; `capacity` leaves room for the
-    /// forwarded ones, X-Request-Id and Server-Timing.
-    static func successHeaders(serializer: String, capacity: Int) -> [(String, String)] {
-        var headers: [(String, String)] = []
-        headers.reserveCapacity(capacity)
-        headers.append(("Content-Type", "application/json; charset=utf-8"))
-        headers.append(("X-Serializerd-Serializer", serializer))
+    static let jsonType = "application/json; charset=utf-8"
+
+    /// The fields every normalized answer starts with, with room for the forwarded ones,
+    /// X-Request-Id and Server-Timing.
+    static func successHeaders(serializer: String) -> HeaderFields {
+        var headers = HeaderFields()
+        headers.reserveCapacity(512)
+        headers.append("Content-Type", jsonType)
+        headers.append("X-Serializerd-Serializer", serializer)
         return headers
     }
 
     /// A normalized answer with serializerd's tag (caching routes): a client's
     /// `If-None-Match` naming it gets a 304 without the body (RFC 9110 §13.1.2).
-    func sendNormalized(status: Int, headers: consuming [(String, String)], body: [UInt8], tag: String?, outcome: Outcome) {
-        guard let tag else { return send(status: status, headers: headers, body: body, outcome: outcome) }
-        headers.append(("ETag", tag))
+    func sendNormalized(status: Int, headers: consuming HeaderFields, body: [UInt8], tag: String?, outcome: Outcome) {
+        guard let tag else { return send(status: status, contentType: Self.jsonType, headers: headers, body: body, outcome: outcome) }
+        headers.append("ETag", tag)
         if (200...299).contains(status), let asked = context.request.header("If-None-Match"), OutputTag.ifNoneMatch(asked, matches: tag) {
-            headers.removeAll { $0.0 == "Content-Type" }
-            return send(status: 304, headers: headers, body: [], outcome: outcome)
+            headers.remove("Content-Type")
+            return send(status: 304, contentType: nil, headers: headers, body: [], outcome: outcome)
         }
-        send(status: status, headers: headers, body: body, outcome: outcome)
+        send(status: status, contentType: Self.jsonType, headers: headers, body: body, outcome: outcome)
     }
 
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
     func passthrough(_ reply: UpstreamResponse, failure: ProxyFailure, serializer: String?) {
-        let headers = HeaderPolicy.endToEnd(reply.headers, cookies: context.passesCookies)
+        var headers = HeaderFields()
+        let cookies = context.passesCookies
+        reply.headers.appendEndToEnd(where: { !HeaderPolicy.hopByHopDownstream.contains($0) && (cookies || !HeaderPolicy.setCookie.contains($0)) },
+                                     to: &headers)
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// What `/-/recent?format=har` shows of a request beyond its completion event: the
 /// client's request and the answer it got, and the upstream exchange behind that answer
 /// (so a captured flow can become a tape entry). Held as the exchange had it — the
@@ -48,11 +50,11 @@ public final class CapturedExchange: Sendable {
     public let head: [UInt8]
     public let requestBody: Body
     /// The fields of the answer the client got.
-    public let responseHeaders: [(String, String)]
+    public let responseHeaders: HeaderFields
     public let responseBody: Body
     public let upstream: Upstream?
 
-    public init(target: String, head: [UInt8], requestBody: [UInt8], responseHeaders: [(String, String)],
+    public init(target: String, head: [UInt8], requestBody: [UInt8], responseHeaders: HeaderFields,
                 responseBody: [UInt8], upstream: Upstream?) {
         self.target = target
         self.head = head

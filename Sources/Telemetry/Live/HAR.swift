@@ -70,7 +70,7 @@ public enum HAR {
                 ("statusText", .string(HTTPReason.phrase(e.status))),
                 ("httpVersion", .string("HTTP/1.1")),
                 ("cookies", .array([])),
-                ("headers", .array(x.map { capture.headers($0.responseHeaders).map(header) } ?? responseHeaders)),
+                ("headers", .array(x.map { capture.headers($0.responseHeaders.pairs).map(header) } ?? responseHeaders)),
                 ("content", .object(content)),
                 ("redirectURL", .string("")),
                 ("headersSize", number(-1)),

@@ -3,21 +3,11 @@ import HTTPCore
 import Serializers
 import Telemetry
 
-extension AdminEndpoint {
-    /// Admin endpoints are GET and HEAD only, but for purges, clearing and network changes (DESIGN §6).
-    var methods: [String] {
-        switch self {
-        case .cache, .cacheRoute, .cookies, .networkRoute: ["GET", "HEAD", "DELETE"]
-        case .network: ["GET", "HEAD", "PUT", "DELETE"]
-        default: ["GET", "HEAD"]
-        }
-    }
-}
-
 extension Worker {
     /// `GET /-/cookies/<route>`: the jar's cookies, names and domains, never values;
     /// `DELETE`: forget them all.
-    func serveCookies(_ name: String, method: String, writer: ResponseWriter) {
+    func serveCookies(_ r: AdminRequest) {
+        let name = r.parameter, method = r.method, writer = r.writer
         guard let jar = config.routes.first(where: { $0.name == name })?.cookies else {
             return writer.problem(.noRoute("\(method) /-/cookies/\(name): no route of that name keeps a cookie jar (cookies: jar)"), route: nil)
         }
@@ -35,9 +25,8 @@ extension Worker {
     }
 
     /// `GET /-/cache[/<route>]`: entries, bytes and results by route; `DELETE`: purge.
-    func serveCache(_ endpoint: AdminEndpoint, method: String, writer: ResponseWriter) {
-        var name: String?
-        if case .cacheRoute(let route) = endpoint { name = route }
+    func serveCache(_ r: AdminRequest) {
+        let name = r.parameter.isEmpty ? nil : r.parameter, method = r.method, writer = r.writer
         let usage = cache.store.usage()
         if let name, !config.routes.contains(where: { $0.name == name }), usage.byRoute[name] == nil {
             return writer.problem(.noRoute("\(method) /-/cache/\(name): no route of that name has cache entries; GET /-/cache lists them"),

@@ -3,6 +3,9 @@ import HTTPCore
 import Telemetry
 
 extension Worker {
+    /// `GET /-/events`: the live event stream.
+    func serveEvents(_ r: AdminRequest) { openStream(r.exchange, writer: r.writer) }
+
     func openStream(_ request: any ClientExchange, writer: ResponseWriter) {
         let mailbox = self.mailbox
         let subscriber = shared.hub.subscribe(owner: telemetry.owner) { mailbox.post(.events) }

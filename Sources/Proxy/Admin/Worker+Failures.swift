@@ -6,27 +6,36 @@ import Upstream
 /// Failure evidence (DESIGN §6): kept when a serializer refuses an upstream response,
 /// served by `/-/failures`.
 extension Worker {
-    func serveFailures(_ endpoint: AdminEndpoint, writer: ResponseWriter) {
-        switch endpoint {
-        case .failures:
-            let list = config.keepFailures ? shared.failures.all() : []
-            writer.sendJSON(NormalizedJSON(.object([
-                ("keep_failures", .bool(config.keepFailures)),
-                ("capacity", .number(String(FailureStore.capacity))),
-                ("failures", .array(list.reversed().map(Self.summary))),
-            ])).bytes)
-        case .failure(let id):
-            guard config.keepFailures, let evidence = shared.failures.find(id) else { return writer.problem(.noSuchFailure(id), route: nil) }
-            writer.sendJSON(NormalizedJSON(Self.document(evidence)).bytes)
-        case .failureBody(let id):
-            guard config.keepFailures, let evidence = shared.failures.find(id) else { return writer.problem(.noSuchFailure(id), route: nil) }
-            // Never the upstream's own type: the bytes are hostile input to a browser.
-            writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/octet-stream"), ("X-Content-Type-Options", "nosniff"),
-                                               ("Content-Disposition", "attachment; filename=\"\(ReproduceCommand.bodyFileName(id))\"")]),
-                        body: evidence.body, outcome: .ok)
-        default:
-            writer.problem(.noSuchFailure(""), route: nil)
-        }
+    /// `GET /-/failures`: the evidence kept, newest first.
+    func serveFailureList(_ r: AdminRequest) {
+        let list = config.keepFailures ? shared.failures.all() : []
+        r.writer.sendJSON(NormalizedJSON(.object([
+            ("keep_failures", .bool(config.keepFailures)),
+            ("capacity", .number(String(FailureStore.capacity))),
+            ("failures", .array(list.reversed().map(Self.summary))),
+        ])).bytes)
+    }
+
+    /// `GET /-/failures/<request-id>`: one failure's evidence.
+    func serveFailure(_ r: AdminRequest) {
+        let id = Self.requestID(r.parameter)
+        guard config.keepFailures, let evidence = shared.failures.find(id) else { return r.writer.problem(.noSuchFailure(id), route: nil) }
+        r.writer.sendJSON(NormalizedJSON(Self.document(evidence)).bytes)
+    }
+
+    /// `GET /-/failures/<request-id>/body`: the upstream's body as it came.
+    func serveFailureBody(_ r: AdminRequest) {
+        let id = Self.requestID(r.parameter)
+        guard config.keepFailures, let evidence = shared.failures.find(id) else { return r.writer.problem(.noSuchFailure(id), route: nil) }
+        // Never the upstream's own type: the bytes are hostile input to a browser.
+        r.writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/octet-stream"), ("X-Content-Type-Options", "nosniff"),
+                                                          ("Content-Disposition", "attachment; filename=\"\(ReproduceCommand.bodyFileName(id))\"")]),
+                      body: evidence.body, outcome: .ok)
+    }
+
+    /// The request id a path segment names (percent-decoded).
+    static func requestID(_ segment: String) -> String {
+        String(decoding: Percent.decode(Array(segment.utf8)), as: UTF8.self)
     }
 
     /// A list entry: enough to find a failure and see what it was.

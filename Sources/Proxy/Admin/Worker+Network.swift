@@ -6,11 +6,13 @@ import Serializers
 extension Worker {
     /// `GET /-/network[/<route>]`: each route's configured and runtime conditions;
     /// `PUT /-/network`: a runtime change; `DELETE`: back to the configuration.
-    func serveNetwork(_ endpoint: AdminEndpoint, request: any ClientExchange, writer: ResponseWriter) {
+    func serveNetwork(_ r: AdminRequest) {
+        let request = r.exchange, writer = r.writer
         let overrides = pipeline.networkOverrides
         let now = pipeline.clock.wall()
         var only: String?
-        if case .networkRoute(let name) = endpoint {
+        if !r.parameter.isEmpty {
+            let name = r.parameter
             guard config.routes.contains(where: { $0.name == name }) else {
                 return writer.problem(.noRoute("\(request.method) /-/network/\(name): no route of that name; GET /-/routes lists them"), route: nil)
             }

@@ -36,9 +36,9 @@ extension Worker {
     }
 
     /// `GET /-/inflight`.
-    func serveInflight(writer: ResponseWriter) {
+    func serveInflight(_ r: AdminRequest) {
         let now = Clock.now()
         let flows = inflight.all.map { Self.describe($0, now: now) }
-        writer.sendJSON(NormalizedJSON(.object([("requests", .array(flows))])).bytes)
+        r.writer.sendJSON(NormalizedJSON(.object([("requests", .array(flows))])).bytes)
     }
 }

@@ -48,7 +48,7 @@ final class RequestPipeline {
     /// Where another worker's finished miss wakes this worker's parked requests.
     let mailbox: Mailbox
     /// Admin endpoints: the worker's to answer.
-    let admin: (AdminEndpoint, any ClientExchange, RequestTarget, ResponseWriter) -> Void
+    let admin: (any ClientExchange, RequestTarget, ResponseWriter) -> Void
     /// A request stopped waiting, on its upstream or on another's miss (a draining
     /// worker may be done).
     var upstreamEnded: () -> Void = {}
@@ -73,7 +73,7 @@ final class RequestPipeline {
     init(config: ServerConfig, session: any UpstreamClient, cache: ProcessCache, telemetry: WorkerTelemetry, shared: Telemetry,
          budget: ProcessBudget, via: String, mailbox: Mailbox, clock: PipelineClock = .system,
          networkOverrides: NetworkOverrides = NetworkOverrides(),
-         admin: @escaping (AdminEndpoint, any ClientExchange, RequestTarget, ResponseWriter) -> Void) {
+         admin: @escaping (any ClientExchange, RequestTarget, ResponseWriter) -> Void) {
         self.config = config
         hosts = config.hosts
         table = RouteTable(config.routes)
@@ -132,9 +132,9 @@ final class RequestPipeline {
             return reply.problem(.invalidPath("the request-target is not a path or an http(s) URL"), route: nil)
         }
         if target.host == nil {
-            if let admin = AdminEndpoint(path: target.path) {
+            if AdminRouter<Void>.isAdmin(path: target.path) {
                 context.label = RouteLabel.admin
-                return self.admin(admin, request, target, reply)
+                return admin(request, target, reply)
             }
             // Before routing: a rebinding page learns nothing of which paths are routes.
             let hosts = self.hosts

@@ -58,8 +58,8 @@ final class Worker {
         self.mailbox = mailbox
         let pipeline = RequestPipeline(config: config, session: session, cache: cache, telemetry: self.telemetry, shared: telemetry,
                                        budget: budget, via: via, mailbox: mailbox, clock: clock,
-                                       networkOverrides: networkOverrides) { [unowned self] endpoint, request, target, writer in
-            self.serveAdmin(endpoint, request: request, target: target, writer: writer)
+                                       networkOverrides: networkOverrides) { [unowned self] request, target, writer in
+            self.serveAdmin(request, target: target, writer: writer)
         }
         self.pipeline = pipeline
         pipeline.upstreamEnded = { [unowned self] in self.finishIfIdle() }

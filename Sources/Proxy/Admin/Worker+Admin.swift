@@ -1,0 +1,225 @@
+import EventLoop
+import HTTPCore
+import Serializers
+import Tapes
+import Telemetry
+
+/// serializerd's own endpoints: `/metrics` and everything under `/-/`. They answer only
+/// clients in `admin.allow`, checked against the socket peer, and only to Host names no
+/// web page can claim.
+extension Worker {
+    typealias AdminHandler = @Sendable (Worker) -> (AdminRequest) -> Void
+
+    /// Every admin endpoint: its methods, its path, the handler (in the file of its concern).
+    static let admin = AdminRouter<AdminHandler>([
+        (["GET", "HEAD"], "/metrics", Worker.serveMetrics),
+        (["GET", "HEAD"], "/-/health", Worker.serveHealth),
+        (["GET", "HEAD"], "/-/routes", Worker.serveRoutes),
+        (["GET", "HEAD"], "/-/events", Worker.serveEvents),
+        (["GET", "HEAD"], "/-/recent", Worker.serveRecent),
+        (["GET", "HEAD"], "/-/failures", Worker.serveFailureList),
+        (["GET", "HEAD"], "/-/failures/*", Worker.serveFailure),
+        (["GET", "HEAD"], "/-/failures/*/body", Worker.serveFailureBody),
+        (["GET", "HEAD"], "/-/ui", Worker.serveInspector),
+        (["GET", "HEAD"], "/-/ui/", Worker.serveInspector),
+        (["GET", "HEAD"], "/-/ui/app.js", Worker.serveInspectorScript),
+        (["GET", "HEAD"], "/-/ui/app.css", Worker.serveInspectorStyle),
+        (["GET", "HEAD"], "/-/tapes", Worker.serveTapes),
+        (["GET", "HEAD"], "/-/tapes/*", Worker.serveTape),
+        (["GET", "HEAD", "DELETE"], "/-/cache", Worker.serveCache),
+        (["GET", "HEAD", "DELETE"], "/-/cache/*", Worker.serveCache),
+        (["GET", "HEAD", "DELETE"], "/-/cookies/*", Worker.serveCookies),
+        (["GET", "HEAD"], "/-/inflight", Worker.serveInflight),
+        (["GET", "HEAD", "PUT", "DELETE"], "/-/network", Worker.serveNetwork),
+        (["GET", "HEAD", "DELETE"], "/-/network/*", Worker.serveNetwork),
+    ])
+
+    /// An admin request: refused unless the peer and the Host may use admin, then the
+    /// table's handler, a 405 with the table's methods, or a 404.
+    func serveAdmin(_ request: any ClientExchange, target: RequestTarget, writer: ResponseWriter) {
+        guard config.allowsAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket) else {
+            return writer.problem(.forbidden(host: nil), route: nil)
+        }
+        if !request.peerIsUnixSocket, let host = request.header("Host"), !Self.answers(host: host, config: config) {
+            return writer.problem(.forbidden(host: host), route: nil)
+        }
+        switch Self.admin.match(method: request.method, path: target.path) {
+        case .handler(let handler, let parameter):
+            handler(self)(AdminRequest(exchange: request, target: target, writer: writer, parameter: parameter))
+        case .methodNotAllowed(let allow):
+            writer.problem(.methodNotAllowed(allow: allow), route: nil)
+        case .notFound:
+            writer.problem(.noRoute(request.method + " " + target.path), route: nil)
+        }
+    }
+
+    func serveHealth(_ r: AdminRequest) {
+        let body = JSONValue.object([
+            ("status", .string("ok")), ("version", .string(ServerVersion.string)),
+            ("uptime_seconds", .number(String(Int(Clock.now() - ProcessStart.monotonic)))),
+        ])
+        r.writer.sendJSON(NormalizedJSON(body).bytes)
+    }
+
+    func serveMetrics(_ r: AdminRequest) {
+        r.writer.send(status: 200, headers: HeaderFields([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+                      body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes), outcome: .ok)
+    }
+
+    func serveRoutes(_ r: AdminRequest) {
+        let capture = config.capture
+        r.writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map { Self.describe($0, capture: capture) }))])).bytes)
+    }
+
+    func serveInspector(_ r: AdminRequest) { r.writer.sendAsset(InspectorAssets.html, type: "text/html; charset=utf-8") }
+    func serveInspectorScript(_ r: AdminRequest) { r.writer.sendAsset(InspectorAssets.javascript, type: "text/javascript; charset=utf-8") }
+    func serveInspectorStyle(_ r: AdminRequest) { r.writer.sendAsset(InspectorAssets.css, type: "text/css; charset=utf-8") }
+
+    /// `GET /-/recent`: the last completion events, as JSON or as a HAR (`?format=har`).
+    func serveRecent(_ r: AdminRequest) {
+        let writer = r.writer
+        switch RecentFormat.parse(r.target.query) {
+        case .success(.json):
+            var body = Array("{\"events\":[".utf8)
+            for (index, event) in shared.hub.recent().enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                body += event.json
+            }
+            body += Array("]}".utf8)
+            writer.sendJSON(body)
+        case .success(.har):
+            // Never the client's Host: the URL names serializerd as configured.
+            let origin = "http://" + (config.listen.unixPath == nil ? config.listen.description : "localhost")
+            writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/json; charset=utf-8"),
+                                                            ("Content-Disposition", "attachment; filename=\"serializerd.har\"")]),
+                        body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string, capture: config.capture) { event, sent in
+                            // The upstream exchange as a tape entry: `tape import` takes it.
+                            let entry = HARCodec.encode(method: sent.method, url: sent.url,
+                                                        requestHeaders: HARCodec.each(CapturedExchange.fields(sent.requestLines)),
+                                                        requestBody: sent.requestBody.bytes ?? [], status: sent.status,
+                                                        responseHeaders: HARCodec.each(CapturedExchange.fields(sent.responseLines)),
+                                                        responseBody: sent.responseBody.bytes ?? [], startedAt: event.startedAt,
+                                                        duration: event.upstreamDuration ?? 0, capture: self.config.capture,
+                                                        httpVersion: event.httpVersion)
+                            return try? JSONValue.parse(entry)
+                        }, outcome: .ok)
+        case .failure(let failure):
+            writer.problem(failure, route: nil)
+        }
+    }
+
+    /// `GET /-/tapes`: each route's tape, its mode and size.
+    func serveTapes(_ r: AdminRequest) {
+        let tapes = config.routes.compactMap { route in route.tape.map { (route.name, $0) } }.map { name, tape in
+            var fields: [(String, JSONValue)] = [
+                ("route", .string(name)), ("mode", .string(tape.mode.rawValue)), ("record_misses", .bool(tape.recordMisses)),
+                ("entries", .number(String(tape.tape.count))), ("bytes", .number(String(tape.tape.bytes))),
+                ("file", .string(tape.tape.path)), ("href", .string("/-/tapes/" + name)),
+            ]
+            if let stopped = tape.tape.stopped { fields.append(("recording_stopped", .string(stopped))) }
+            return JSONValue.object(fields)
+        }
+        r.writer.sendJSON(NormalizedJSON(.object([("tapes", .array(tapes))])).bytes)
+    }
+
+    /// `GET /-/tapes/<route>`: the route's tape as HAR.
+    func serveTape(_ r: AdminRequest) {
+        let name = r.parameter
+        guard let tape = config.routes.first(where: { $0.name == name })?.tape else {
+            return r.writer.problem(.noRoute("GET /-/tapes/\(name): no route of that name has a tape; GET /-/tapes lists them"), route: nil)
+        }
+        r.writer.send(status: 200, headers: HeaderFields([("Content-Type", "application/json; charset=utf-8"),
+                                                          ("Content-Disposition", "attachment; filename=\"\(name).har\"")]),
+                      body: tape.tape.har(), outcome: .ok)
+    }
+
+    /// The DNS-rebinding guard (DESIGN §6): a page whose own name resolves to 127.0.0.1
+    /// sends that name as Host, so admin answers only to names no page can claim:
+    /// loopback names and addresses, the listen address, and what `admin.hosts` lists.
+    /// Any port; names compare case-insensitively, a trailing dot ignored.
+    static func answers(host: String, config: ServerConfig) -> Bool {
+        guard let name = HostField.name(host), !name.isEmpty else { return false }
+        if name == "localhost" || name == config.listen.host.lowercased() || config.adminHosts.contains(name) { return true }
+        guard let address = IPAddress(name)?.unmapped else { return false }
+        return address.isV6 ? address.bytes == Array(repeating: 0, count: 15) + [1] : address.bytes[0] == 127
+    }
+
+    /// `serializerd_tape_entries{route}`: each tape's recordings, read at scrape time.
+    static func tapeMetrics(_ routes: [Route]) -> [UInt8] {
+        let tapes = routes.compactMap { route in route.tape.map { (route.name, $0.tape.count) } }
+        guard !tapes.isEmpty else { return [] }
+        var text = "# HELP serializerd_tape_entries Recordings on each route's tape.\n# TYPE serializerd_tape_entries gauge\n"
+        for (name, count) in tapes { text += "serializerd_tape_entries{route=\"\(name)\"} \(count)\n" }
+        return Array(text.utf8)
+    }
+
+    /// `serializerd_upstream_up{route}`: 1 reachable, 0 unreachable, absent while unknown.
+    static func reachabilityMetrics(_ routes: [Route]) -> [UInt8] {
+        let known = routes.compactMap { route -> (String, Int)? in
+            switch route.reachability.state {
+            case .unknown: nil
+            case .reachable: (route.name, 1)
+            case .unreachable: (route.name, 0)
+            }
+        }
+        var text = "# HELP serializerd_upstream_up Whether each route's upstream is reachable (absent while unknown).\n# TYPE serializerd_upstream_up gauge\n"
+        for (name, up) in known { text += "serializerd_upstream_up{route=\"\(name)\"} \(up)\n" }
+        return Array(text.utf8)
+    }
+
+    static func describe(_ route: Route, capture: Redaction) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("name", .string(route.name)),
+            ("prefix", .string(route.prefix)),
+            ("methods", route.methods.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
+            ("host", route.host.map(JSONValue.string) ?? .null),
+            ("upstream", .string(capture.url(route.upstream.description))),
+            ("timeout_seconds", .number(NumberText.shortest(route.timeout))),
+            ("connect_timeout_seconds", .number(NumberText.shortest(route.connectTimeout))),
+            ("follow_redirects", .number(String(route.followRedirects))),
+            ("headers", .array(route.headers.map { .string($0.0) })),   // names only: values may be secrets
+            ("request_serializer", .string(route.requestSerializerName)),
+            ("response_serializer", .string(route.response.serializer.rawValue)),
+        ]
+        if let serializers = route.response.serializers { members.append(("serializers", .array(serializers.map { .string($0.rawValue) }))) }
+        members.append(("output", .object([
+            ("envelope", .bool(route.output.envelope)), ("canonical", .bool(route.output.canonical)),
+            ("numbers", .string(route.output.effectiveNumbers.rawValue)),
+            ("on_failure", .string(route.output.onFailure.rawValue)),
+        ])))
+        members.append(("tape", .string(route.tape?.mode.rawValue ?? RouteTape.Mode.off.rawValue)))
+        members.append(("cache", route.cache.map { JSONValue.string($0.policy.rawValue) } ?? .null))
+        let reach = route.reachability
+        members.append(("reachability", .object([
+            ("state", .string(reach.state.name)),
+            ("since", reach.since.map { .string(UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds)) } ?? .null),
+            ("failing_fast", .bool(reach.failsFast)),
+            ("health", route.health.map { .object([("path", .string(capture.url($0.path))), ("interval_seconds", .number(NumberText.shortest($0.interval)))]) } ?? .null),
+        ])))
+        members.append(("tls", route.tls.map { tls in JSONValue.object([
+            ("verify", .bool(tls.verify)), ("ca_file", .bool(tls.caBundle != nil)),
+            ("pinned_public_keys", .number(String(tls.pinnedPublicKeys.count))), ("client_certificate", .bool(tls.clientCertificate != nil)),
+            ("min_version", tls.minVersion.map { .string($0.rawValue) } ?? .null),
+        ]) } ?? .null))
+        return .object(members)
+    }
+}
+
+extension ResponseWriter {
+    func sendJSON(_ body: [UInt8]) {
+        send(status: 200, headers: HeaderFields([("Content-Type", "application/json; charset=utf-8")]), body: body, outcome: .ok)
+    }
+
+    /// One of the inspector's files, under its strict Content-Security-Policy.
+    func sendAsset(_ text: String, type: String) {
+        send(status: 200, headers: HeaderFields([("Content-Type", type), ("Content-Security-Policy", InspectorAssets.contentSecurityPolicy),
+                                    ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+                                    ("Cache-Control", "no-cache")]),
+             body: Array(text.utf8), outcome: .ok)
+    }
+}
+
+/// When the server started; `Server.run` reads it first so it is set at startup.
+enum ProcessStart {
+    static let monotonic = Clock.now()
+}

@@ -9,13 +9,14 @@ internal import CLibevent
 extension Connection {
     func shapedReply(_ request: ServerRequest, head: [UInt8], body: [UInt8], shaping: ReplyShaping) -> ServerRequest.Delivery {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard machine.isOpen, let pacer = Pacer(base: server.loop.base, owner: me, callback: Connection.paceCallback,
-                                                shaping: shaping, now: Clock.now(), budget: server.budget) else {
+        guard machine.isOpen, let timer = PaceTimer(base: server.loop.base, owner: me, callback: Connection.paceCallback,
+                                                    budget: server.budget) else {
             close()
             request.connection = nil
             return .gone
         }
-        self.pacer = pacer
+        replyTimer = timer
+        machine.shaping.reply = Pace(shaping, now: Clock.now())
         switch shaping.ending {
         case .reset:
             break
@@ -53,15 +54,15 @@ extension Connection {
     /// Sends what the pacer allows now, then waits for its next step, for the socket, or
     /// ends the reply.
     func pace() {
-        guard let pacer, machine.isOpen else { return }
+        guard let pace = machine.shaping.reply, let timer = replyTimer, machine.isOpen else { return }
         let now = Clock.now()
-        if now >= pacer.giveUpAt { return close() }
-        if now >= pacer.start, pacer.ending == .reset { return reset() }
-        if pacer.ending != .reset {
-            let allowed = pacer.allowance(now: now)
+        if now >= pace.giveUpAt { return close() }
+        if now >= pace.start, pace.ending == .reset { return reset() }
+        if pace.ending != .reset {
+            let allowed = pace.allowance(now: now)
             if allowed > 0, !output.isEmpty {
                 guard let n = writeOutput(limit: allowed) else { return }
-                pacer.sent += n
+                machine.shaping.reply?.sent += n
                 if n < allowed, !output.isEmpty {
                     // The socket is full: the client sets the pace now, within `client_idle`.
                     events?.watchWrite()
@@ -71,12 +72,13 @@ extension Connection {
             }
             events?.stopWriting()
             if output.isEmpty {
-                self.pacer = nil
+                machine.shaping.reply = nil
+                replyTimer = nil
                 return drained()
             }
         }
-        let wait = max(pacer.wait(now: Clock.now()), 0.001)
-        guard pacer.wake(after: wait) else { return close() }
+        let wait = max((machine.shaping.reply ?? pace).wait(now: Clock.now()), 0.001)
+        guard timer.wake(after: wait) else { return close() }
         arm(wait + machine.awaitingDrain(idleTimeout: server.settings.idleTimeout))
     }
 
@@ -95,14 +97,14 @@ extension Connection {
     func paceUpload(_ head: RequestHead) {
         guard let rate = server.uploadRate?(head, peerAddress, peer.isUnix) else { return }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let pacer = Pacer(base: server.loop.base, owner: me, callback: Connection.uploadCallback,
-                                shaping: ReplyShaping(bytesPerSecond: rate), now: Clock.now(), budget: server.budget) else { return }
-        uploadPacer = pacer
+        guard let timer = PaceTimer(base: server.loop.base, owner: me, callback: Connection.uploadCallback, budget: server.budget) else { return }
+        uploadTimer = timer
+        machine.shaping.upload = Pace(ReplyShaping(bytesPerSecond: rate), now: Clock.now())
     }
 
-    func waitForUpload(_ pacer: Pacer) {
+    func waitForUpload(_ pace: Pace) {
         events?.stopReading()
-        if !pacer.wake(after: max(pacer.wait(now: Clock.now()), 0.001)) { close() }
+        if uploadTimer?.wake(after: max(pace.wait(now: Clock.now()), 0.001)) != true { close() }
     }
 
     /// evtimer: the upload may go on, or a held request is due.
@@ -112,7 +114,7 @@ extension Connection {
 
     func uploadStep() {
         guard machine.isOpen else { return }
-        if let held = heldIncoming { return dispatch(held) }
+        if let held = machine.shaping.held { return dispatch(held) }
         watchRead()
     }
 }

@@ -221,7 +221,7 @@ extension Connection {
     }
 
     func writable() {
-        if pacer != nil { return pace() }
+        if machine.shaping.reply != nil { return pace() }
         guard writeOutput(limit: Int.max) != nil else { return }
         guard output.isEmpty else { return }
         events?.stopWriting()

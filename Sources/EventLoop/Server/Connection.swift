@@ -27,12 +27,10 @@ final class Connection {
     /// Set while `process` runs, so a reply sent from inside the handler does not
     /// re-enter it (pipelined requests are picked up by the running loop instead).
     var parsing = false
-    /// Set while a shaped reply is out.
-    var pacer: Pacer?
-    /// Set while a request body is read at `network.up`'s pace.
-    var uploadPacer: Pacer?
-    /// A request read whole, held until its body would have arrived at that pace.
-    var heldIncoming: ConnectionMachine.Incoming?
+    /// What wakes the machine's paces (`machine.shaping`): set while a shaped reply is
+    /// out, and while a request body is read at `network.up`'s pace.
+    var replyTimer: PaceTimer?
+    var uploadTimer: PaceTimer?
 
     /// nil when libevent cannot watch the socket; the caller closes it.
     init?(fd: Int32, peer: Peer, server: HTTPServer, limits: RequestParser.Limits) {
@@ -59,13 +57,13 @@ final class Connection {
     func readable() {
         let scratch = server.scratch
         var room = scratch.count
-        if let uploadPacer {
-            room = min(room, uploadPacer.allowance(now: Clock.now()))
-            if room == 0 { return waitForUpload(uploadPacer) }
+        if let upload = machine.shaping.upload {
+            room = min(room, upload.allowance(now: Clock.now()))
+            if room == 0 { return waitForUpload(upload) }
         }
         let n = read(fd, scratch.baseAddress, room)
         if n > 0 {
-            uploadPacer?.sent += n
+            machine.shaping.upload?.sent += n
             let bytes = UnsafeRawBufferPointer(start: scratch.baseAddress, count: n)
             switch machine.received(bytes, maxHeaderBytes: server.settings.maxHeaderBytes) {
             case .parse: process()
@@ -94,7 +92,7 @@ final class Connection {
             switch machine.nextInput(idleTimeout: server.settings.idleTimeout, overloaded: server.budget.isOverloaded) {
             case .needMore(let deadline):
                 if let deadline { arm(deadline) }
-                if uploadPacer == nil, let head = machine.headAwaitingBody { paceUpload(head) }
+                if machine.shaping.upload == nil, let head = machine.headAwaitingBody { paceUpload(head) }
                 return
             case .busy:
                 return
@@ -114,18 +112,19 @@ final class Connection {
 
     func dispatch(_ incoming: ConnectionMachine.Incoming) {
         // A body that came with its head in one read is paced from now.
-        if uploadPacer == nil, heldIncoming == nil, !incoming.body.isEmpty, let head = incoming.head { paceUpload(head) }
-        if let uploadPacer {
+        if machine.shaping.upload == nil, machine.shaping.held == nil, !incoming.body.isEmpty, let head = incoming.head { paceUpload(head) }
+        if let upload = machine.shaping.upload {
             // The body arrived faster than `up` allows: the handler gets it when it would have.
-            let wait = uploadPacer.start + Double(incoming.body.count) / Double(uploadPacer.rate ?? 1) - Clock.now()
-            if wait > 0.001, heldIncoming == nil {
-                heldIncoming = incoming
+            let wait = upload.due(bytes: incoming.body.count, now: Clock.now())
+            if wait > 0.001, machine.shaping.held == nil {
+                machine.shaping.held = incoming
                 events?.stopReading()
-                if !uploadPacer.wake(after: wait) { close() }
+                if uploadTimer?.wake(after: wait) != true { close() }
                 return
             }
-            self.uploadPacer = nil
-            heldIncoming = nil
+            machine.shaping.upload = nil
+            machine.shaping.held = nil
+            uploadTimer = nil
             // Reading was paused for the pace, not for the machine: it resumes (a refused
             // request reads nothing more).
             if incoming.failure == nil { events?.watchRead() }
@@ -171,9 +170,8 @@ final class Connection {
         let request = current
         current = nil
         events = nil
-        pacer = nil
-        uploadPacer = nil
-        heldIncoming = nil
+        replyTimer = nil
+        uploadTimer = nil
         if queuedBytes > 0 { server.budget.release(queuedBytes) }
         queuedBytes = 0
         output = []

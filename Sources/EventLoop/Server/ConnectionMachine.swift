@@ -43,6 +43,15 @@ struct ConnectionMachine {
         var readPaused: Bool
     }
 
+    /// Network shaping (DESIGN §3) on this connection: the pace of the reply being sent,
+    /// the pace a request body is read at, and a request read whole held until its body
+    /// would have arrived at that pace.
+    struct Shaping {
+        var reply: Pace?
+        var upload: Pace?
+        var held: Incoming?
+    }
+
     /// A request read whole (or the reason it could not be), for the handler.
     struct Incoming {
         var head: RequestHead?
@@ -105,6 +114,8 @@ struct ConnectionMachine {
     /// Unparsed input (pipelined or partial requests) from `pendingStart` on.
     private(set) var pending: [UInt8] = []
     private(set) var pendingStart = 0
+    /// What shaping holds on this connection (the connection's timers wake it).
+    var shaping = Shaping()
     /// The request being read.
     private var head: RequestHead?
     private var body: [UInt8] = []
@@ -359,6 +370,7 @@ struct ConnectionMachine {
         pendingStart = 0
         head = nil
         body = []
+        shaping = Shaping()
         return previous
     }
 }

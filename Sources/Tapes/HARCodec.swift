@@ -25,8 +25,9 @@ public enum HARCodec {
 
     /// One entry's JSON, written straight into one buffer.
     public static func encode(_ entry: TapeEntry) -> [UInt8] {
-        encode(method: entry.request.method, url: entry.request.url, requestHeaders: each(entry.request.headers), requestBody: entry.request.body,
-               status: entry.status, responseHeaders: each(entry.responseHeaders), responseBody: entry.responseBody,
+        encode(method: entry.request.method, url: entry.request.url, requestHeaders: { entry.request.headers.forEach($0) },
+               requestBody: entry.request.body, status: entry.status, responseHeaders: { entry.responseHeaders.forEach($0) },
+               responseBody: entry.responseBody,
                startedAt: entry.startedAt, duration: entry.duration, capture: nil)
     }
 
@@ -239,21 +240,21 @@ public enum HARCodec {
             guard case .object(let c) = content else { throw HARError("response.content is not an object") }
             responseBody = try body(c, encodingKeys: ["encoding"], "response.content")
         }
-        var headers = responseHeaders
+        var headers = HeaderFields(responseHeaders)
         // A HAR from a browser may name the type only in content.mimeType.
-        if TapeRequest.field("Content-Type", in: headers) == nil, let content = member("content", response),
+        if headers.first("Content-Type") == nil, let content = member("content", response),
            case .object(let c) = content, let mime = member("mimeType", c), case .string(let type) = mime, !type.isEmpty {
             // It becomes a header line: refused like one that holds a line break.
             guard !type.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw HARError("response.content.mimeType holds CR, LF or NUL")
             }
-            headers.append(("Content-Type", type))
+            headers.append("Content-Type", type)
         }
         var started = 0.0
         if let date = member("startedDateTime", e), case .string(let text) = date { started = ISODate.seconds(text) ?? 0 }
         var duration = 0.0
         if let time = member("time", e), case .number(let text) = time, let ms = Double(text), ms >= 0, ms.isFinite { duration = ms / 1000 }
-        return TapeEntry(request: TapeRequest(method: method, url: url, headers: requestHeaders, body: requestBody),
+        return TapeEntry(request: TapeRequest(method: method, url: url, headers: HeaderFields(requestHeaders), body: requestBody),
                          status: status, responseHeaders: headers, responseBody: responseBody, startedAt: started, duration: duration)
     }
 

@@ -43,14 +43,14 @@ public struct MockRule: Sendable {
 /// What a mock answers: a status, headers and a body, as an upstream would send them.
 public struct MockAnswer: Sendable {
     public var status: Int
-    public var headers: [(String, String)]
+    public var headers: HeaderFields
     public var body: [UInt8]
 
-    public init(status: Int, headers: [(String, String)], body: [UInt8]) {
+    public init(status: Int, headers: HeaderFields, body: [UInt8]) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public var contentType: String? { headers.first { $0.0.equalsIgnoringASCIICase("Content-Type") }?.1 }
+    public var contentType: String? { headers.first("Content-Type") }
 }

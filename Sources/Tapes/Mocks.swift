@@ -38,7 +38,7 @@ public enum Mocks {
                 if matches(when, request) { return .answer(answer, rule: rule.name) }
             case .mapDirectory(let root):
                 switch MapDirectory.file(root: root, path: request.path, maxBytes: maxBytes) {
-                case .found(let body, let type): return .answer(MockAnswer(status: 200, headers: [("Content-Type", type)], body: body), rule: rule.name)
+                case .found(let body, let type): return .answer(MockAnswer(status: 200, headers: HeaderFields([("Content-Type", type)]), body: body), rule: rule.name)
                 case .escapes(let why): return .escapes(why)
                 case .missing: continue
                 }

@@ -194,7 +194,7 @@ public final class Tape: Sendable {
         init(_ entry: TapeEntry, at index: Int) {
             self.entry = index
             status = entry.status
-            headerLines = HeaderFields(entry.responseHeaders.filter { !Self.isDate($0.0) }).bytes
+            headerLines = HeaderFields(entry.responseHeaders.pairs.filter { !Self.isDate($0.0) }).bytes
             contentType = entry.contentType
             body = entry.responseBody
         }

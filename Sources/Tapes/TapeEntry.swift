@@ -10,14 +10,14 @@ public struct TapeEntry: Sendable, Equatable {
     public var request: TapeRequest
     public var status: Int
     /// The response's header fields as received, in order.
-    public var responseHeaders: [(String, String)]
+    public var responseHeaders: HeaderFields
     public var responseBody: [UInt8]
     /// When the exchange started (HAR's startedDateTime), seconds since the Unix epoch.
     public var startedAt: Double
     /// How long the upstream took, in seconds.
     public var duration: Double
 
-    public init(request: TapeRequest, status: Int, responseHeaders: [(String, String)], responseBody: [UInt8],
+    public init(request: TapeRequest, status: Int, responseHeaders: HeaderFields, responseBody: [UInt8],
                 startedAt: Double, duration: Double) {
         self.request = request
         self.status = status
@@ -31,7 +31,7 @@ public struct TapeEntry: Sendable, Equatable {
     /// or form members replaced by `[redacted]` (DESIGN §2, §6).
     public func redacted(by capture: Redaction) -> TapeEntry {
         var copy = self
-        let requestType = TapeRequest.field("Content-Type", in: request.headers)
+        let requestType = request.headers.first("Content-Type")
         copy.request = TapeRequest(method: request.method, url: capture.url(request.url), headers: capture.headers(request.headers),
                                    body: capture.body(request.body, contentType: requestType) ?? request.body)
         copy.responseHeaders = capture.headers(responseHeaders)
@@ -40,11 +40,11 @@ public struct TapeEntry: Sendable, Equatable {
     }
 
     /// The response's Content-Type field, if it sent one.
-    public var contentType: String? { TapeRequest.field("Content-Type", in: responseHeaders) }
+    public var contentType: String? { responseHeaders.first("Content-Type") }
 
     public static func == (a: TapeEntry, b: TapeEntry) -> Bool {
         a.request == b.request && a.status == b.status && a.responseBody == b.responseBody
-            && a.responseHeaders.elementsEqual(b.responseHeaders, by: ==) && a.startedAt == b.startedAt && a.duration == b.duration
+            && a.responseHeaders == b.responseHeaders && a.startedAt == b.startedAt && a.duration == b.duration
     }
 }
 
@@ -53,10 +53,10 @@ public struct TapeRequest: Sendable, Equatable {
     public var method: String
     /// The absolute upstream URL (`http://host/path?query`).
     public var url: String
-    public var headers: [(String, String)]
+    public var headers: HeaderFields
     public var body: [UInt8]
 
-    public init(method: String, url: String, headers: [(String, String)], body: [UInt8]) {
+    public init(method: String, url: String, headers: HeaderFields, body: [UInt8]) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -81,12 +81,7 @@ public struct TapeRequest: Sendable, Equatable {
         return (start == question ? "/" : url[start..<question], url[bytes.index(after: question)..<end])
     }
 
-    /// The first field named `name` (case-insensitively).
-    public static func field(_ name: String, in fields: [(String, String)]) -> String? {
-        fields.first { $0.0.equalsIgnoringASCIICase(name) }?.1
-    }
-
     public static func == (a: TapeRequest, b: TapeRequest) -> Bool {
-        a.method == b.method && a.url == b.url && a.body == b.body && a.headers.elementsEqual(b.headers, by: ==)
+        a.method == b.method && a.url == b.url && a.body == b.body && a.headers == b.headers
     }
 }

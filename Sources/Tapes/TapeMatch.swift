@@ -77,7 +77,7 @@ public struct TapeMatch: Sendable, Equatable {
         }
         pairs.sort()
         let values = headers.map { name -> String? in
-            guard let value = TapeRequest.field(name, in: request.headers) else { return nil }
+            guard let value = request.headers.first(name) else { return nil }
             return redaction.isRedactedHeader(name) ? "" : value
         }
         return Parts(method: request.method, path: String(path), query: pairs, headers: values, body: bodyKey(request, redaction: redaction))
@@ -85,7 +85,7 @@ public struct TapeMatch: Sendable, Equatable {
 
     func bodyKey(_ request: TapeRequest, redaction: Redaction) -> String {
         guard body != .ignore else { return "" }
-        let bytes = redaction.body(request.body, contentType: TapeRequest.field("Content-Type", in: request.headers)) ?? request.body
+        let bytes = redaction.body(request.body, contentType: request.headers.first("Content-Type")) ?? request.body
         if body == .json, let value = try? JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: true)),
            let canonical = try? Self.removing(ignoreJSON, from: value).encoded(canonical: true) {
             return "json:" + String(decoding: canonical, as: UTF8.self)

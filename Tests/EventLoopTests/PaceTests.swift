@@ -46,6 +46,7 @@ import Testing
 
     @Test func theBudgetCountsTimersWhileTheyLive() throws {
         let loop = try EventLoop()
+        defer { loop.close() }
         let noop: event_callback_fn = { _, _, _ in }
         let budget = ProcessBudget(maxConnections: 1, maxBufferedBytes: 1)
         do {

@@ -40,7 +40,7 @@ import Testing
         let text = try String(contentsOfFile: Fixture.path("config/design-example.yaml"), encoding: .utf8)
         let config = try load(text, env: ["GITHUB_TOKEN": "t0ken"])
         let github = try #require(config.routes.first)
-        #expect(github.headers.first { $0.0 == "Authorization" }?.1 == "Bearer t0ken")
+        #expect(github.headers.first("Authorization") == "Bearer t0ken")
         #expect(github.timeout == 10 && github.followRedirects == 5)
         #expect(github.response.acceptableStatusCodes == .successful)
         #expect(config.routes[2].response.serializers == [.json, .image])

@@ -6,8 +6,8 @@ import Testing
 @Suite struct HARCodecTests {
     static func entry(_ url: String = "http://up.test/v1/a?x=1&y=%20z", body: [UInt8] = Array("héllo".utf8),
                       requestBody: [UInt8] = []) -> TapeEntry {
-        TapeEntry(request: TapeRequest(method: "POST", url: url, headers: [("Content-Type", "application/json"), ("X-A", "1")], body: requestBody),
-                  status: 201, responseHeaders: [("Content-Type", "application/octet-stream"), ("ETag", "\"v\"")],
+        TapeEntry(request: TapeRequest(method: "POST", url: url, headers: HeaderFields([("Content-Type", "application/json"), ("X-A", "1")]), body: requestBody),
+                  status: 201, responseHeaders: HeaderFields([("Content-Type", "application/octet-stream"), ("ETag", "\"v\"")]),
                   responseBody: body, startedAt: 1_700_000_000.25, duration: 0.0125)
     }
 
@@ -37,14 +37,14 @@ import Testing
             Self.entry("http://u:pw@up.test/v1/a?api_key=s3cret&x=1#f", body: Array(#"{"items":[{"token":"t"}],"ok":true}"#.utf8),
                        requestBody: Array(#"{"password":"p","q":"\"quoted\"\n"}"#.utf8)),
             Self.entry(body: [0, 0xFF, 0x22, 0x5C], requestBody: Array("password=p&x=1".utf8)),
-            TapeEntry(request: TapeRequest(method: "PUT", url: "http://up.test/", headers: [("authorization", "Bearer x"), ("content-type", "application/x-www-form-urlencoded")],
+            TapeEntry(request: TapeRequest(method: "PUT", url: "http://up.test/", headers: HeaderFields([("authorization", "Bearer x"), ("content-type", "application/x-www-form-urlencoded")]),
                                            body: Array("password=p&x=%22".utf8)),
-                      status: 599, responseHeaders: [("X-KEY", "k"), ("Content-Type", "text/plain; charset=utf-8"), ("Content-Type", "ignored/second")],
+                      status: 599, responseHeaders: HeaderFields([("X-KEY", "k"), ("Content-Type", "text/plain; charset=utf-8"), ("Content-Type", "ignored/second")]),
                       responseBody: Array("line\u{1}\ttab \u{7F} é 🎉".utf8), startedAt: 0, duration: 12.5),
         ]
         for entry in cases {
-            let fromBuffers = HARCodec.encode(method: entry.request.method, url: entry.request.url, requestHeaders: HARCodec.each(entry.request.headers),
-                                              requestBody: entry.request.body, status: entry.status, responseHeaders: HARCodec.each(entry.responseHeaders),
+            let fromBuffers = HARCodec.encode(method: entry.request.method, url: entry.request.url, requestHeaders: { entry.request.headers.forEach($0) },
+                                              requestBody: entry.request.body, status: entry.status, responseHeaders: { entry.responseHeaders.forEach($0) },
                                               responseBody: entry.responseBody, startedAt: entry.startedAt, duration: entry.duration, capture: capture)
             #expect(fromBuffers == HARCodec.encode(entry.redacted(by: capture)))
             #expect(try HARCodec.decodeEntry(fromBuffers) == entry.redacted(by: capture))
@@ -119,7 +119,7 @@ import Testing
         let entries = try HARCodec.decode(Array(har.utf8))
         #expect(entries.count == 1)
         let e = try #require(entries.first)
-        #expect(e.request.headers.map(\.0) == ["accept"])
+        #expect(e.request.headers.pairs.map(\.0) == ["accept"])
         #expect(e.contentType == "application/json")
         #expect(e.responseBody == Array(#"{"ok":1}"#.utf8))
         #expect(e.startedAt == 1_714_550_400.5)

@@ -5,11 +5,11 @@ import Testing
 
 @Suite struct TapeMatchTests {
     static func request(_ url: String, method: String = "GET", headers: [(String, String)] = [], body: String = "") -> TapeRequest {
-        TapeRequest(method: method, url: url, headers: headers, body: Array(body.utf8))
+        TapeRequest(method: method, url: url, headers: HeaderFields(headers), body: Array(body.utf8))
     }
 
     static func entry(_ request: TapeRequest, _ answer: String) -> TapeEntry {
-        TapeEntry(request: request, status: 200, responseHeaders: [("Content-Type", "application/json")],
+        TapeEntry(request: request, status: 200, responseHeaders: HeaderFields([("Content-Type", "application/json")]),
                   responseBody: Array(answer.utf8), startedAt: 0, duration: 0)
     }
 

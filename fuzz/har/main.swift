@@ -28,15 +28,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard let read else { return 0 }
     let (entries, appendable) = (read.entries, read.appendable)
     if appendable {
-        let added = entries.last ?? TapeEntry(request: TapeRequest(method: "GET", url: "http://a/b?c=d", headers: [], body: []), status: 200,
-                                              responseHeaders: [], responseBody: Array("{}".utf8), startedAt: 0, duration: 0)
+        let added = entries.last ?? TapeEntry(request: TapeRequest(method: "GET", url: "http://a/b?c=d", headers: HeaderFields(), body: []), status: 200,
+                                              responseHeaders: HeaderFields(), responseBody: Array("{}".utf8), startedAt: 0, duration: 0)
         let grown = Array(bytes.dropLast(HARCodec.tail.count)) + (entries.isEmpty ? [] : [UInt8(ascii: ",")]) + HARCodec.encode(added) + HARCodec.tail
         guard let again = try? HARCodec.decode(grown) else { preconditionFailure("an appendable file does not read back once added to") }
         precondition(again.count == entries.count + 1 && again.last?.request == added.request, "the added entry is not the last one read back")
     }
     for entry in entries {
-        let fromBuffers = HARCodec.encode(method: entry.request.method, url: entry.request.url, requestHeaders: HARCodec.each(entry.request.headers),
-                                          requestBody: entry.request.body, status: entry.status, responseHeaders: HARCodec.each(entry.responseHeaders),
+        let fromBuffers = HARCodec.encode(method: entry.request.method, url: entry.request.url, requestHeaders: { entry.request.headers.forEach($0) },
+                                          requestBody: entry.request.body, status: entry.status, responseHeaders: { entry.responseHeaders.forEach($0) },
                                           responseBody: entry.responseBody, startedAt: entry.startedAt, duration: entry.duration, capture: capture)
         precondition(fromBuffers == HARCodec.encode(entry.redacted(by: capture)), "encoding from buffers differs from encoding the redacted entry")
     }

@@ -177,7 +177,7 @@ extension Worker {
             ("timeout_seconds", .number(NumberText.shortest(route.timeout))),
             ("connect_timeout_seconds", .number(NumberText.shortest(route.connectTimeout))),
             ("follow_redirects", .number(String(route.followRedirects))),
-            ("headers", .array(route.headers.map { .string($0.0) })),   // names only: values may be secrets
+            ("headers", .array(route.headers.pairs.map { .string($0.0) })),   // names only: values may be secrets
             ("request_serializer", .string(route.requestSerializerName)),
             ("response_serializer", .string(route.response.serializer.rawValue)),
         ]

@@ -61,14 +61,14 @@ extension ConfigLoader {
     static func answer(_ node: ConfigNode, config: ServerConfig) throws(ConfigError) -> MockAnswer {
         let m = try node.mapping(allowed: ["status", "headers", "body", "json", "file"])
         let status = try m["status"]?.int(in: 100...999) ?? 200
-        var headers = try self.headers(m["headers"])
+        var headers = HeaderFields(try self.headers(m["headers"]))
         let given = ["body", "json", "file"].filter { m[$0] != nil }
         guard given.count <= 1 else { throw node.error("respond takes one of body, json and file, found \(given.joined(separator: " and "))") }
         var body: [UInt8] = []
         if let n = m["body"] { body = Array(try n.string().utf8) }
         if let n = m["json"] {
             body = NormalizedJSON(try jsonValue(n)).bytes
-            if TapeRequest.field("Content-Type", in: headers) == nil { headers.append(("Content-Type", "application/json")) }
+            if headers.first("Content-Type") == nil { headers.append("Content-Type", "application/json") }
         }
         if let n = m["file"] {
             let path = relative(try n.string(), to: node.file)

@@ -18,7 +18,7 @@ public final class Route: Sendable {
     public let timeout: Double
     public let connectTimeout: Double
     public let followRedirects: Int
-    public let headers: [(String, String)]
+    public let headers: HeaderFields
     /// The names of `headers`, which replace any client header of the same name.
     let headerNames: HeaderNames
     public let requestSerializerName: String
@@ -85,7 +85,7 @@ public final class Route: Sendable {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects
-        self.headers = headers
+        self.headers = HeaderFields(headers)
         headerNames = HeaderNames(headers.map(\.0))
         self.requestSerializerName = requestSerializerName
         self.requestSerializer = requestSerializer

@@ -89,7 +89,7 @@ enum HeaderPolicy {
                 lines.append(name: name, value: value)
             }
         }
-        for (name, value) in route.headers { lines.append(name, value) }
+        lines.append(contentsOf: route.headers)
         if let contentType { lines.append("Content-Type", contentType) }
         // A Unix-socket peer has no address to add: the client's own chain (a local
         // front end's) goes on as it came, and none is made up.

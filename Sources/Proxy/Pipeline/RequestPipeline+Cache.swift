@@ -19,7 +19,7 @@ extension RequestPipeline {
         let request = context.request, url = context.url, woken = context.woken
         let method = request.method
         let key = CacheKey(method: "GET", url: url, scope: route.cacheScope)
-        let selecting = { (name: String) -> String? in route.fixedHeader(name) ?? request.header(name) }
+        let selecting = { (name: String) -> String? in route.headers.first(name) ?? request.header(name) }
         let now = clock.now()
         let consults = HTTPMethod.isCacheable(method)
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
@@ -178,12 +178,5 @@ extension RequestPipeline {
         if isGet && tag == nil { tag = OutputTag.of(bytes) }
         context.reply.sendNormalized(status: reply.status, headers: headers, body: bytes, tag: tag,
                               outcome: .init(label: "ok", serializer: serializer, reply: reply))
-    }
-}
-
-extension Route {
-    /// The value the route's `headers:` set for `name` (any case), which replaces the client's.
-    func fixedHeader(_ name: String) -> String? {
-        headers.first { $0.0.equalsIgnoringASCIICase(name) }?.1
     }
 }

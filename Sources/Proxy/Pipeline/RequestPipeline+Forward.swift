@@ -198,8 +198,8 @@ extension RequestPipeline {
                                       responseBody: reply.body, startedAt: started, duration: seconds, capture: capture,
                                       httpVersion: reply.httpVersion)
         tape.record(encoded: encoded) {
-            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers.pairs, body: request.body),
-                      status: reply.status, responseHeaders: reply.headers.pairs, responseBody: reply.body,
+            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers, body: request.body),
+                      status: reply.status, responseHeaders: reply.headers, responseBody: reply.body,
                       startedAt: started, duration: seconds).redacted(by: capture)
         }
     }
@@ -207,9 +207,8 @@ extension RequestPipeline {
 
 extension UpstreamResponse {
     /// An answer serializerd makes up in the upstream's place (a mock's).
-    init(status: Int, fields: [(String, String)], body: [UInt8], url: String) {
-        self.init(status: status, headers: HeaderFields(fields), contentType: TapeRequest.field("Content-Type", in: fields),
-                  body: body, url: url)
+    init(status: Int, fields: HeaderFields, body: [UInt8], url: String) {
+        self.init(status: status, headers: fields, contentType: fields.first("Content-Type"), body: body, url: url)
     }
 }
 

@@ -36,7 +36,7 @@ final class HealthProbes {
     private func probe(_ route: Route, _ health: RouteHealth, maxResponseBytes: Int) {
         guard pending.insert(route.name).inserted else { return }
         var headers = HeaderFields()
-        for (name, value) in route.headers { headers.append(name, value) }
+        headers.append(contentsOf: route.headers)
         let request = UpstreamRequest(url: health.url, method: "GET", headers: headers, body: [], timeout: min(route.timeout, health.interval),
                                       connectTimeout: min(route.connectTimeout, health.interval), followRedirects: route.followRedirects,
                                       maxResponseBytes: min(maxResponseBytes, 1 << 20), tls: route.tls, httpVersion: route.httpVersion)

@@ -78,6 +78,10 @@ public struct Redaction: Sendable {
         fields.map { isRedactedHeader($0.0) ? ($0.0, Self.marker) : $0 }
     }
 
+    public func headers(_ fields: HeaderFields) -> HeaderFields {
+        HeaderFields(headers(fields.pairs))
+    }
+
     /// A URL with named query parameters' values and any userinfo password replaced:
     /// `https://u:pw@h/p?api_key=k&x=1` → `https://u:[redacted]@h/p?api_key=[redacted]&x=1`.
     public func url(_ url: String) -> String {

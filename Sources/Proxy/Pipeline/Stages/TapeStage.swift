@@ -13,7 +13,7 @@ struct TapeStage: RequestStage {
         let fields = tape.records || tape.tape.matchReadsHeaders ? pipeline.upstreamFields(context, route: route) : nil
         context.upstreamSent?.lines = fields?.bytes ?? []
         if tape.replays {
-            let asked = TapeRequest(method: context.request.method, url: context.url, headers: fields?.pairs ?? [],
+            let asked = TapeRequest(method: context.request.method, url: context.url, headers: fields ?? HeaderFields(),
                                     body: context.serialized.body)
             if let replayed = tape.tape.replay(asked) {
                 replay(replayed, context, route: route, in: pipeline)

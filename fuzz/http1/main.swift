@@ -42,7 +42,7 @@ func run(_ input: UnsafeBufferPointer<UInt8>, piece: Int) -> Outcome {
                 head.forEachHeader { name, value in
                     parsed.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
                 }
-                let captured = CapturedExchange(target: head.target, head: head.bytes, requestBody: [], responseHeaders: [],
+                let captured = CapturedExchange(target: head.target, head: head.bytes, requestBody: [], responseHeaders: HeaderFields(),
                                                 responseBody: [], upstream: nil).requestFields
                 precondition(captured.elementsEqual(parsed.filter { $0.0.lowercased() != "host" }, by: ==),
                              "the captured fields differ from the parser's: \(captured) vs \(parsed)")

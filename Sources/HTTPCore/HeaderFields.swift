@@ -26,7 +26,13 @@ public struct HeaderFields: Sendable, Equatable {
 
     // MARK: writing
 
+    /// One field. The value's leading and trailing spaces and tabs are not part of it
+    /// (RFC 9110 §5.5) and are left out, so a field reads back as it was given.
     public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        var value = value
+        if let first = value.first, let last = value.last, first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
+            value = Self.trimmed(value)
+        }
         if bytes.capacity == 0 { bytes.reserveCapacity(512) }
         // The line made on the stack and appended in one copy: each append to the Array
         // pays its checks, five of them per field cost more than the bytes.
@@ -76,6 +82,13 @@ public struct HeaderFields: Sendable, Equatable {
             }
         }
         self = kept
+    }
+
+    static func trimmed(_ value: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0, end = value.count
+        while start < end && (value[start] == 0x20 || value[start] == 0x09) { start += 1 }
+        while end > start && (value[end - 1] == 0x20 || value[end - 1] == 0x09) { end -= 1 }
+        return UnsafeBufferPointer(rebasing: value[start..<end])
     }
 
     static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -25,6 +25,14 @@ import Testing
         #expect(made == HeaderFields([("Via", "1.1 serializerd-x"), ("Empty", ""), ("B", "2")]))
     }
 
+    @Test func aValueIsStoredWithoutSurroundingWhitespace() {
+        // RFC 9110 §5.5: the spaces are not part of the value, so fields given with them
+        // equal fields given without (a tape reads back as it was written).
+        let spaced = HeaderFields([("X", " y \t"), ("Z", "\t")])
+        #expect(String(decoding: spaced.bytes, as: UTF8.self) == "X: y\r\nZ: \r\n")
+        #expect(spaced == HeaderFields([("X", "y"), ("Z", "")]))
+    }
+
     @Test func endToEndLeavesOutWhatConnectionNames() {
         let received = fields("Connection: keep-alive, X-Hop\r\nX-Hop: 1\r\nCache-Control: max-age=60\r\nX-Keep: 2\r\n")
         var forwarded = HeaderFields([("First", "0")])

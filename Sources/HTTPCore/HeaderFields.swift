@@ -149,27 +149,8 @@ public struct HeaderFields: Sendable, Equatable {
     }
 
     /// The fields `keep` accepts, leaving out those this message's Connection header names
-    /// (hop-by-hop: never forwarded). One pass over the lines; the rare message whose
-    /// Connection names a field has what was taken filtered after.
-    public func appendEndToEndPairs(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout [(String, String)]) {
-        let first = result.count
-        var named: HeaderNames?
-        forEach { name, value in
-            if HeaderNames.isConnection(name) {
-                var options = named ?? HeaderNames([])
-                options.addConnectionOptions(value)
-                named = options
-            }
-            guard keep(name) else { return }
-            result.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-        }
-        guard let named, !named.isEmpty else { return }
-        var kept = Array(result[..<first])
-        for field in result[first...] where !named.contains(field.0) { kept.append(field) }
-        result = kept
-    }
-
-    /// The same as fields, copied as bytes (no String made).
+    /// (hop-by-hop: never forwarded), copied as bytes (no String made). One pass over the
+    /// lines; the rare message whose Connection names a field has what was taken filtered after.
     public func appendEndToEnd(where keep: (UnsafeBufferPointer<UInt8>) -> Bool, to result: inout HeaderFields) {
         let firstByte = result.bytes.count
         var named: HeaderNames?

@@ -194,12 +194,14 @@ public final class Tape: Sendable {
         init(_ entry: TapeEntry, at index: Int) {
             self.entry = index
             status = entry.status
-            headerLines = HeaderFields(entry.responseHeaders.pairs.filter { !Self.isDate($0.0) }).bytes
+            var kept = HeaderFields()
+            entry.responseHeaders.appending(where: { !Self.date.contains($0) }, to: &kept)
+            headerLines = kept.bytes
             contentType = entry.contentType
             body = entry.responseBody
         }
 
-        static func isDate(_ name: String) -> Bool { name.equalsIgnoringASCIICase("Date") }
+        static let date = HeaderNames(["date"])
     }
 
     /// A serialized answer kept for the route that made it (`owner`: its identity, so a

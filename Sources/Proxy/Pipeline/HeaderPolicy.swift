@@ -51,9 +51,9 @@ enum HeaderPolicy {
     /// An upstream response's end-to-end fields (passthrough replies, envelopes): not
     /// hop-by-hop, not framing, not named by its Connection header.
     /// `cookies`: false for a route whose jar keeps the upstream's Set-Cookie.
-    static func endToEnd(_ headers: HeaderFields, cookies: Bool = true) -> [(String, String)] {
-        var fields: [(String, String)] = []
-        headers.appendEndToEndPairs(where: { !hopByHopDownstream.contains($0) && (cookies || !setCookie.contains($0)) }, to: &fields)
+    static func endToEnd(_ headers: HeaderFields, cookies: Bool = true) -> HeaderFields {
+        var fields = HeaderFields()
+        headers.appendEndToEnd(where: { !hopByHopDownstream.contains($0) && (cookies || !setCookie.contains($0)) }, to: &fields)
         return fields
     }
 

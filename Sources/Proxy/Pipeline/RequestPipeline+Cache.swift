@@ -151,8 +151,9 @@ extension RequestPipeline {
     /// with serializerd's tag.
     func sendCaching(_ bytes: [UInt8], serializer: String, reply: UpstreamResponse, cached: CacheExchange, route: Route,
                      _ context: RequestContext) {
-        var forwarded: [(String, String)] = []
-        reply.headers.appendEndToEndPairs(where: HeaderPolicy.forwardedDownstream.contains, to: &forwarded)
+        var forwardedFields = HeaderFields()
+        reply.headers.appendEndToEnd(where: HeaderPolicy.forwardedDownstream.contains, to: &forwardedFields)
+        let forwarded = forwardedFields.pairs
         var tag: String?
         var stored = false
         let isGet = context.request.method == "GET"
@@ -171,7 +172,7 @@ extension RequestPipeline {
         }
         context.cache = .init(result: cached.result, status: cached.status(fwdStatus: reply.status, stored: stored))
         var headers = ResponseWriter.successHeaders(serializer: serializer)
-        for (name, value) in forwarded { headers.append(name, value) }
+        headers.append(contentsOf: forwardedFields)
         // Set-Cookie reaches this client only: never stored (a response with it is not storable).
         if context.passesCookies { reply.headers.appending(where: HeaderPolicy.setCookie.contains, to: &headers) }
         // HEAD's answer has no output to tag: its tag is GET's, which it does not know.

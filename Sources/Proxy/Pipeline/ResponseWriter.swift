@@ -149,17 +149,14 @@ struct ResponseWriter {
     /// `on_failure: passthrough`: the upstream response, untouched but for framing. The
     /// event still carries the failure that made it a passthrough.
     func passthrough(_ reply: UpstreamResponse, failure: ProxyFailure, serializer: String?) {
-        var headers = HeaderFields()
-        let cookies = context.passesCookies
-        reply.headers.appendEndToEnd(where: { !HeaderPolicy.hopByHopDownstream.contains($0) && (cookies || !HeaderPolicy.setCookie.contains($0)) },
-                                     to: &headers)
+        let headers = HeaderPolicy.endToEnd(reply.headers, cookies: context.passesCookies)
         send(status: reply.status, headers: headers, body: reply.body, outcome: Outcome(failure, reply: reply, serializer: serializer))
     }
 
     /// `{"status":…,"headers":{…},"data":…}` with lowercased header names.
     static func envelope(_ reply: UpstreamResponse, data: [UInt8], cookies: Bool = true) -> [UInt8] {
         var headers: [(String, JSONValue)] = []
-        for (name, value) in HeaderPolicy.endToEnd(reply.headers, cookies: cookies) {
+        for (name, value) in HeaderPolicy.endToEnd(reply.headers, cookies: cookies).pairs {
             let key = name.lowercased()
             headers.removeAll { $0.0 == key }
             headers.append((key, .string(value)))

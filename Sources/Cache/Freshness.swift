@@ -13,13 +13,13 @@ public struct Freshness: Sendable, Equatable {
     /// Whether the lifetime came from the heuristic (no explicit freshness given).
     public let heuristic: Bool
 
-    /// The response's fields (name, value; any case), the times its request went and its
+    /// The response's fields, the times its request went and its
     /// answer arrived (`Clock` seconds), and the wall clock then (for `Date`, `Expires`).
-    public init(status: Int, fields: [(String, String)], requestedAt: Double, receivedAt: Double, wallNow: Double) {
-        let control = CacheControl(Self.values("Cache-Control", fields))
-        let date = Self.values("Date", fields).first.flatMap { HTTPDate.seconds($0, now: wallNow) }
+    public init(status: Int, fields: HeaderFields, requestedAt: Double, receivedAt: Double, wallNow: Double) {
+        let control = CacheControl(fields.values("Cache-Control"))
+        let date = fields.first("Date").flatMap { HTTPDate.seconds($0, now: wallNow) }
         // RFC 9111 §4.2.3.
-        let ageValue = Self.values("Age", fields).first.flatMap { CacheControl.seconds(Array($0.utf8)).value } ?? 0
+        let ageValue = fields.first("Age").flatMap { CacheControl.seconds(Array($0.utf8)).value } ?? 0
         let apparentAge = max(0, wallNow - (date ?? wallNow))
         let responseDelay = max(0, receivedAt - requestedAt)
         initialAge = max(apparentAge, Double(ageValue) + responseDelay)
@@ -30,11 +30,11 @@ public struct Freshness: Sendable, Equatable {
             lifetime = control.sMaxAge.value ?? 0
         } else if control.maxAge.isPresent {
             lifetime = control.maxAge.value ?? 0
-        } else if let expiresText = Self.values("Expires", fields).first {
+        } else if let expiresText = fields.first("Expires") {
             // An Expires that is not a date (`0`) means already expired.
-            let expires = Self.values("Expires", fields).count == 1 ? HTTPDate.seconds(expiresText, now: wallNow) : nil
+            let expires = fields.values("Expires").count == 1 ? HTTPDate.seconds(expiresText, now: wallNow) : nil
             lifetime = expires.map { Self.clamped($0 - (date ?? wallNow)) } ?? 0
-        } else if let modified = Self.values("Last-Modified", fields).first.flatMap({ HTTPDate.seconds($0, now: wallNow) }),
+        } else if let modified = fields.first("Last-Modified").flatMap({ HTTPDate.seconds($0, now: wallNow) }),
                   Self.heuristicallyCacheable.contains(status) {
             // §4.2.2: a tenth of the time since the last modification.
             lifetime = Self.clamped(((date ?? wallNow) - modified) / 10)
@@ -58,11 +58,6 @@ public struct Freshness: Sendable, Equatable {
         guard seconds.isFinite, seconds > 0 else { return 0 }
         return seconds >= Double(CacheControl.maxSeconds) ? CacheControl.maxSeconds : Int(seconds)
     }
-
-    /// Every value of the fields named `name` (any case), in order.
-    static func values(_ name: String, _ fields: [(String, String)]) -> [String] {
-        fields.filter { $0.0.equalsIgnoringASCIICase(name) }.map(\.1)
-    }
 }
 
 /// Whether a shared cache may store a response (RFC 9111 §3), and which request fields
@@ -72,21 +67,21 @@ public enum Storability: Sendable, Equatable {
     case notStorable(String)
 
     /// `requestFields`: the client's request as sent upstream; `responseFields` the answer's.
-    public static func of(method: String, status: Int, requestFields: [(String, String)], responseFields: [(String, String)])
+    public static func of(method: String, status: Int, requestFields: HeaderFields, responseFields: HeaderFields)
         -> Storability {
         guard HTTPMethod.isCacheable(method) else { return .notStorable("method \(method)") }
-        let request = CacheControl(Freshness.values("Cache-Control", requestFields))
-        let response = CacheControl(Freshness.values("Cache-Control", responseFields))
+        let request = CacheControl(requestFields.values("Cache-Control"))
+        let response = CacheControl(responseFields.values("Cache-Control"))
         if request.noStore || response.noStore { return .notStorable("no-store") }
         if response.isPrivate { return .notStorable("private") }
-        if !Freshness.values("Set-Cookie", responseFields).isEmpty { return .notStorable("Set-Cookie") }
+        if responseFields.first("Set-Cookie") != nil { return .notStorable("Set-Cookie") }
         // §3.5: a request with Authorization only when the response says a shared cache may.
-        if !Freshness.values("Authorization", requestFields).isEmpty,
+        if requestFields.first("Authorization") != nil,
            !(response.isPublic || response.sMaxAge.isPresent || response.mustRevalidate) {
             return .notStorable("Authorization")
         }
         var vary: [String] = []
-        for value in Freshness.values("Vary", responseFields) {
+        for value in responseFields.values("Vary") {
             for member in value.split(separator: ",") {
                 let name = member.trimmingASCIIWhitespace().lowercased()
                 if name == "*" { return .notStorable("Vary: *") }
@@ -95,8 +90,8 @@ public enum Storability: Sendable, Equatable {
         }
         // Something must say how long it may be used: explicit freshness, a validator for
         // revalidation, or a status a heuristic applies to.
-        let explicit = response.maxAge.isPresent || response.sMaxAge.isPresent || !Freshness.values("Expires", responseFields).isEmpty
-        let validator = !Freshness.values("ETag", responseFields).isEmpty || !Freshness.values("Last-Modified", responseFields).isEmpty
+        let explicit = response.maxAge.isPresent || response.sMaxAge.isPresent || responseFields.first("Expires") != nil
+        let validator = responseFields.first("ETag") != nil || responseFields.first("Last-Modified") != nil
         guard explicit || validator || response.isPublic || Freshness.heuristicallyCacheable.contains(status) else {
             return .notStorable("status \(status) without freshness information")
         }

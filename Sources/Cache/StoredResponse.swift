@@ -6,9 +6,8 @@ import Synchronization
 /// share one reference count rather than one for each of its arrays and strings.
 public final class StoredResponse: Sendable {
     public let status: Int
-    /// The fields serializerd forwards with it, in order (`Last-Modified` among them).
-    public let headers: [(String, String)]
-    /// The same fields as lines: a hit copies them into its reply whole.
+    /// The fields serializerd forwards with it, in order (`Last-Modified` among them): a
+    /// hit copies them into its reply whole.
     public let fields: HeaderFields
     public let body: [UInt8]
     public let serializer: String
@@ -28,33 +27,32 @@ public final class StoredResponse: Sendable {
     /// The route that stored it (`/-/cache` counts and purges by it).
     public let route: String
 
-    public convenience init(status: Int, headers: [(String, String)], body: [UInt8], serializer: String, freshness: Freshness,
+    public convenience init(status: Int, fields: HeaderFields, body: [UInt8], serializer: String, freshness: Freshness,
                             vary: [String], request: (String) -> String?, route: String, upstreamETag: String? = nil, tag: String? = nil) {
-        self.init(status: status, headers: headers, body: body, serializer: serializer, freshness: freshness, upstreamETag: upstreamETag,
+        self.init(status: status, fields: fields, body: body, serializer: serializer, freshness: freshness, upstreamETag: upstreamETag,
                   tag: tag ?? OutputTag.of(body), vary: vary, selecting: vary.map { request($0).map(StoredResponse.normalized) }, route: route)
     }
 
-    private init(status: Int, headers: [(String, String)], body: [UInt8], serializer: String, freshness: Freshness,
+    private init(status: Int, fields: HeaderFields, body: [UInt8], serializer: String, freshness: Freshness,
                  upstreamETag: String?, tag: String, vary: [String], selecting: [String?], route: String) {
         self.status = status
-        self.headers = headers
-        fields = HeaderFields(headers)
+        self.fields = fields
         self.body = body
         self.serializer = serializer
         self.freshness = freshness
         self.upstreamETag = upstreamETag
-        lastModified = Freshness.values("Last-Modified", headers).first
-        control = CacheControl(Freshness.values("Cache-Control", headers))
+        lastModified = fields.first("Last-Modified")
+        control = CacheControl(fields.values("Cache-Control"))
         self.tag = tag
         self.vary = vary
         self.selecting = selecting
         self.route = route
     }
 
-    /// The same output after a 304 (RFC 9111 §4.3.4): `headers` (the stored ones merged
+    /// The same output after a 304 (RFC 9111 §4.3.4): `fields` (the stored ones merged
     /// with the 304's) and a new freshness; body, tag and variant are kept.
-    public func refreshed(headers: [(String, String)], upstreamETag: String?, freshness: Freshness) -> StoredResponse {
-        StoredResponse(status: status, headers: headers, body: body, serializer: serializer, freshness: freshness,
+    public func refreshed(fields: HeaderFields, upstreamETag: String?, freshness: Freshness) -> StoredResponse {
+        StoredResponse(status: status, fields: fields, body: body, serializer: serializer, freshness: freshness,
                        upstreamETag: upstreamETag ?? self.upstreamETag, tag: tag, vary: vary, selecting: selecting, route: route)
     }
 
@@ -75,9 +73,14 @@ public final class StoredResponse: Sendable {
     }
 
     /// The stored fields with those of a 304 put in their place (names compared in any case).
-    public func merging(_ updates: [(String, String)]) -> [(String, String)] {
-        let names = Set(updates.map { $0.0.lowercased() })
-        return headers.filter { !names.contains($0.0.lowercased()) } + updates
+    public func merging(_ updates: HeaderFields) -> HeaderFields {
+        var names: [String] = []
+        updates.forEach { name, _ in names.append(String(decoding: name, as: UTF8.self)) }
+        let updated = HeaderNames(names)
+        var merged = HeaderFields()
+        fields.appending(where: { !updated.contains($0) }, to: &merged)
+        merged.append(contentsOf: updates)
+        return merged
     }
 
     /// Whether `request` selects this variant (RFC 9111 §4.1: the named fields' values,
@@ -92,6 +95,6 @@ public final class StoredResponse: Sendable {
 
     /// What keeping it costs, roughly: the body, the fields, a fixed allowance.
     public var cost: Int {
-        body.count + headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + selecting.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + 256
+        body.count + fields.bytes.count + selecting.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + 256
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// upstream, a reply's as it is written). Names compare ASCII case-insensitively; nothing becomes
 /// a String unless asked, so a proxy that forwards most fields and reads two or three
 /// makes no String for the rest.
-public struct HeaderFields: Sendable, Equatable {
+public struct HeaderFields: Sendable, Equatable, ExpressibleByArrayLiteral {
     /// The lines; read as fields by `forEach` (a line without a colon is skipped, a bare
     /// LF ends a line too).
     public private(set) var bytes: [UInt8]
@@ -21,6 +21,8 @@ public struct HeaderFields: Sendable, Equatable {
         bytes = []
         for (name, value) in fields { append(name, value) }
     }
+
+    public init(arrayLiteral fields: (String, String)...) { self.init(fields) }
 
     public var isEmpty: Bool { bytes.isEmpty }
 
@@ -101,6 +103,14 @@ public struct HeaderFields: Sendable, Equatable {
 
     /// Each field's raw name and its value without surrounding whitespace, in order.
     public func forEach(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        scan { name, value in
+            body(name, value)
+            return true
+        }
+    }
+
+    /// The fields in order until `body` returns false.
+    func scan(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
         bytes.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var lineStart = 0
@@ -113,18 +123,38 @@ public struct HeaderFields: Sendable, Equatable {
                 var start = colon + 1, end = lineEnd
                 while start < end && (all[start] == 0x20 || all[start] == 0x09) { start += 1 }
                 while end > start && (all[end - 1] == 0x20 || all[end - 1] == 0x09 || all[end - 1] == 0x0D) { end -= 1 }
-                body(UnsafeBufferPointer(rebasing: all[lineStart..<colon]), UnsafeBufferPointer(rebasing: all[start..<end]))
+                if !body(UnsafeBufferPointer(rebasing: all[lineStart..<colon]), UnsafeBufferPointer(rebasing: all[start..<end])) { return }
             }
         }
     }
 
+    /// The first field named `name` (any case): its value as bytes, handed to `body`; nil
+    /// when there is none. The one lookup: `first` and every reader of one field use it.
+    public func withFirst<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        var name = name
+        var result: R?
+        name.withUTF8 { wanted in
+            scan { field, value in
+                guard Self.equalsIgnoringCase(field, wanted) else { return true }
+                result = body(value)
+                return false
+            }
+        }
+        return result
+    }
+
     /// The value of the first field named `name` (any case), if there is one.
     public func first(_ name: String) -> String? {
+        withFirst(name) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Every value of the fields named `name` (any case), in order.
+    public func values(_ name: String) -> [String] {
         var name = name
-        var found: String?
+        var found: [String] = []
         name.withUTF8 { wanted in
             forEach { field, value in
-                if found == nil, Self.equalsIgnoringCase(field, wanted) { found = String(decoding: value, as: UTF8.self) }
+                if Self.equalsIgnoringCase(field, wanted) { found.append(String(decoding: value, as: UTF8.self)) }
             }
         }
         return found

@@ -44,7 +44,7 @@ public struct HeaderNames: Sendable {
     }
 
     /// `name` is `lowercase` (lowercase ASCII), ignoring case.
-    @usableFromInline static func equalsIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+    @inlinable public static func equalsIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
         name.count == lowercase.utf8CodeUnitCount && hasPrefix(name, lowercase)
     }
 

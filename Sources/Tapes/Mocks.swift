@@ -9,13 +9,13 @@ public struct MockRequest {
     public var method: String
     public var path: String
     public var query: String?
-    public var header: (String) -> String?
+    public var fields: HeaderFields
 
-    public init(method: String, path: String, query: String?, header: @escaping (String) -> String?) {
+    public init(method: String, path: String, query: String?, fields: HeaderFields) {
         self.method = method
         self.path = path
         self.query = query
-        self.header = header
+        self.fields = fields
     }
 }
 
@@ -58,7 +58,7 @@ public enum Mocks {
             }
             for (name, value) in when.query where !pairs.contains(where: { $0.0 == name && $0.1 == value }) { return false }
         }
-        for (name, value) in when.header where request.header(name) != value { return false }
+        for (name, value) in when.header where request.fields.first(name) != value { return false }
         return true
     }
 }

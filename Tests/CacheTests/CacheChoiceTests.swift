@@ -6,8 +6,8 @@ import Testing
 /// What the cache does with a request, by policy and by the client's directives.
 @Suite struct CacheChoiceTests {
     /// An entry received at 0 with `fields`; its age at `now` is `now` seconds.
-    static func entry(_ fields: [(String, String)] = [("Cache-Control", "max-age=60")], etag: String? = "\"u1\"") -> StoredResponse {
-        StoredResponse(status: 200, headers: fields, body: Array("{}".utf8), serializer: "json",
+    static func entry(_ fields: HeaderFields = [("Cache-Control", "max-age=60")], etag: String? = "\"u1\"") -> StoredResponse {
+        StoredResponse(status: 200, fields: fields, body: Array("{}".utf8), serializer: "json",
                        freshness: Freshness(status: 200, fields: fields, requestedAt: 0, receivedAt: 0, wallNow: 0),
                        vary: [], request: { _ in nil }, route: "api", upstreamETag: etag)
     }
@@ -103,9 +103,9 @@ import Testing
     @Test func aRefreshKeepsTheOutputAndTakesTheNewFields() {
         let entry = Self.entry([("Cache-Control", "max-age=60"), ("Date", "Mon, 01 Jan 2001 00:00:00 GMT"), ("Link", "<a>")])
         let merged = entry.merging([("cache-control", "max-age=300"), ("Date", "Tue, 02 Jan 2001 00:00:00 GMT")])
-        #expect(merged.map(\.0) == ["Link", "cache-control", "Date"])
+        #expect(merged.pairs.map(\.0) == ["Link", "cache-control", "Date"])
         let freshness = Freshness(status: 200, fields: merged, requestedAt: 100, receivedAt: 100, wallNow: 0)
-        let refreshed = entry.refreshed(headers: merged, upstreamETag: nil, freshness: freshness)
+        let refreshed = entry.refreshed(fields: merged, upstreamETag: nil, freshness: freshness)
         #expect(refreshed.body == entry.body && refreshed.tag == entry.tag && refreshed.upstreamETag == "\"u1\"")
         #expect(refreshed.freshness.lifetime == 300 && refreshed.control.maxAge == .value(300))
     }

@@ -50,7 +50,7 @@ import Testing
     static let date = "Fri, 15 Jan 2027 08:00:00 GMT"   // now
     static let dateSeconds = HTTPDate.seconds(date)!
 
-    static func fresh(_ fields: [(String, String)], status: Int = 200, age: Double = 0) -> (lifetime: Int, fresh: Bool, heuristic: Bool) {
+    static func fresh(_ fields: HeaderFields, status: Int = 200, age: Double = 0) -> (lifetime: Int, fresh: Bool, heuristic: Bool) {
         let f = Freshness(status: status, fields: fields, requestedAt: 100, receivedAt: 100, wallNow: dateSeconds)
         return (f.lifetime, f.isFresh(at: 100 + age), f.heuristic)
     }
@@ -103,7 +103,7 @@ import Testing
 @Suite struct StorabilityTests {
     static func storable(_ method: String = "GET", status: Int = 200, request: [(String, String)] = [],
                          response: [(String, String)]) -> Storability {
-        Storability.of(method: method, status: status, requestFields: request, responseFields: response)
+        Storability.of(method: method, status: status, requestFields: HeaderFields(request), responseFields: HeaderFields(response))
     }
 
     @Test func sharedCacheRules() {

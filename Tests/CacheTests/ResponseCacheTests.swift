@@ -6,7 +6,7 @@ import Testing
     static let fresh = Freshness(status: 200, fields: [("Cache-Control", "max-age=60")], requestedAt: 0, receivedAt: 0, wallNow: 0)
 
     static func response(_ body: String, route: String = "api", vary: [String] = [], request: [String: String] = [:]) -> StoredResponse {
-        StoredResponse(status: 200, headers: [("ETag", "\"v\"")], body: Array(body.utf8), serializer: "json", freshness: fresh,
+        StoredResponse(status: 200, fields: [("ETag", "\"v\"")], body: Array(body.utf8), serializer: "json", freshness: fresh,
                        vary: vary, request: { request[$0] }, route: route)
     }
 

@@ -70,9 +70,9 @@ func isMalformed(_ parsed: Parsed) -> Bool {
             #expect(parsed.error == nil && parsed.ended == 1 && parsed.leftover == 0, "piece \(piece)")
             let head = parsed.heads.first
             #expect(head?.method == "GET" && head?.target == "/api/x?q=1")
-            #expect(head?.header("accept") == "text/plain")
-            #expect(head?.header("X-EMPTY") == "")
-            #expect(head?.header("missing") == nil)
+            #expect(head?.fields.first("accept") == "text/plain")
+            #expect(head?.fields.first("X-EMPTY") == "")
+            #expect(head?.fields.first("missing") == nil)
             #expect(head?.keepAlive == true && head?.framing == RequestHead.Framing.none)
         }
     }
@@ -184,9 +184,17 @@ func isMalformed(_ parsed: Parsed) -> Bool {
     @Test func headerBytesAreVisitedInOrderWithoutStrings() {
         let parsed = parse("GET / HTTP/1.1\r\nHost: h\r\nX-One: 1\r\nx-two:2\r\n\r\n")
         var seen: [String] = []
-        parsed.heads.first?.forEachHeader { name, value in
+        parsed.heads.first?.fields.forEach { name, value in
             seen.append(String(decoding: name, as: UTF8.self) + "=" + String(decoding: value, as: UTF8.self))
         }
         #expect(seen == ["Host=h", "X-One=1", "x-two=2"])
+    }
+
+    @Test func theFieldsAreTheHeadsFieldLinesAndHostIsFoundInThem() {
+        let parsed = parse("GET / HTTP/1.0\r\nX-A: 1\r\nHost: first.example:81\r\nhost: second\r\n\r\n")
+        let head = parsed.heads.first
+        #expect(head?.fields.bytes == Array("X-A: 1\r\nHost: first.example:81\r\nhost: second\r\n".utf8))
+        #expect(head?.withHost { String(decoding: $0, as: UTF8.self) } == "first.example:81")
+        #expect(parse("GET / HTTP/1.0\r\n\r\n").heads.first.map { $0.fields.isEmpty && $0.withHost { _ in true } == nil } == true)
     }
 }

@@ -50,4 +50,17 @@ import Testing
         #expect(!made.contains(any: HeaderNames(["etags"])))
         #expect(made.first("etag") == "\"v\"")
     }
+
+    @Test func theFirstFieldOfANameAndEveryValueOfIt() {
+        let made = HeaderFields(lines: Array("Vary: a\r\nCache-Control: max-age=1\r\nX: y\r\ncache-control:  no-store \r\n".utf8))
+        #expect(made.first("CACHE-CONTROL") == "max-age=1")
+        #expect(made.withFirst("cache-control") { $0.count } == 9)
+        #expect(made.withFirst("missing") { _ in true } == nil)
+        #expect(made.values("Cache-Control") == ["max-age=1", "no-store"])
+        #expect(made.values("missing").isEmpty)
+        // The body runs once, for the first field of the name.
+        var visits = 0
+        _ = made.withFirst("vary") { _ in visits += 1 }
+        #expect(visits == 1)
+    }
 }

@@ -21,14 +21,8 @@ final class RecordedExchange: ClientExchange {
         self.failure = failure
     }
 
-    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var fields: HeaderFields { HeaderFields(headers) }
     var headBytes: [UInt8] { Array(("\(method) \(target) HTTP/1.1\r\n" + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n").utf8) }
-
-    func forEachHeader(_ visit: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
-        for (name, value) in headers {
-            Array(name.utf8).withUnsafeBufferPointer { n in Array(value.utf8).withUnsafeBufferPointer { visit(n, $0) } }
-        }
-    }
 
     func respond(status: Int, headers: HeaderFields, body: [UInt8], recordNow: () -> Void,
                  shaping: ReplyShaping?) -> ServerRequest.Delivery {

@@ -1,4 +1,5 @@
 import Cache
+import HTTPCore
 import Foundation
 import Synchronization
 
@@ -12,10 +13,10 @@ enum CacheBench {
 
     static func filled(shards: Int) -> ResponseCache {
         let cache = ResponseCache(maxBytes: 256 << 20, shards: shards)
-        let fields = [("Cache-Control", "max-age=600"), ("Date", "Fri, 27 Nov 2026 20:00:00 GMT")]
+        let fields: HeaderFields = [("Cache-Control", "max-age=600"), ("Date", "Fri, 27 Nov 2026 20:00:00 GMT")]
         let freshness = Freshness(status: 200, fields: fields, requestedAt: 0, receivedAt: 0, wallNow: 0)
         for key in keys {
-            cache.store(key, StoredResponse(status: 200, headers: fields, body: [UInt8](repeating: 0x61, count: 1024), serializer: "json",
+            cache.store(key, StoredResponse(status: 200, fields: fields, body: [UInt8](repeating: 0x61, count: 1024), serializer: "json",
                                             freshness: freshness, vary: [], request: { _ in nil }, route: "bench"))
         }
         return cache

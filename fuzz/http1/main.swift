@@ -39,7 +39,7 @@ func run(_ input: UnsafeBufferPointer<UInt8>, piece: Int) -> Outcome {
                 outcome.heads.append(head.method + " " + head.target)
                 // The full HAR reads the fields back from the head's bytes: as the parser saw them.
                 var parsed: [(String, String)] = []
-                head.forEachHeader { name, value in
+                head.fields.forEach { name, value in
                     parsed.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
                 }
                 let captured = CapturedExchange(target: head.target, head: head.bytes, requestBody: [], responseHeaders: HeaderFields(),

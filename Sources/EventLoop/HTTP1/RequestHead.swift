@@ -1,8 +1,8 @@
 import HTTPCore
 
-/// A request line and its header fields, validated strictly (RFC 9112 §2–§6), kept as
-/// the bytes received plus the offsets of each field, so reading a header costs no
-/// String unless one is asked for.
+/// A request line and its header fields, validated strictly (RFC 9112 §2–§6): the bytes
+/// received, and the field lines as `HeaderFields` (one copy, read without a String per
+/// field unless one is asked for).
 public struct RequestHead: Sendable {
     public enum Version: Sendable { case http10, http11 }
 
@@ -13,59 +13,28 @@ public struct RequestHead: Sendable {
         case chunked
     }
 
-    struct Field: Sendable {
-        var nameStart: Int32, nameEnd: Int32, valueStart: Int32, valueEnd: Int32
-    }
-
     /// The head as received, up to and including the empty line.
     public let bytes: [UInt8]
     public let method: String
     /// The request-target as sent: `/path?q` (origin-form) or `http://host/path` (absolute-form).
     public let target: String
     public let version: Version
-    let fields: [Field]
-    /// The first Host field's index in `fields`, -1 without one.
-    let hostField: Int32
+    /// The header fields, in order, as received.
+    public let fields: HeaderFields
+    /// Where the first Host field's value lies in `fields.bytes`; start -1 without one.
+    let hostStart: Int32, hostEnd: Int32
     public let framing: Framing
     /// The client allows the connection to stay open after this exchange.
     public let keepAlive: Bool
     /// `Expect: 100-continue`: the client waits for a 100 before sending its body.
     public let expectsContinue: Bool
 
-    /// Each header's name and value as bytes (value without surrounding whitespace), in order.
-    public func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
-        bytes.withUnsafeBufferPointer { all in
-            for field in fields {
-                body(UnsafeBufferPointer(rebasing: all[Int(field.nameStart)..<Int(field.nameEnd)]),
-                     UnsafeBufferPointer(rebasing: all[Int(field.valueStart)..<Int(field.valueEnd)]))
-            }
-        }
-    }
-
     /// The first Host field's value (validated: `uri-host[:port]`) as bytes; nil without one.
     /// Read on every request, so it is found while parsing and never searched for.
     public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        guard hostField >= 0 else { return nil }
-        let field = fields[Int(hostField)]
-        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(field.valueStart)..<Int(field.valueEnd)])) }
+        guard hostStart >= 0 else { return nil }
+        return fields.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(hostStart)..<Int(hostEnd)])) }
     }
-
-    /// The first field named `name` (ASCII, any case), as a String. Asked a few times per
-    /// request (X-Request-Id, Content-Type): compared in place, nothing allocated on a miss.
-    public func header(_ name: String) -> String? {
-        var name = name
-        return name.withUTF8 { wanted in bytes.withUnsafeBufferPointer { all -> String? in
-            for field in fields where Int(field.nameEnd - field.nameStart) == wanted.count {
-                var k = 0
-                while k < wanted.count && ByteClass.lower(all[Int(field.nameStart) + k]) == ByteClass.lower(wanted[k]) { k += 1 }
-                if k == wanted.count {
-                    return String(decoding: UnsafeBufferPointer(rebasing: all[Int(field.valueStart)..<Int(field.valueEnd)]), as: UTF8.self)
-                }
-            }
-            return nil
-        } }
-    }
-
 }
 
 extension RequestHead {
@@ -82,12 +51,11 @@ extension RequestHead {
 /// framing decided from the fields that carry it.
 struct HeadReader {
     let count: Int
-    var fields: [RequestHead.Field] = []
     var contentLength: Int?
     var transferCodings: [[UInt8]] = []
     var sawTransferEncoding = false
     var hostCount = 0
-    var hostField: Int32 = -1
+    var hostStart: Int32 = -1, hostEnd: Int32 = -1
     var connectionClose = false
     var connectionKeepAlive = false
     var expectsContinue = false
@@ -121,6 +89,7 @@ struct HeadReader {
         default: throw .malformed("unsupported HTTP version (serializerd speaks HTTP/1.0 and HTTP/1.1)")
         }
         i += 10
+        let fieldsStart = i
         while i < count {
             if p[i] == 0x0D {
                 // The empty line ends the head; anything after it is not ours to read.
@@ -136,7 +105,8 @@ struct HeadReader {
         return RequestHead(
             bytes: bytes, method: String(decoding: UnsafeBufferPointer(rebasing: p[0..<methodEnd]), as: UTF8.self),
             target: String(decoding: UnsafeBufferPointer(rebasing: p[targetStart..<targetEnd]), as: UTF8.self),
-            version: version, fields: fields, hostField: hostField, framing: framing,
+            version: version, fields: HeaderFields(lines: Array(UnsafeBufferPointer(rebasing: p[fieldsStart..<i]))),
+            hostStart: hostStart < 0 ? -1 : hostStart - Int32(fieldsStart), hostEnd: hostEnd - Int32(fieldsStart), framing: framing,
             keepAlive: version == .http11 ? !connectionClose : (connectionKeepAlive && !connectionClose),
             expectsContinue: expectsContinue)
     }
@@ -167,8 +137,8 @@ struct HeadReader {
         }
         var valueEnd = i
         while valueEnd > valueStart && (p[valueEnd - 1] == 0x20 || p[valueEnd - 1] == 0x09) { valueEnd -= 1 }
-        fields.append(.init(nameStart: Int32(start), nameEnd: Int32(nameEnd), valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)))
         try interpret(name: UnsafeBufferPointer(rebasing: p[start..<nameEnd]), value: UnsafeBufferPointer(rebasing: p[valueStart..<valueEnd]))
+        if hostCount == 1 && hostStart < 0 { (hostStart, hostEnd) = (Int32(valueStart), Int32(valueEnd)) }
         return i + 2
     }
 
@@ -178,7 +148,6 @@ struct HeadReader {
         case 4 where ByteClass.equalsIgnoringCase(name, "host"):
             hostCount += 1
             guard HostField.isValid(value) else { throw .malformed("the Host header is not a valid uri-host[:port]") }
-            if hostField < 0 { hostField = Int32(fields.count - 1) }
         case 6 where ByteClass.equalsIgnoringCase(name, "expect"):
             if ByteClass.equalsIgnoringCase(value, "100-continue") { expectsContinue = true }
         case 10 where ByteClass.equalsIgnoringCase(name, "connection"):

@@ -11,19 +11,16 @@ public protocol ClientRequest: AnyObject {
     var body: [UInt8] { get }
     var peerAddress: String { get }
     var peerIsUnixSocket: Bool { get }
-    func header(_ name: String) -> String?
+    /// The header fields, in order.
+    var fields: HeaderFields { get }
     /// The first `Host` field's value as bytes, nil without one.
     func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
-    func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void)
     /// The request head as received: the request line, the fields, the empty line.
     var headBytes: [UInt8] { get }
 }
 
 extension ClientRequest {
-    public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        guard var host = header("Host") else { return nil }
-        return host.withUTF8(body)
-    }
+    public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? { fields.withFirst("Host", body) }
 }
 
 /// The one reply to a request.

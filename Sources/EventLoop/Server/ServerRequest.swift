@@ -24,12 +24,8 @@ public final class ServerRequest {
     /// The request-target as sent: `/path?q` (origin-form) or `http://host/path` (absolute-form).
     public var target: String { head?.target ?? "" }
 
-    /// Each request header's name and value as bytes, in order, without a String per header.
-    public func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
-        head?.forEachHeader(body)
-    }
-
-    public func header(_ name: String) -> String? { head?.header(name) }
+    /// The request's header fields, in order; none when the head could not be read.
+    public var fields: HeaderFields { head?.fields ?? HeaderFields() }
 
     public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? { head?.withHost(body) }
 

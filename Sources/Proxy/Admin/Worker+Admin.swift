@@ -40,7 +40,7 @@ extension Worker {
         guard config.allowsAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket) else {
             return writer.problem(.forbidden(host: nil), route: nil)
         }
-        if !request.peerIsUnixSocket, let host = request.header("Host"), !Self.answers(host: host, config: config) {
+        if !request.peerIsUnixSocket, let host = request.fields.first("Host"), !Self.answers(host: host, config: config) {
             return writer.problem(.forbidden(host: host), route: nil)
         }
         switch Self.admin.match(method: request.method, path: target.path) {
@@ -95,9 +95,9 @@ extension Worker {
                         body: HAR.render(shared.hub.recent(), origin: origin, version: ServerVersion.string, capture: config.capture) { event, sent in
                             // The upstream exchange as a tape entry: `tape import` takes it.
                             let entry = HARCodec.encode(method: sent.method, url: sent.url,
-                                                        requestHeaders: HARCodec.each(CapturedExchange.fields(sent.requestLines)),
+                                                        requestHeaders: HeaderFields(lines: sent.requestLines).forEach,
                                                         requestBody: sent.requestBody.bytes ?? [], status: sent.status,
-                                                        responseHeaders: HARCodec.each(CapturedExchange.fields(sent.responseLines)),
+                                                        responseHeaders: HeaderFields(lines: sent.responseLines).forEach,
                                                         responseBody: sent.responseBody.bytes ?? [], startedAt: event.startedAt,
                                                         duration: event.upstreamDuration ?? 0, capture: self.config.capture,
                                                         httpVersion: event.httpVersion)

@@ -27,8 +27,8 @@ struct CacheExchange {
     let fingerprint: String
 
     /// The request fields the storing rules read (RFC 9111 §3).
-    var requestFields: [(String, String)] {
-        ["Cache-Control", "Authorization"].compactMap { name in selecting(name).map { (name, $0) } }
+    var requestFields: HeaderFields {
+        HeaderFields(["Cache-Control", "Authorization"].compactMap { name in selecting(name).map { (name, $0) } })
     }
 
     func status(fwdStatus: Int?, stored: Bool = false) -> String {

@@ -38,7 +38,7 @@ enum HeaderPolicy {
     /// Whether the client sent any of `unkeyedForwarding`.
     static func carriesUnkeyedForwarding(_ request: any ClientExchange) -> Bool {
         var found = false
-        request.forEachHeader { name, _ in if !found, unkeyedForwarding.contains(name) { found = true } }
+        request.fields.forEach { name, _ in if !found, unkeyedForwarding.contains(name) { found = true } }
         return found
     }
 
@@ -72,10 +72,10 @@ enum HeaderPolicy {
         let caching = route.cache != nil
         // `cookies: jar`: the route's jar sends its cookies; the client's are not forwarded.
         let jar = route.cookies != nil
-        request.forEachHeader { name, value in
+        request.fields.forEach { name, value in
             if HeaderNames.isConnection(name) { named.addConnectionOptions(value) }
         }
-        request.forEachHeader { name, value in
+        request.fields.forEach { name, value in
             if forwardedFor.contains(name) {
                 if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
                 prior += value
@@ -108,7 +108,7 @@ enum HeaderPolicy {
     /// `viaID` is this daemon's entry without its protocol (`serializerd-<id>`), matched whole.
     static func isLoop(_ request: any ClientExchange, viaID: [UInt8]) -> Bool {
         var found = false
-        request.forEachHeader { name, value in
+        request.fields.forEach { name, value in
             guard !found, viaName.contains(name) else { return }
             for entry in value.split(separator: UInt8(ascii: ",")) {
                 let tokens = entry.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 })

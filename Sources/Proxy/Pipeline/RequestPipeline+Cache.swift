@@ -19,7 +19,7 @@ extension RequestPipeline {
         let request = context.request, url = context.url, woken = context.woken
         let method = request.method
         let key = CacheKey(method: "GET", url: url, scope: route.cacheScope)
-        let selecting = { (name: String) -> String? in route.headers.first(name) ?? request.header(name) }
+        let selecting = { (name: String) -> String? in route.headers.first(name) ?? request.fields.first(name) }
         let now = clock.now()
         let consults = HTTPMethod.isCacheable(method)
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
@@ -77,7 +77,7 @@ extension RequestPipeline {
     static func requestControl(_ request: any ClientExchange) -> CacheControl {
         var lines: [String] = []
         var pragmaNoCache = false
-        request.forEachHeader { name, value in
+        request.fields.forEach { name, value in
             if HeaderPolicy.cacheControl.contains(name) {
                 lines.append(String(decoding: value, as: UTF8.self))
             } else if HeaderPolicy.pragma.contains(name), String(decoding: value, as: UTF8.self).lowercased().contains("no-cache") {
@@ -135,14 +135,14 @@ extension RequestPipeline {
     /// An upstream 304 to a revalidation: the entry is fresh again, its output reused
     /// without running the serializer (RFC 9111 §4.3.4).
     func refresh(_ cached: CacheExchange, stale: StoredResponse, reply: UpstreamResponse, _ context: RequestContext) {
-        var updates: [(String, String)] = []
-        reply.headers.appendPairs(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
+        var updates = HeaderFields()
+        reply.headers.appending(where: HeaderPolicy.forwardedDownstream.contains, to: &updates)
         let headers = stale.merging(updates)
         let now = clock.now()
         let freshness = Freshness(status: stale.status, fields: headers, requestedAt: cached.requestedAt, receivedAt: now,
                                   wallNow: clock.wall())
         let etag = reply.headers.first("ETag")
-        let refreshed = stale.refreshed(headers: headers, upstreamETag: etag, freshness: freshness)
+        let refreshed = stale.refreshed(fields: headers, upstreamETag: etag, freshness: freshness)
         cache.store(cached.key, refreshed, fingerprint: cached.fingerprint)
         serveStored(refreshed, context, result: .revalidated, status: cached.status(fwdStatus: 304), now: now, reply: reply)
     }
@@ -153,17 +153,15 @@ extension RequestPipeline {
                      _ context: RequestContext) {
         var forwardedFields = HeaderFields()
         reply.headers.appendEndToEnd(where: HeaderPolicy.forwardedDownstream.contains, to: &forwardedFields)
-        let forwarded = forwardedFields.pairs
         var tag: String?
         var stored = false
         let isGet = context.request.method == "GET"
         if cached.store, isGet, reply.status != 206 {
-            let fields = reply.headers.pairs
             if case .storable(let vary) = Storability.of(method: "GET", status: reply.status, requestFields: cached.requestFields,
-                                                          responseFields: fields) {
-                let freshness = Freshness(status: reply.status, fields: fields, requestedAt: cached.requestedAt, receivedAt: clock.now(),
+                                                          responseFields: reply.headers) {
+                let freshness = Freshness(status: reply.status, fields: reply.headers, requestedAt: cached.requestedAt, receivedAt: clock.now(),
                                           wallNow: clock.wall())
-                let entry = StoredResponse(status: reply.status, headers: forwarded, body: bytes, serializer: serializer,
+                let entry = StoredResponse(status: reply.status, fields: forwardedFields, body: bytes, serializer: serializer,
                                            freshness: freshness, vary: vary, request: cached.selecting, route: route.name,
                                            upstreamETag: reply.headers.first("ETag"))
                 stored = cache.store(cached.key, entry, fingerprint: route.fingerprint)

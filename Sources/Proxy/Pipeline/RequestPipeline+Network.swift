@@ -17,7 +17,7 @@ extension RequestPipeline {
         var settings = base
         var fault: Fault?
         var chaos = base.chaos
-        let askedFault = request.header("Serializerd-Fault"), askedChaos = request.header("Serializerd-Chaos")
+        let askedFault = request.fields.first("Serializerd-Fault"), askedChaos = request.fields.first("Serializerd-Chaos")
         if askedFault != nil || askedChaos != nil {
             if base.headerControl && config.allowsAdmin(peer: request.peerAddress, unix: request.peerIsUnixSocket) {
                 do throws(NetworkSyntaxError) {
@@ -72,7 +72,7 @@ extension RequestPipeline {
         guard shapesUploads || networkOverrides.isActive, let target = RequestTarget(head.target),
               case .route(let route) = table.match(method: head.method, path: target.path, host: target.host),
               let settings = networkOverrides.current(route.name, now: clock.wall()) ?? route.network else { return nil }
-        if settings.headerControl, let text = head.header("Serializerd-Fault"), config.allowsAdmin(peer: peer, unix: unix),
+        if settings.headerControl, let text = head.fields.first("Serializerd-Fault"), config.allowsAdmin(peer: peer, unix: unix),
            let asked = try? FaultRequest.parse(text), let up = asked.up {
             return up
         }

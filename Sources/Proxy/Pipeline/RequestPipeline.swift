@@ -110,7 +110,7 @@ final class RequestPipeline {
     func handle(_ request: any ClientExchange) {
         let rawTarget = request.target
         let context = RequestContext(request: request,
-                                     requestID: RequestID.accept(request.header("X-Request-Id")) ?? requestIDs.make(),
+                                     requestID: RequestID.accept(request.fields.first("X-Request-Id")) ?? requestIDs.make(),
                                      recorder: recorder, clock: clock, path: rawTarget.prefix(upToByte: UInt8(ascii: "?")))
         let reply = context.reply
         // Refusals that end the connection: the request could not be read, the server is
@@ -139,7 +139,7 @@ final class RequestPipeline {
             // Before routing: a rebinding page learns nothing of which paths are routes.
             let hosts = self.hosts
             if !request.peerIsUnixSocket, request.withHost({ ServerConfig.namesThisDaemon(host: $0, hosts: hosts) }) == false {
-                return reply.problem(.misdirected(host: request.header("Host") ?? ""), route: nil)
+                return reply.problem(.misdirected(host: request.fields.first("Host") ?? ""), route: nil)
             }
         }
         // Admin endpoints stay up (an operator must be able to see why); proxied requests

@@ -139,7 +139,7 @@ struct ResponseWriter {
     func sendNormalized(status: Int, headers: consuming HeaderFields, body: [UInt8], tag: String?, outcome: Outcome) {
         guard let tag else { return send(status: status, contentType: Self.jsonType, headers: headers, body: body, outcome: outcome) }
         headers.append("ETag", tag)
-        if (200...299).contains(status), let asked = context.request.header("If-None-Match"), OutputTag.ifNoneMatch(asked, matches: tag) {
+        if (200...299).contains(status), let asked = context.request.fields.first("If-None-Match"), OutputTag.ifNoneMatch(asked, matches: tag) {
             headers.remove("Content-Type")
             return send(status: 304, contentType: nil, headers: headers, body: [], outcome: outcome)
         }

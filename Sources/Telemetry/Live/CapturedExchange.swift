@@ -68,28 +68,6 @@ public final class CapturedExchange: Sendable {
     /// configured, never the client's Host (DESIGN §6).
     public var requestFields: [(String, String)] {
         guard let firstLine = head.firstIndex(of: 0x0A) else { return [] }
-        return Self.fields(Array(head[(firstLine + 1)...])).filter { $0.0.lowercased() != "host" }
-    }
-
-    /// The fields of a block of `Name: value` lines ended by LF (a CR before it dropped)
-    /// or by NUL, up to an empty line; lines without a colon are skipped.
-    public static func fields(_ lines: [UInt8]) -> [(String, String)] {
-        var out: [(String, String)] = []
-        var start = 0
-        while start < lines.count {
-            var end = start
-            while end < lines.count && lines[end] != 0x0A && lines[end] != 0 { end += 1 }
-            var stop = end
-            if stop > start && lines[stop - 1] == 0x0D { stop -= 1 }
-            if stop == start && end < lines.count && lines[end] == 0x0A { break }
-            if let colon = lines[start..<stop].firstIndex(of: UInt8(ascii: ":")) {
-                var value = colon + 1
-                while value < stop && (lines[value] == 0x20 || lines[value] == 0x09) { value += 1 }
-                while stop > value && (lines[stop - 1] == 0x20 || lines[stop - 1] == 0x09) { stop -= 1 }
-                out.append((String(decoding: lines[start..<colon], as: UTF8.self), String(decoding: lines[value..<stop], as: UTF8.self)))
-            }
-            start = end + 1
-        }
-        return out
+        return HeaderFields(lines: Array(head[(firstLine + 1)...])).pairs(where: { !HeaderNames.equalsIgnoringCase($0, "host") })
     }
 }

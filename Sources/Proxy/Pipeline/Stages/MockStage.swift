@@ -6,7 +6,7 @@ import Tapes
 struct MockStage: RequestStage {
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
         let request = context.request
-        let asked = MockRequest(method: request.method, path: String(context.remainder), query: context.query) { request.header($0) }
+        let asked = MockRequest(method: request.method, path: String(context.remainder), query: context.query, fields: request.fields)
         switch Mocks.answer(route.mocks, asked, maxBytes: pipeline.config.limits.maxResponseBody) {
         case .answer(let answer, _):
             context.source = .mock

@@ -7,7 +7,7 @@ struct RequestSerializationStage: RequestStage {
         let request = context.request, limits = pipeline.config.limits
         do throws(RequestSerializationError) {
             context.serialized = try route.requestSerializer.serialize(RequestInput(
-                method: request.method, query: context.query, contentType: request.header("Content-Type"), body: request.body,
+                method: request.method, query: context.query, contentType: request.fields.first("Content-Type"), body: request.body,
                 maxDepth: limits.maxJSONDepth, maxOutput: limits.maxRequestSerializerOutput))
         } catch {
             return .refused(.badRequest(error.description))

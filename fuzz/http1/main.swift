@@ -102,8 +102,10 @@ func referenceNamesThisMachine(_ value: String) -> Bool {
 
 /// uri-host [ ":" port ], port 0-65535 in at most five digits, from the grammar's pieces.
 func referenceHostIsValid(_ v: [UInt8]) -> Bool {
+    // ASCII only, checked as bytes: Character comparison is canonical, so a non-ASCII
+    // character equivalent to an allowed one (U+037E is ";") would pass the set below.
+    guard v.allSatisfy({ $0 < 0x80 }) else { return false }
     let text = String(decoding: v, as: UTF8.self)
-    guard text.utf8.elementsEqual(v) else { return false }
     var host = Substring(text), port: Substring?
     if text.hasPrefix("[") {
         guard let close = text.firstIndex(of: "]") else { return false }

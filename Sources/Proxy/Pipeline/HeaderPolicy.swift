@@ -67,15 +67,18 @@ enum HeaderPolicy {
         var lines = HeaderFields()
         var prior: [UInt8] = []
         var vias: [UInt8] = []
-        // Fields the client's Connection header names are hop-by-hop too.
-        var named = HeaderNames([])
+        // Fields the client's Connection header names are hop-by-hop too: taken out after
+        // the one pass, in the rare request whose Connection names one.
+        var named: HeaderNames?
         let caching = route.cache != nil
         // `cookies: jar`: the route's jar sends its cookies; the client's are not forwarded.
         let jar = route.cookies != nil
         request.fields.forEach { name, value in
-            if HeaderNames.isConnection(name) { named.addConnectionOptions(value) }
-        }
-        request.fields.forEach { name, value in
+            if HeaderNames.isConnection(name) {
+                var options = named ?? HeaderNames([])
+                options.addConnectionOptions(value)
+                named = options
+            }
             if forwardedFor.contains(name) {
                 if !prior.isEmpty { prior += [UInt8(ascii: ","), UInt8(ascii: " ")] }
                 prior += value
@@ -84,10 +87,14 @@ enum HeaderPolicy {
                 vias += [UInt8(ascii: ","), UInt8(ascii: " ")]
             }
             if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name)
-                && !named.contains(name) && !(caching && conditionals.contains(name))
-                && !(jar && cookie.contains(name)) {
+                && !(caching && conditionals.contains(name)) && !(jar && cookie.contains(name)) {
                 lines.append(name: name, value: value)
             }
+        }
+        if let named, !named.isEmpty {
+            let taken = lines
+            lines = HeaderFields()
+            taken.appending(where: { !named.contains($0) }, to: &lines)
         }
         lines.append(contentsOf: route.headers)
         if let contentType { lines.append("Content-Type", contentType) }

@@ -4,7 +4,10 @@
 // dropped, name up to the first colon, value trimmed of spaces and tabs); appending the
 // fields read makes lines that read back as the same fields; `first` finds the first
 // field of a name in any case; the end-to-end copy keeps exactly the fields that no
-// Connection field names.
+// Connection field names. The reply writer's whole copy (ReplyHead.addVerbatim) takes
+// only lines it may send as they are: each `name: value` CRLF with no other control
+// byte, no Connection, at most one Date; what it takes is the input byte for byte, and
+// what it refuses it leaves unwritten.
 import HTTPCore
 
 func reference(_ bytes: [UInt8]) -> [([UInt8], [UInt8])] {
@@ -47,5 +50,25 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var copied = 0
     forwarded.forEach { _, _ in copied += 1 }
     precondition(copied <= read.count, "end-to-end copied more fields than there are")
+    checkVerbatim(fields, read: read)
     return 0
+}
+
+func checkVerbatim(_ fields: HeaderFields, read: [([UInt8], [UInt8])]) {
+    var head = ReplyHead(status: 200, capacity: 8)
+    let statusLine = head.count
+    guard let dated = head.addVerbatim(fields) else {
+        precondition(head.count == statusLine, "a refused copy wrote bytes")
+        return
+    }
+    let bytes = fields.bytes
+    precondition(Array(head.bytes[statusLine...]) == bytes, "the copy is not the input")
+    for (k, c) in bytes.enumerated() where c < 0x20 {
+        precondition(c == 0x0D && k + 1 < bytes.count && bytes[k + 1] == 0x0A || c == 0x0A && k > 0 && bytes[k - 1] == 0x0D,
+                     "a control byte other than CRLF was copied")
+    }
+    let lines = bytes.split(separator: 0x0A).count
+    precondition(lines == read.count, "a line without a colon was copied")
+    let names = read.map { String(decoding: $0.0, as: UTF8.self).lowercased() }
+    precondition(!names.contains("connection") && names.filter { $0 == "date" }.count == (dated ? 1 : 0), "Connection or Date copied")
 }

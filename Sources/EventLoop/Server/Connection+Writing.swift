@@ -16,7 +16,7 @@ extension Connection {
         var head = ReplyHead(status: status, capacity: 160 + headers.bytes.count)
         // Exactly one Date: the first valid one given (an upstream's), else ours.
         var dated = false
-        headers.forEach { name, value in
+        if let verbatimDated = head.addVerbatim(headers) { dated = verbatimDated } else { headers.forEach { name, value in
             if HeaderNames.isConnection(name) {
                 if ByteClass.equalsIgnoringCase(value, "close") { closeRequested = true }
                 return
@@ -26,7 +26,7 @@ extension Connection {
                 dated = true
             }
             head.add(name: name, value: value)
-        }
+        } }
         if !dated { head.add("Date", server.date()) }
         if ReplyContent.framesLength(method: request.method, status: status) { head.addContentLength(bodyless ? 0 : body.count) }
         // A truncated reply closes as a broken one would: without announcing it.

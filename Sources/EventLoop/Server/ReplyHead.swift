@@ -1,4 +1,7 @@
 import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A response's status line and header fields, written as bytes into memory of its own:
 /// each field is two copies and a few stores, where an Array paid a uniqueness and
@@ -57,6 +60,70 @@ struct ReplyHead: ~Copyable {
         base[count] = 0x0D
         base[count + 1] = 0x0A
         count += 2
+    }
+
+    /// Copies `fields` whole, as one block, when that writes what `add` would for each:
+    /// every line `name: value` ended by CRLF, no other byte below 0x20 anywhere, no
+    /// `Connection` line and at most one `Date`, a valid one (the writer reads those).
+    /// Returns whether a Date was among them; nil, having written nothing, otherwise (the
+    /// caller then adds field by field). The replies serializerd builds pass; the check
+    /// costs a pass over the bytes, eight at a time, and a colon search a line.
+    mutating func addVerbatim(_ fields: HeaderFields) -> Bool? {
+        let dated = fields.bytes.withUnsafeBufferPointer { all -> Bool? in
+            guard let start = all.baseAddress, !all.isEmpty else { return false }
+            guard all.count >= 2, all[all.count - 2] == 0x0D, all[all.count - 1] == 0x0A else { return nil }
+            let raw = UnsafeRawPointer(start)
+            var line = 0, k = 0, dated = false
+            while k < all.count {
+                if k + 8 <= all.count {
+                    // The lowest flagged byte is a true one (a borrow only runs upward; little-endian,
+                    // so the lowest is the first in memory).
+                    let word = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                    let flagged = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+                    if flagged == 0 {
+                        k += 8
+                        continue
+                    }
+                    k += flagged.trailingZeroBitCount / 8
+                } else if all[k] >= 0x20 {
+                    k += 1
+                    continue
+                }
+                // A control byte: only the CR of a line's CRLF may be one.
+                guard all[k] == 0x0D, k + 1 < all.count, all[k + 1] == 0x0A else { return nil }
+                switch Self.kind(of: UnsafeBufferPointer(rebasing: all[line..<k])) {
+                case .plain: break
+                case .date(let value) where !dated && HTTPDate.isValid(String(decoding: value, as: UTF8.self)): dated = true
+                default: return nil
+                }
+                k += 2
+                line = k
+            }
+            return dated
+        }
+        guard let dated else { return nil }
+        fields.bytes.withUnsafeBufferPointer { all in
+            reserve(all.count)
+            put(all)
+        }
+        return dated
+    }
+
+    private enum LineKind { case plain, date(UnsafeBufferPointer<UInt8>), other }
+
+    /// A `name: value` line with a name: a Date (its value), another field but Connection, or not one to copy.
+    private static func kind(of line: UnsafeBufferPointer<UInt8>) -> LineKind {
+        guard let base = line.baseAddress, line.count > 0, let colon = memchr(base, 0x3A, line.count) else { return .other }
+        let nameCount = UnsafeRawPointer(colon) - UnsafeRawPointer(base)
+        guard nameCount > 0 else { return .other }
+        let name = UnsafeBufferPointer(start: base, count: nameCount)
+        if HeaderNames.isConnection(name) { return .other }
+        guard nameCount == 4, ByteClass.equalsIgnoringCase(name, "date") else { return .plain }
+        var value = nameCount + 1
+        while value < line.count && (line[value] == 0x20 || line[value] == 0x09) { value += 1 }
+        var end = line.count
+        while end > value && (line[end - 1] == 0x20 || line[end - 1] == 0x09) { end -= 1 }
+        return .date(UnsafeBufferPointer(rebasing: line[value..<end]))
     }
 
     /// Whether any byte is below 0x20, eight at a time: a byte under 0x20 is the one

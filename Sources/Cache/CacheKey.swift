@@ -10,9 +10,24 @@ public struct CacheKey: Hashable, Sendable {
     /// `Route.cacheScope`: routes with other credentials or other output never meet.
     public let scope: UInt64
 
+    /// The three hashed once: the shard and its table both use it, so a lookup hashes
+    /// the URL once instead of once for each.
+    public let digest: Int
+
     public init(method: String, url: String, scope: UInt64 = 0) {
         self.method = method
         self.url = url
         self.scope = scope
+        var hasher = Hasher()
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(scope)
+        digest = hasher.finalize()
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public static func == (a: CacheKey, b: CacheKey) -> Bool {
+        a.digest == b.digest && a.scope == b.scope && a.url == b.url && a.method == b.method
     }
 }

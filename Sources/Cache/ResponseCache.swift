@@ -26,9 +26,7 @@ public final class ResponseCache: Sendable {
     public func setMaxBytes(_ bytes: Int) { budget.store(max(0, bytes), ordering: .relaxed) }
 
     private func shard(_ key: CacheKey) -> Locked {
-        var hasher = Hasher()
-        hasher.combine(key)
-        return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: key.digest) % UInt(shards.count))]
     }
 
     /// The variant of `key` that `request` selects, most recently stored first; marks the

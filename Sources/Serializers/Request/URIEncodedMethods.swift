@@ -1,10 +1,9 @@
+import HTTPCore
+
 /// AF's `HTTPMethodsEncodingParametersInURI`.
 enum URIEncodedMethods {
     static func contains(_ method: String) -> Bool {
-        switch method.uppercased() {
-        case "GET", "HEAD", "DELETE": return true
-        default: return false
-        }
+        method.equalsIgnoringASCIICase("GET") || method.equalsIgnoringASCIICase("HEAD") || method.equalsIgnoringASCIICase("DELETE")
     }
 
     /// Appends encoded parameters to the client's query (`&` after an existing one).

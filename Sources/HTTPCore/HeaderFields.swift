@@ -56,6 +56,12 @@ public struct HeaderFields: Sendable, Equatable, ExpressibleByArrayLiteral {
     }
 
     public mutating func append(_ name: String, _ value: String) {
+        // Read in place (native and small strings are contiguous): a copy to call
+        // `withUTF8` on costs a retain and a release of each, and replies add several.
+        let added = name.utf8.withContiguousStorageIfAvailable { n in
+            value.utf8.withContiguousStorageIfAvailable { append(name: n, value: $0) } != nil
+        } ?? false
+        if added { return }
         var name = name, value = value
         name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0) } }
     }

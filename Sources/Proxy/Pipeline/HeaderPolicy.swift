@@ -35,13 +35,6 @@ enum HeaderPolicy {
         "x-http-method-override", "x-method-override",
     ])
 
-    /// Whether the client sent any of `unkeyedForwarding`.
-    static func carriesUnkeyedForwarding(_ request: any ClientExchange) -> Bool {
-        var found = false
-        request.fields.forEach { name, _ in if !found, unkeyedForwarding.contains(name) { found = true } }
-        return found
-    }
-
     /// Never forwarded, even for `on_failure: passthrough`: the body is re-framed and decoded.
     static let hopByHopDownstream = HeaderNames([
         "connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",

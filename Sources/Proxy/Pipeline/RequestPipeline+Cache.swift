@@ -23,9 +23,11 @@ extension RequestPipeline {
         let now = clock.now()
         let consults = HTTPMethod.isCacheable(method)
         let found = consults ? cache.store.find(key, request: selecting) : (response: nil, keyKnown: false)
-        var exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
-        switch CacheChoice.of(policy: rule.policy, method: method, request: Self.requestControl(request), stored: found.response,
-                              keyKnown: found.keyKnown, now: now, unkeyed: HeaderPolicy.carriesUnkeyedForwarding(request)) {
+        let asked = Self.requestControl(request)
+        // Made only for a request that goes upstream: a hit never needs it.
+        var exchange: CacheExchange
+        switch CacheChoice.of(policy: rule.policy, method: method, request: asked.control, stored: found.response,
+                              keyKnown: found.keyKnown, now: now, unkeyed: asked.unkeyed) {
         case .hit(let entry):
             serveStored(entry, context, result: woken ? .collapsed : .hit,
                         status: woken ? "serializerd; hit; collapsed" : "serializerd; hit", now: now)
@@ -43,11 +45,13 @@ extension RequestPipeline {
             context.reply.problem(.cacheMiss("\(what), and \(why)"), route: route.name)
             return .answered
         case .revalidate(let entry):
+            exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
             exchange.fwd = "stale"
             exchange.stale = entry
             exchange.revalidating = true
             exchange.store = true
         case .forward(let fwd, let result, let stale, let store):
+            exchange = CacheExchange(rule: rule, key: key, requestedAt: now, selecting: selecting, fingerprint: route.fingerprint)
             exchange.fwd = fwd
             exchange.result = result
             exchange.stale = stale
@@ -73,12 +77,16 @@ extension RequestPipeline {
         return .forward(exchange)
     }
 
-    /// The client's Cache-Control, or `Pragma: no-cache` without one (RFC 9111 §5.4).
-    static func requestControl(_ request: any ClientExchange) -> CacheControl {
+    /// The client's Cache-Control, or `Pragma: no-cache` without one (RFC 9111 §5.4), and
+    /// whether it sent a forwarding field the cache is not keyed by (then it neither reads
+    /// nor feeds the cache): one pass over its fields.
+    static func requestControl(_ request: any ClientExchange) -> (control: CacheControl, unkeyed: Bool) {
         var lines: [String] = []
-        var pragmaNoCache = false
+        var pragmaNoCache = false, unkeyed = false
         request.fields.forEach { name, value in
-            if HeaderPolicy.cacheControl.contains(name) {
+            if HeaderPolicy.unkeyedForwarding.contains(name) {
+                unkeyed = true
+            } else if HeaderPolicy.cacheControl.contains(name) {
                 lines.append(String(decoding: value, as: UTF8.self))
             } else if HeaderPolicy.pragma.contains(name), String(decoding: value, as: UTF8.self).lowercased().contains("no-cache") {
                 pragmaNoCache = true
@@ -86,7 +94,7 @@ extension RequestPipeline {
         }
         var control = CacheControl(lines)
         if lines.isEmpty && pragmaNoCache { control.noCache = true }
-        return control
+        return (control, unkeyed)
     }
 
     /// Waits (counted in flight, so shutdown waits too) for the miss in flight on `key`.

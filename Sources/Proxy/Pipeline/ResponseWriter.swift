@@ -17,9 +17,10 @@ struct ResponseWriter {
 
     typealias Outcome = CompletionRecorder.Outcome
 
-    /// The `Server-Timing` value, written in place: this field is on every reply.
-    func timing(total: Double) -> String {
-        String(unsafeUninitializedCapacity: 48 + 3 * NumberText.maxMillisecondsLength) { buffer in
+    /// The `Server-Timing` field, its value written on the stack and copied into the
+    /// fields as bytes: this field is on every reply, and a String of it was an allocation.
+    func appendTiming(total: Double, to headers: inout HeaderFields) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48 + 3 * NumberText.maxMillisecondsLength) { buffer in
             var w = 0
             NumberText.put("total;dur=", into: buffer, at: &w)
             NumberText.putMilliseconds(total, into: buffer, at: &w)
@@ -31,7 +32,7 @@ struct ResponseWriter {
                 NumberText.put(", serialize;dur=", into: buffer, at: &w)
                 NumberText.putMilliseconds(serializeSeconds, into: buffer, at: &w)
             }
-            return w
+            headers.append("Server-Timing", value: UnsafeBufferPointer(rebasing: buffer[..<w]))
         }
     }
 
@@ -51,7 +52,7 @@ struct ResponseWriter {
         if c.label.utf8.first != UInt8(ascii: "(") { headers.append("Serializerd-Source", c.source.rawValue) }
         if let cache = c.cache { headers.append("Cache-Status", cache.status) }
         if let applied = c.network?.appliedText { headers.append("Serializerd-Fault-Applied", applied) }
-        headers.append("Server-Timing", timing(total: duration))
+        appendTiming(total: duration, to: &headers)
         let bytesOut = sent.count
         let exchange = recorder.captured(c, headers: headers, body: sent, reply: outcome.reply)
         let recordNow = {

@@ -92,7 +92,8 @@ public struct HeaderFields: Sendable, Equatable, ExpressibleByArrayLiteral {
         self = kept
     }
 
-    static func trimmed(_ value: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    /// `value` without leading and trailing spaces and tabs (RFC 9110 §5.5's OWS).
+    public static func trimmed(_ value: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var start = 0, end = value.count
         while start < end && (value[start] == 0x20 || value[start] == 0x09) { start += 1 }
         while end > start && (value[end - 1] == 0x20 || value[end - 1] == 0x09) { end -= 1 }

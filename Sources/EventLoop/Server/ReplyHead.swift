@@ -119,11 +119,7 @@ struct ReplyHead: ~Copyable {
         let name = UnsafeBufferPointer(start: base, count: nameCount)
         if HeaderNames.isConnection(name) { return .other }
         guard nameCount == 4, ByteClass.equalsIgnoringCase(name, "date") else { return .plain }
-        var value = nameCount + 1
-        while value < line.count && (line[value] == 0x20 || line[value] == 0x09) { value += 1 }
-        var end = line.count
-        while end > value && (line[end - 1] == 0x20 || line[end - 1] == 0x09) { end -= 1 }
-        return .date(UnsafeBufferPointer(rebasing: line[value..<end]))
+        return .date(HeaderFields.trimmed(UnsafeBufferPointer(rebasing: line[(nameCount + 1)...])))
     }
 
     /// Whether any byte is below 0x20, eight at a time: a byte under 0x20 is the one

@@ -135,7 +135,10 @@ public final class SessionManager {
             try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
             try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
             try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "CURLOPT_REDIR_PROTOCOLS_STR")
-            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_PROXY, ""), "CURLOPT_PROXY")   // never the environment's proxy
+            // Never the environment's proxy (DESIGN §4). The empty proxy alone still has libcurl
+            // read no_proxy and NO_PROXY on every request; "*" ends that lookup.
+            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_PROXY, ""), "CURLOPT_PROXY")
+            try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_NOPROXY, "*"), "CURLOPT_NOPROXY")
             try Curl.check(cshim_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""), "CURLOPT_ACCEPT_ENCODING")   // all it decodes
             // Large bodies arrive in fewer reads and write callbacks than with the 16 KB default.
             try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 << 10), "CURLOPT_BUFFERSIZE")

@@ -50,6 +50,8 @@ public final class CompletionEvent: @unchecked Sendable {
     /// The network conditions and faults applied, as `Serializerd-Fault-Applied` lists
     /// them (`latency=800ms, status=503`); nil when none.
     public let faults: String?
+    /// A stream's or WebSocket's summary, a JSON object (DESIGN §9); nil otherwise.
+    public let stream: String?
     /// The request and answers themselves, for the full HAR (not in the event's JSON).
     public let exchange: CapturedExchange?
     /// `json`, once rendered for the sinks that need it.
@@ -59,7 +61,9 @@ public final class CompletionEvent: @unchecked Sendable {
                 status: Int, upstreamStatus: Int?, contentType: String?, serializer: String?, outcome: String,
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
                 error: String?, responseContentType: String?, unsafeNumbers: Int? = nil, source: String? = nil,
-                cache: String? = nil, httpVersion: String? = nil, faults: String? = nil, exchange: CapturedExchange? = nil) {
+                cache: String? = nil, httpVersion: String? = nil, faults: String? = nil, exchange: CapturedExchange? = nil,
+                stream: String? = nil) {
+        self.stream = stream
         self.httpVersion = httpVersion
         self.faults = faults
         self.startedAt = startedAt

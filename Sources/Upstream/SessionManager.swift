@@ -26,6 +26,10 @@ public final class SessionManager {
     /// life, so no task pays for setting one and none inherits another's.
     @exclusivity(unchecked) private var policyHandles: [String: [UnsafeMutableRawPointer]] = [:]
     private let maxIdleHandles = 64
+    /// Depth of calls into libcurl that may call back (a sink may ask to cancel from there).
+    private var insideCurl = 0
+    /// Cancels asked for from inside libcurl, done when it returns.
+    private var cancelling: [UnsafeMutableRawPointer] = []
 
     /// `curl_global_init`, once, before any thread starts.
     public static func globalInit() {
@@ -61,12 +65,26 @@ public final class SessionManager {
 
     /// Starts one task; `completion` runs on this loop exactly once.
     public func start(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
+        _ = start(request, sink: nil, completion: completion)
+    }
+
+    public func start(_ request: UpstreamRequest, stream sink: any UpstreamStreamSink,
+                      completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) -> UpstreamTask? {
+        start(request, sink: sink, completion: completion)
+    }
+
+    private func start(_ request: UpstreamRequest, sink: (any UpstreamStreamSink)?,
+                       completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) -> UpstreamTask? {
         let profile = request.profile
         guard !closed, let easy = handle(for: request, profile: profile) else {
             completion(.failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start an upstream transfer")))
-            return
+            return nil
         }
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes, completion: completion)
+        if let sink {
+            transfer.sink = sink
+            transfer.followsRedirects = request.followRedirects > 0
+        }
         transfer.budget = budget
         transfer.policy = profile
         transfer.tag = request.tag
@@ -84,9 +102,34 @@ public final class SessionManager {
         } catch {
             transfer.release()
             transfer.finish(.failure(.unavailable(code: error.code, message: error.description)))
-            return
+            return nil
         }
         transfers[easy] = transfer
+        return UpstreamTask(easy: easy)
+    }
+
+    public func resume(_ task: UpstreamTask) {
+        guard transfers[task.easy] != nil else { return }
+        // Unpausing hands libcurl's held bytes to the sink at once, from inside this call.
+        insideCurl += 1
+        _ = curl_easy_pause(task.easy, CURLPAUSE_CONT)
+        insideCurl -= 1
+        afterCurl()
+    }
+
+    public func cancel(_ task: UpstreamTask) {
+        // A handle may not leave the multi from inside one of libcurl's callbacks: then it
+        // leaves once libcurl has returned.
+        if insideCurl > 0 { return cancelling.append(task.easy) }
+        guard let transfer = transfers.removeValue(forKey: task.easy) else { return }
+        _ = curl_multi_remove_handle(multi, task.easy)   // only fails for a handle not in the multi
+        // Not pooled: a cancelled handle may be mid-response or paused.
+        transfer.release()
+        transfer.finish(.failure(.aborted))
+    }
+
+    private func afterCurl() {
+        while let easy = cancelling.popLast() { cancel(UpstreamTask(easy: easy)) }
     }
 
     /// An idle handle for the request's TLS policy and cookie jar, or a new one with them set.
@@ -162,7 +205,8 @@ public final class SessionManager {
         try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(r.connectTimeout * 1000)), "CURLOPT_CONNECTTIMEOUT_MS")
         try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.followRedirects > 0 ? 1 : 0), "CURLOPT_FOLLOWLOCATION")
         try Curl.check(cshim_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.followRedirects), "CURLOPT_MAXREDIRS")
-        try Curl.check(cshim_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.maxResponseBytes)), "CURLOPT_MAXFILESIZE_LARGE")
+        try Curl.check(cshim_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.uncappedStreams ? 0 : r.maxResponseBytes)),
+                       "CURLOPT_MAXFILESIZE_LARGE")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA")
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, t.errorBuffer), "CURLOPT_ERRORBUFFER")
@@ -241,13 +285,16 @@ public final class SessionManager {
 
     private func action(socket: curl_socket_t, flags: Int32) {
         var running: Int32 = 0
+        insideCurl += 1
         let code = curl_multi_socket_action(multi, socket, flags, &running)
+        insideCurl -= 1
         // A socket curl already forgot is harmless; anything else leaves the multi handle
         // unusable, and every task in it is failed rather than left to hang.
         if code != CURLM_OK && code != CURLM_BAD_SOCKET {
             do throws(CurlError) { try Curl.check(code, "curl_multi_socket_action") } catch { fail(all: error) }
         }
         drain()
+        if !cancelling.isEmpty { afterCurl() }
     }
 
     /// Reads every finished transfer (result before remove_handle) and completes it.
@@ -307,6 +354,7 @@ public final class SessionManager {
 
     static func outcome(_ t: Transfer, _ code: CURLcode) -> Result<UpstreamResponse, UpstreamFailure> {
         if t.overBudget { return .failure(.overloaded) }
+        if t.stopped { return .failure(.aborted) }
         if t.overLimit || code == CURLE_FILESIZE_EXCEEDED { return .failure(.bodyTooLarge(limit: t.limit)) }
         if code == CURLE_OPERATION_TIMEDOUT { return .failure(.timeout) }
         guard code == CURLE_OK else {

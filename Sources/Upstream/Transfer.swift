@@ -38,6 +38,14 @@ final class Transfer {
         return buffer
     }()
     private(set) var finished = false
+    /// Takes the answer as it arrives when it says so at the head (DESIGN §9).
+    var sink: (any UpstreamStreamSink)?
+    /// The sink took this answer: body bytes go to it, not into `body`.
+    private(set) var streaming = false
+    /// The sink ended the transfer.
+    private(set) var stopped = false
+    /// Redirects are followed: a 3xx head with Location is not the final one.
+    var followsRedirects = false
 
     init(easy: UnsafeMutableRawPointer, limit: Int, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
         self.easy = easy
@@ -68,6 +76,15 @@ final class Transfer {
     }
 
     func received(_ data: UnsafeRawBufferPointer) -> Int {
+        if streaming, let sink {
+            switch sink.received(data) {
+            case .taken: return data.count
+            case .pause: return Int(CURL_WRITEFUNC_PAUSE)
+            case .stop:
+                stopped = true
+                return 0
+            }
+        }
         if body.isEmpty { reserveDeclaredLength() }
         guard body.count + data.count <= limit else {
             overLimit = true
@@ -96,12 +113,27 @@ final class Transfer {
     /// One header line; a status line starts a new response (redirects, 1xx).
     func receivedHeader(_ data: UnsafeRawBufferPointer) {
         let line = data.bindMemory(to: UInt8.self)
+        if sink != nil, !streaming, line.count <= 2, line.first == 0x0D || line.first == 0x0A {
+            return headEnded()
+        }
         if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             headers.removeAll()
             return
         }
         headers.append(line: line)
+    }
+
+    /// The empty line after a head: the sink decides on the final one.
+    private func headEnded() {
+        var status = 0
+        guard cshim_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK, status >= 200 else { return }
+        if followsRedirects, (300...399).contains(status), headers.first("Location") != nil { return }
+        guard let sink, sink.streams(status: status, headers: headers, contentType: headers.first("Content-Type")) else { return }
+        streaming = true
+        // The stream has begun: the route's timeout covered the head only. Setting it is a
+        // stored value libcurl reads as it checks, safe from its own callback.
+        _ = cshim_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, 0)
     }
 
     var errorMessage: String { String(cString: errorBuffer) }

@@ -10,10 +10,26 @@ public protocol UpstreamClient: AnyObject {
     func close()
     /// The transfers in flight now, with their bytes so far (progress, `/-/inflight`).
     func inflight() -> [TransferProgress]
+    /// Starts one task whose answer `sink` may take as it arrives; the task, to resume or
+    /// cancel it (nil when it could not start: `completion` has then run).
+    func start(_ request: UpstreamRequest, stream sink: any UpstreamStreamSink,
+               completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) -> UpstreamTask?
+    /// Lets a paused task's bytes flow again (they are offered to its sink at once).
+    func resume(_ task: UpstreamTask)
+    /// Ends a task now; its completion runs with `.aborted`. A finished task is ignored.
+    func cancel(_ task: UpstreamTask)
 }
 
 extension UpstreamClient {
     public func inflight() -> [TransferProgress] { [] }
+    /// An upstream that cannot stream answers whole.
+    public func start(_ request: UpstreamRequest, stream sink: any UpstreamStreamSink,
+                      completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) -> UpstreamTask? {
+        start(request, completion: completion)
+        return nil
+    }
+    public func resume(_ task: UpstreamTask) {}
+    public func cancel(_ task: UpstreamTask) {}
 }
 
 extension SessionManager: UpstreamClient {}

@@ -17,6 +17,9 @@ public struct UpstreamRequest: Sendable {
     public var cookies: CookieJar?
     /// Whose transfer it is, for progress and `/-/inflight`.
     public var tag: Tag?
+    /// An answer that streams may be of any size (`stream.bytes`): libcurl is not told the
+    /// cap, which the body read still keeps for an answer that is buffered.
+    public var uncappedStreams = false
 
     /// One object: a request carries it through to its transfer for one retain.
     public final class Tag: Sendable {

@@ -10,8 +10,9 @@ final class ProxyHarness {
     let configPath: String
 
     /// `routes` is YAML for the `routes:` list; `{stub}` becomes the stub's base URL.
-    init(routes: String, top: String = "", workers: Int = 2, environment: [String: String]? = nil) throws {
-        (stub, stubPort) = try StubUpstream.start()
+    init(routes: String, top: String = "", workers: Int = 2, environment: [String: String]? = nil,
+         script: String = "stub_upstream.py") throws {
+        (stub, stubPort) = try StubUpstream.start(script: script)
         let yaml = "listen: 127.0.0.1:0\nworkers: \(workers)\n" + top + "routes:\n"
             + routes.replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(stubPort)/v1")
         do {

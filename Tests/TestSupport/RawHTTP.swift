@@ -112,7 +112,7 @@ public enum RawHTTP {
         return RawResponse(status: status, headers: headers, body: body)
     }
 
-    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    public static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         for i in 0...(haystack.count - needle.count) where Array(haystack[i..<(i + needle.count)]) == needle { return i }
         return nil

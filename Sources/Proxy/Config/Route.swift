@@ -44,6 +44,11 @@ public final class Route: Sendable {
     public let network: NetworkSettings?
     /// `network != nil`, read on every request without copying the settings out.
     let hasNetwork: Bool
+    /// `stream:`: which answers are served as they arrive (DESIGN §9).
+    public let stream: StreamSettings
+    /// The response serializer for one event's data: the route's, without its status and
+    /// content-type checks (a stream's head was checked once).
+    let eventSerializer: any ResponseSerializer
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// What the route sends upstream and makes of the answer, as text (DESIGN §3): a
@@ -66,11 +71,13 @@ public final class Route: Sendable {
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
-         network: NetworkSettings? = nil,
+         network: NetworkSettings? = nil, stream: StreamSettings = StreamSettings(),
          reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
         self.network = network
         hasNetwork = network != nil
+        self.stream = stream
+        eventSerializer = (try? ResponseSerializerRegistry.makeForEvents(response)) ?? responseSerializer
         self.health = health
         self.reachability = reachability ?? Reachability(route: name) { _ in }
         self.tls = tls
@@ -97,8 +104,10 @@ public final class Route: Sendable {
         self.cache = cache
         self.fingerprint = fingerprint
         cacheScope = OutputTag.hash(Array(fingerprint.utf8))
-        stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache)
-        stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache)
+        // Tapes keep whole answers: a route with one buffers streams as before.
+        let streams = stream.mode == .auto && tape == nil
+        stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams)
+        stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams)
     }
 
     /// What follows the prefix in a path the route matched. `/api` + `/users`: the
@@ -131,6 +140,14 @@ public final class Route: Sendable {
         let unsafe = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
         if output.canonical { outcome = Self.canonicalized(outcome) }
         return (outcome, unsafe)
+    }
+
+    /// One event's data through the route's serializer and `output` (DESIGN §9).
+    func serializeEvent(_ data: [UInt8]) -> SerializationResult {
+        var outcome = eventSerializer.serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
+        _ = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
+        if output.canonical { outcome = Self.canonicalized(outcome) }
+        return outcome
     }
 
     /// RFC 8785 form; a number outside double range cannot be canonical, which is a

@@ -71,6 +71,10 @@ final class RequestContext {
     var serializeSeconds: Double?
     /// Unsafe numbers the route's output.numbers found in the payload.
     var unsafeNumbers: Int?
+    /// Takes the answer as it arrives when it streams (DESIGN §9): set by the stream stage.
+    var stream: StreamRelay?
+    /// The completion event's `stream` object, once a stream has ended.
+    var streamSummary: String?
 
     struct CacheNote {
         var result: CacheResult

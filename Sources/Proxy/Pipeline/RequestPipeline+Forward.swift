@@ -50,12 +50,16 @@ extension RequestPipeline {
         guard let route = context.route else { return }
         let sent = clock.now(), sentWall = clock.wall()
         requestStarted()
-        session.start(upstream) { [unowned self, context] result in
-            let seconds = clock.now() - sent
-            context.upstreamSeconds = (context.upstreamSeconds ?? 0) + seconds
+        let done = { [unowned self, context] (result: Result<UpstreamResponse, UpstreamFailure>) in
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
             Self.observe(result, by: route.reachability, now: self.clock.wall())
+            if let relay = context.stream, relay.isStreaming {
+                relay.upstreamEnded(result)
+                return self.upstreamEnded()
+            }
+            let seconds = clock.now() - sent
+            context.upstreamSeconds = (context.upstreamSeconds ?? 0) + seconds
             if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds) }
             if let unconditional, case .success(let reply) = result, reply.status == 304, let stale = context.cached?.stale,
                !stale.isValidated(byETag: reply.headers.first("ETag"),
@@ -71,6 +75,9 @@ extension RequestPipeline {
             }
             self.upstreamEnded()
         }
+        guard let relay = context.stream else { return session.start(upstream, completion: done) }
+        relay.sentAt = sent
+        relay.task = session.start(upstream, stream: relay, completion: done)
     }
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.

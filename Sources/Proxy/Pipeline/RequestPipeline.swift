@@ -69,6 +69,9 @@ final class RequestPipeline {
     var faultDiceVersion = 0
     /// Network conditions set at runtime (`/-/network`), shared by all workers.
     let networkOverrides: NetworkOverrides
+    /// Timers on the worker's loop (a stream's idle time); nil in-process, where streams
+    /// keep no idle time.
+    var makeTimer: ((@escaping () -> Void) -> Timer)?
 
     init(config: ServerConfig, session: any UpstreamClient, cache: ProcessCache, telemetry: WorkerTelemetry, shared: Telemetry,
          budget: ProcessBudget, via: String, mailbox: Mailbox, clock: PipelineClock = .system,

@@ -63,6 +63,8 @@ final class Worker {
         }
         self.pipeline = pipeline
         pipeline.upstreamEnded = { [unowned self] in self.finishIfIdle() }
+        let loop = loop
+        pipeline.makeTimer = { [unowned loop] fire in loop.makeTimer(fire) }
         server = try HTTPServer(loop: loop, sockets: sockets, settings: Worker.serverSettings(config), budget: budget) {
             pipeline.handle($0)
         }

@@ -37,6 +37,16 @@ public enum ResponseSerializerRegistry {
         return CompoundResponseSerializer(members: members, fallback: RawResponseSerializer(validation: validation))
     }
 
+    /// The serializer for one streamed event's data (DESIGN §9): the same transcoding,
+    /// no status or content-type check; a compound's members are tried in order.
+    public static func makeForEvents(_ settings: ResponseSettings) throws(SettingsError) -> any ResponseSerializer {
+        try checkOwnership(settings)
+        let validation = ResponseValidation(statusCodes: nil, contentTypes: nil, maxOutput: settings.maxOutput)
+        guard settings.serializer == .compound else { return member(settings.serializer, settings, validation) }
+        let members = (settings.serializers ?? []).map { member($0, settings, validation) }
+        return CompoundResponseSerializer(members: members, fallback: RawResponseSerializer(validation: validation))
+    }
+
     static func member(_ name: SerializerName, _ s: ResponseSettings, _ v: ResponseValidation) -> any ResponseSerializer {
         switch name {
         case .json: JSONResponseSerializer(validation: v, options: s.jsonOptions, notesNumbers: s.notesNumbers)

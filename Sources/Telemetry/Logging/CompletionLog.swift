@@ -126,5 +126,6 @@ extension CompletionEvent {
         line.string("http_version", httpVersion)
         line.string("faults", faults)
         line.string("error", error)
+        if let stream { line.raw(dynamic: "stream", stream) }
     }
 }

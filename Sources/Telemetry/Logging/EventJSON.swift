@@ -12,7 +12,7 @@ extension CompletionEvent {
         strings += (upstreamURL?.utf8.count ?? 0) + (contentType?.utf8.count ?? 0)
         strings += (serializer?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (source?.utf8.count ?? 0) + (cache?.utf8.count ?? 0) + (httpVersion?.utf8.count ?? 0)
         strings += faults?.utf8.count ?? 0
-        return Self.fixedJSONBound + 6 * strings
+        return Self.fixedJSONBound + 6 * strings + (stream?.utf8.count ?? 0)
     }
 
     /// Names, punctuation, the timestamp, the level and the numbers: under 400 bytes.
@@ -67,6 +67,10 @@ extension CompletionEvent {
         w.string(faults)
         w.raw(",\"error\":")
         w.string(error)
+        if var stream {
+            w.raw(",\"stream\":")
+            stream.withUTF8 { w.copy($0) }
+        }
         w.raw("}")
         return w.p - base
     }

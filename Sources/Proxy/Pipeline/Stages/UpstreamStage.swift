@@ -16,12 +16,13 @@ struct UpstreamStage: RequestStage {
         }
         context.upstreamSent?.lines = fields.bytes
         let method = context.request.method
-        let upstream = UpstreamRequest(url: context.url, method: method, headers: fields, body: context.serialized.body,
+        var upstream = UpstreamRequest(url: context.url, method: method, headers: fields, body: context.serialized.body,
                                        timeout: route.timeout, connectTimeout: route.connectTimeout,
                                        followRedirects: route.followRedirects, maxResponseBytes: pipeline.config.limits.maxResponseBody,
                                        tls: route.tls, httpVersion: route.httpVersion, cookies: route.cookies,
                                        tag: UpstreamRequest.Tag(requestID: context.requestID, route: route.name, method: method,
                                                                 path: context.path))
+        upstream.uncappedStreams = context.stream != nil && !route.stream.bytes.isEmpty
         // The health probe says the upstream is down: fail now, not after a connect timeout
         // (a stale cache entry may still answer).
         if route.reachability.failsFast {

@@ -1,0 +1,321 @@
+import EventLoop
+import HTTPCore
+import Serializers
+import Upstream
+
+/// One answer served as it arrives (DESIGN §9): SSE events and NDJSON records through
+/// the route's serializer one by one, bytes untouched. It holds at most
+/// `highWater` bytes for a slow client, then pauses the upstream transfer until the
+/// client has taken them.
+final class StreamRelay: UpstreamStreamSink {
+    /// Reply bytes waiting for the client before the upstream is paused.
+    static let highWater = 256 << 10
+    static let kernelSendBuffer: Int32 = 64 << 10
+
+    private weak var context: RequestContext?
+    private let route: Route
+    private unowned let pipeline: RequestPipeline
+    /// The upstream transfer, once started.
+    var task: UpstreamTask?
+    /// `Clock` seconds when the request went upstream.
+    var sentAt = 0.0
+    private(set) var kind: StreamKind?
+    private var sse: EventStreamParser?
+    private var records: RecordSplitter?
+    private var status = 0
+    private var paused = false
+    private var ended = false
+    /// An event asked for the end (`on_invalid: close`): the stream ends after this read.
+    private var closing = false
+    private var lastByte = 0.0
+    private var idleTimer: Timer?
+    private var out: [UInt8] = []
+    private var events = 0, invalid = 0, dropped = 0, bytesOut = 0, bytesIn = 0
+    /// The upstream's head, for the completion event.
+    private var head: UpstreamResponse?
+    /// The serializer passes event data as it is (`text`, `raw`).
+    private let passes: Bool
+
+    init(_ context: RequestContext, route: Route, pipeline: RequestPipeline) {
+        self.context = context
+        self.route = route
+        self.pipeline = pipeline
+        passes = route.response.serializer == .text || route.response.serializer == .raw
+    }
+
+    var isStreaming: Bool { kind != nil }
+
+    // MARK: UpstreamStreamSink
+
+    func streams(status: Int, headers: HeaderFields, contentType: String?) -> Bool {
+        guard let context, let kind = route.stream.kind(of: contentType.flatMap(MediaType.init)) else { return false }
+        // An unacceptable status is answered with the problem document, from the body.
+        if let codes = route.response.acceptableStatusCodes, !codes.contains(status) { return false }
+        let now = pipeline.clock.now()
+        context.upstreamSeconds = now - sentAt
+        self.kind = kind
+        self.status = status
+        head = UpstreamResponse(status: status, headers: headers, contentType: contentType, body: [], url: context.url)
+        lastByte = now
+        switch kind {
+        case .sse: sse = EventStreamParser(maxEvent: route.stream.maxMessage)
+        case .ndjson(let sequence): records = RecordSplitter(maxRecord: route.stream.maxMessage, sequence: sequence)
+        case .bytes: break
+        }
+        if let cached = context.cached {
+            context.cache = .init(result: .bypass, status: "serializerd; fwd=bypass; detail=stream")
+            // Waiting requests need not wait for a stream's end: nothing will be stored.
+            if cached.leads {
+                pipeline.cache.misses.finish(cached.key)
+                context.cached?.leads = false
+            }
+        }
+        let started = context.request.startStream(status: status, headers: replyHead(contentType: contentType, now: now),
+                                                  sendBuffer: Self.kernelSendBuffer,
+                                                  onDrained: { [weak self] in self?.drained() },
+                                                  onClose: { [weak self] in self?.clientLeft() })
+        guard started else {
+            clientLeft()
+            return true
+        }
+        if let timer = pipeline.makeTimer?({ [weak self] in self?.idleCheck() }) {
+            idleTimer = timer
+            timer.schedule(after: route.stream.idle)
+        }
+        return true
+    }
+
+    func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake {
+        guard !ended, let context else { return .stop }
+        if paused || context.request.bufferedBytes >= Self.highWater {
+            paused = true
+            return .pause
+        }
+        lastByte = pipeline.clock.now()
+        bytesIn += bytes.count
+        switch kind {
+        case .sse:
+            sse?.feed(bytes) { handle($0) }
+        case .ndjson:
+            records?.feed(bytes) { handle(record: $0) }
+        case .bytes, nil:
+            out.append(contentsOf: bytes)
+        }
+        flush()
+        if closing {
+            finish(outcome: .init(label: "invalid_event", serializer: route.response.serializer.rawValue,
+                                  error: "an event the serializer refused ended the stream (stream.on_invalid: close)"), cut: false)
+            return .stop
+        }
+        return .taken
+    }
+
+    // MARK: the end
+
+    /// The upstream transfer ended (its completion): the stream ends with it.
+    func upstreamEnded(_ result: Result<UpstreamResponse, UpstreamFailure>) {
+        guard !ended else { return }
+        switch result {
+        case .success:
+            if case .ndjson = kind { records?.finish { handle(record: $0) } }
+            sse?.finish()
+            flush()
+            finish(outcome: .init(label: "ok", serializer: route.response.serializer.rawValue), cut: false)
+        case .failure(let failure):
+            let shown = pipeline.config.capture.url(context?.url ?? "")
+            let problem: ProxyFailure = switch failure {
+            case .timeout: .upstreamTimeout(url: shown, seconds: route.stream.idle)
+            case .unavailable(let code, let message): .upstreamUnavailable(curlCode: code, message: message, url: shown)
+            default: .unavailable
+            }
+            failMidStream(problem)
+        }
+    }
+
+    /// No upstream byte for `stream.idle` (a paused transfer is not idle: it waits for the
+    /// client, whose own deadline is the connection's).
+    private func idleCheck() {
+        guard !ended else { return }
+        let quiet = pipeline.clock.now() - lastByte
+        if paused || quiet < route.stream.idle {
+            idleTimer?.schedule(after: paused ? route.stream.idle : route.stream.idle - quiet)
+            return
+        }
+        failMidStream(.upstreamTimeout(url: pipeline.config.capture.url(context?.url ?? ""), seconds: route.stream.idle))
+    }
+
+    /// SSE ends with a `serializerd-error` event naming the failure; NDJSON and bytes are
+    /// cut (no last chunk), so the client never takes a short stream for a whole one.
+    private func failMidStream(_ problem: ProxyFailure) {
+        let cut = kind != .sse
+        if !cut {
+            appendErrorEvent(ProblemDocument.render(problem, route: route.name, requestID: context?.requestID))
+            flush()
+        }
+        finish(outcome: .init(label: problem.outcomeLabel, serializer: route.response.serializer.rawValue,
+                              error: problem.detail ?? problem.title), cut: cut)
+    }
+
+    private func clientLeft() {
+        guard !ended else { return }
+        finish(outcome: .init(label: "client_gone", serializer: route.response.serializer.rawValue,
+                              error: "the client closed the connection during the stream"), cut: true, status: CompletionRecorder.clientGoneStatus)
+    }
+
+    private func drained() {
+        guard paused, !ended, let task else { return }
+        paused = false
+        pipeline.session.resume(task)
+    }
+
+    /// Ends the reply (cleanly or cut), stops the upstream transfer and records the
+    /// request's one completion event.
+    private func finish(outcome: CompletionRecorder.Outcome, cut: Bool, status: Int? = nil) {
+        // Held here: the transfer's completion, which the cancel below runs and releases,
+        // may hold the last other reference.
+        guard !ended, let context else { return }
+        ended = true
+        idleTimer?.cancel()
+        idleTimer = nil
+        if let task { pipeline.session.cancel(task) }
+        var outcome = outcome
+        outcome.reply = head
+        outcome.upstreamBytes = bytesIn
+        if cut { context.request.abortStream() } else { context.request.endStream() }
+        let duration = pipeline.clock.now() - context.started
+        context.streamSummary = summary(duration: duration)
+        context.recorder.record(context, status: status ?? self.status, bytesOut: bytesOut, outcome: outcome, duration: duration,
+                                responseContentType: nil)
+    }
+
+    private func summary(duration: Double) -> String {
+        "{\"kind\":\"\(kind?.name ?? "bytes")\",\"events\":\(events),\"invalid\":\(invalid),\"dropped\":\(dropped),"
+            + "\"bytes\":\(bytesOut),\"duration_ms\":\(Int((duration * 1000).rounded()))}"
+    }
+
+    // MARK: events
+
+    private func replyHead(contentType: String?, now: Double) -> HeaderFields {
+        var headers = HeaderFields()
+        switch kind {
+        case .sse: headers.append("Content-Type", "text/event-stream")
+        case .ndjson: headers.append("Content-Type", "application/x-ndjson")
+        case .bytes, nil: headers.append("Content-Type", contentType ?? "application/octet-stream")
+        }
+        headers.append("Cache-Control", "no-cache")
+        guard let context else { return headers }
+        headers.append("X-Request-Id", context.requestID)
+        headers.append("Serializerd-Source", RequestContext.Source.upstream.rawValue)
+        if let cache = context.cache { headers.append("Cache-Status", cache.status) }
+        headers.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(now - sentAt))
+        return headers
+    }
+
+    private func flush() {
+        guard !out.isEmpty, let context else { return }
+        bytesOut += out.count
+        context.request.write(out)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    private func handle(_ item: EventStreamParser.Item) {
+        switch item {
+        case .comment(let text):
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: text)
+            out.append(0x0A)
+        case .tooLong:
+            refused(original: nil, error: .serializationFailed(serializer: route.response.serializer.rawValue,
+                                                               detail: "the event is longer than \(route.stream.maxMessage) bytes",
+                                                               underlying: nil))
+        case .event(let event):
+            guard let data = event.data else {
+                // `id` or `retry` alone: no event, but the client keeps them.
+                appendFields(event)
+                out.append(0x0A)
+                return
+            }
+            if passes || data.isEmpty || route.stream.sentinels.contains(data) {
+                return appendEvent(event, data: data)
+            }
+            let result = route.serializeEvent(data)
+            if result.succeeded, let value = result.value {
+                appendEvent(event, data: value.bytes)
+            } else {
+                refused(original: event, error: result.error)
+            }
+        }
+    }
+
+    private func handle(record: [UInt8]?) {
+        guard let record else {
+            return refused(original: nil, error: .serializationFailed(serializer: route.response.serializer.rawValue,
+                                                                        detail: "the record is longer than \(route.stream.maxMessage) bytes",
+                                                                        underlying: nil))
+        }
+        if passes || route.stream.sentinels.contains(record) { return appendLine(record) }
+        let result = route.serializeEvent(record)
+        if result.succeeded, let value = result.value {
+            appendLine(value.bytes)
+        } else {
+            refused(originalRecord: record, error: result.error)
+        }
+    }
+
+    /// An event the serializer refused, by `stream.on_invalid`. One too long to hold has
+    /// no original to pass, so `pass` drops it.
+    private func refused(original: EventStreamParser.Event? = nil, originalRecord: [UInt8]? = nil, error: SerializationError?) {
+        let mode = route.stream.onInvalid
+        let hasOriginal = original != nil || originalRecord != nil
+        if mode == .drop || (mode == .pass && !hasOriginal) {
+            dropped += 1
+            return
+        }
+        invalid += 1
+        if mode == .pass {
+            if let original, let data = original.data { appendEvent(original, data: data) }
+            if let originalRecord { appendLine(originalRecord) }
+            return
+        }
+        let error = error ?? .serializationFailed(serializer: route.response.serializer.rawValue, detail: "no value", underlying: nil)
+        let evidence = UpstreamEvidence(UpstreamResponse(status: status, contentType: nil, body: original?.data ?? originalRecord ?? []),
+                                        shownURL: pipeline.config.capture.url(context?.url ?? ""), parsed: nil)
+        let problem = ProblemDocument.render(.response(error, upstream: evidence), route: route.name, requestID: context?.requestID)
+        if kind == .sse { appendErrorEvent(problem) } else { appendLine(problem) }
+        if mode == .close { closing = true }
+    }
+
+    private func appendFields(_ event: EventStreamParser.Event) {
+        if let name = event.event { appendField("event", name) }
+        if let id = event.id { appendField("id", id) }
+        if let retry = event.retry { appendField("retry", retry) }
+    }
+
+    private func appendField(_ name: StaticString, _ value: [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+        out.append(contentsOf: value)
+        out.append(0x0A)
+    }
+
+    /// One event: its fields, then its data a `data:` line per line.
+    private func appendEvent(_ event: EventStreamParser.Event, data: [UInt8]) {
+        events += 1
+        appendFields(event)
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) { appendField("data", Array(line)) }
+        out.append(0x0A)
+    }
+
+    private func appendErrorEvent(_ problem: [UInt8]) {
+        events += 1
+        appendField("event", Array("serializerd-error".utf8))
+        appendField("data", problem)
+        out.append(0x0A)
+    }
+
+    private func appendLine(_ record: [UInt8]) {
+        events += 1
+        out.append(contentsOf: record)
+        out.append(0x0A)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+@testable import Proxy
+import Testing
+
+/// The stream stage alone: it arms a relay for the upstream stage, except for HEAD; a
+/// route with `stream.mode: off` or a tape has no stream stage.
+@Suite struct StreamStageTests {
+    static let routes = """
+          - name: api
+            match: { prefix: /api/ }
+            upstream: {stub}
+          - name: whole
+            match: { prefix: /whole/ }
+            upstream: {stub}
+            stream: { mode: off }
+
+        """
+
+    @Test func itArmsARelayAndPassesOn() throws {
+        let harness = try StageHarness(routes: Self.routes)
+        let (context, exchange) = try harness.context("/api/events", route: "api")
+        #expect(try harness.run(StreamStage(), context).name == "passed")
+        #expect(context.stream != nil && context.stream?.isStreaming == false && exchange.replies.isEmpty)
+        let (head, _) = try harness.context("/api/events", route: "api", method: "HEAD")
+        #expect(try harness.run(StreamStage(), head).name == "passed")
+        #expect(head.stream == nil)
+    }
+
+    @Test func onlyRoutesThatMayStreamHaveTheStage() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-stage-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let taped = Self.routes + "  - name: taped\n    match: { prefix: /taped/ }\n    upstream: {stub}\n    tape: { mode: record }\n"
+        let harness = try StageHarness(routes: taped, top: "tapes: { dir: \(dir) }\n")
+        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "StreamStage", "UpstreamStage"])
+        #expect(try harness.stageNames("whole") == ["RequestSerializationStage", "UpstreamStage"])
+        #expect(try !harness.stageNames("taped").contains("StreamStage"))
+    }
+}

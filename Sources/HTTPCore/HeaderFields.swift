@@ -150,6 +150,20 @@ public struct HeaderFields: Sendable, Equatable, ExpressibleByArrayLiteral {
         return result
     }
 
+    /// The first field whose name is among `names`: its value handed to `body`; false when
+    /// there is none. Not generic, so a caller in another module pays no type-metadata
+    /// lookup (the stream check asks this of every upstream answer).
+    public func visitFirst(_ names: HeaderNames, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        var found = false
+        scan { field, value in
+            guard names.contains(field) else { return true }
+            found = true
+            body(value)
+            return false
+        }
+        return found
+    }
+
     /// The value of the first field named `name` (any case), if there is one.
     public func first(_ name: String) -> String? {
         withFirst(name) { String(decoding: $0, as: UTF8.self) }

@@ -129,7 +129,7 @@ final class Transfer {
         var status = 0
         guard cshim_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK, status >= 200 else { return }
         if followsRedirects, (300...399).contains(status), headers.first("Location") != nil { return }
-        guard let sink, sink.streams(status: status, headers: headers, contentType: headers.first("Content-Type")) else { return }
+        guard let sink, sink.streams(status: status, headers: headers) else { return }
         streaming = true
         // The stream has begun: the route's timeout covered the head only. Setting it is a
         // stored value libcurl reads as it checks, safe from its own callback.

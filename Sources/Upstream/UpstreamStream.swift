@@ -6,7 +6,7 @@ public protocol UpstreamStreamSink: AnyObject {
     /// The final head (after redirects and 1xx). True takes the body as it arrives: from
     /// then on the transfer has no overall timeout and no size cap (the sink keeps its own
     /// idle time), and its completion comes at the end with an empty body.
-    func streams(status: Int, headers: HeaderFields, contentType: String?) -> Bool
+    func streams(status: Int, headers: HeaderFields) -> Bool
     /// Body bytes as they come. `.pause` does not take them: libcurl holds them and the
     /// transfer until `resume`, then offers them again. `.stop` ends the transfer (its
     /// completion then says `.aborted`).

@@ -92,6 +92,27 @@ struct StreamTests {
             #expect(!line.contains(" "), "normalized JSON is compact: \(line)")
         }
         #expect(proxy.daemon.waitForLine { $0.contains("\"stream\":{\"kind\":\"sse\",\"events\":5,\"invalid\":0,\"dropped\":0") } != nil)
+        let scrape = try proxy.get("/metrics").text
+        let metrics = Metrics(scrape)
+        #expect(metrics[#"serializerd_stream_events_total{route="live",kind="sse",result="ok"}"#] == 5, "\(scrape)")
+        #expect(metrics[#"serializerd_open_streams{route="live",kind="sse"}"#] == 0)
+        try expectPromtoolAccepts(scrape)
+    }
+
+    @Test func anOpenStreamIsCountedWhileItLasts() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        let reader = try Reader(proxy, "/live/endless?gap=0.05")
+        #expect(reader.wait { text, _ in Self.dataLines(text).count >= 2 })
+        #expect(Metrics(try proxy.get("/metrics").text)[#"serializerd_open_streams{route="live",kind="sse"}"#] == 1)
+        shutdown(reader.connection.fd, Int32(SHUT_RDWR))
+        var open: Double? = 1
+        let deadline = Date().addingTimeInterval(5)
+        while open != 0, Date() < deadline {
+            open = Metrics(try proxy.get("/metrics").text)[#"serializerd_open_streams{route="live",kind="sse"}"#]
+            usleep(20_000)
+        }
+        #expect(open == 0)
     }
 
     @Test func eachOnInvalidMode() throws {
@@ -123,6 +144,10 @@ struct StreamTests {
         let closed = closes.body.text
         #expect(Self.dataLines(closed).count == 2 && closed.contains("event: serializerd-error") && !closed.contains("\"i\":2"), "\(closed)")
         #expect(proxy.daemon.waitForLine { $0.contains("\"outcome\":\"invalid_event\"") } != nil)
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        #expect(metrics[#"serializerd_stream_events_total{route="live",kind="sse",result="invalid"}"#] == 2)
+        #expect(metrics[#"serializerd_stream_events_total{route="drops",kind="sse",result="dropped"}"#] == 2)
+        #expect(metrics[#"serializerd_stream_events_total{route="drops",kind="sse",result="ok"}"#] == 3)
     }
 
     @Test func lineEndingsOfEveryKindAndTheSentinel() throws {

@@ -44,6 +44,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let text = String(decoding: name, as: UTF8.self)
         let firstOfName = read.first { String(decoding: $0.0, as: UTF8.self).lowercased() == text.lowercased() }
         precondition(fields.first(text.uppercased()) == firstOfName.map { String(decoding: $0.1, as: UTF8.self) }, "first() missed")
+        var visited: [UInt8]?
+        let found = fields.visitFirst(HeaderNames([text])) { visited = Array($0) }
+        precondition(found == (firstOfName != nil) && visited == firstOfName?.1, "visitFirst() and the reference disagree")
     }
     var forwarded = HeaderFields()
     fields.appendEndToEnd(where: { _ in true }, to: &forwarded)

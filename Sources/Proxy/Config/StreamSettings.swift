@@ -19,15 +19,30 @@ public struct StreamSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// What kind of stream an answer of this media type is, if any.
-    func kind(of media: MediaType?) -> StreamKind? {
-        guard mode == .auto, let media else { return nil }
-        switch media.essence {
-        case "text/event-stream": return .sse
-        case "application/x-ndjson", "application/jsonl", "application/x-jsonlines": return .ndjson(sequence: false)
-        case "application/json-seq": return .ndjson(sequence: true)
-        default: return bytes.contains { $0.matches(media) } ? .bytes : nil
-        }
+    /// What kind of stream an answer with this Content-Type value is, if any: read from
+    /// the bytes (every answer is asked), a MediaType made only for `bytes` ranges.
+    func kind(contentType value: UnsafeBufferPointer<UInt8>) -> StreamKind? {
+        guard mode == .auto else { return nil }
+        var start = 0, end = 0
+        while start < value.count, value[start] == 0x20 || value[start] == 0x09 { start += 1 }
+        end = start
+        while end < value.count, value[end] != UInt8(ascii: ";"), value[end] != 0x20, value[end] != 0x09 { end += 1 }
+        let essence = UnsafeBufferPointer(rebasing: value[start..<end])
+        for (name, kind) in Self.streamingTypes where Self.sameIgnoringCase(essence, name) { return kind }
+        guard !bytes.isEmpty, let media = MediaType(String(decoding: value, as: UTF8.self)) else { return nil }
+        return bytes.contains { $0.matches(media) } ? .bytes : nil
+    }
+
+    static let streamingTypes: [([UInt8], StreamKind)] = [
+        (Array("text/event-stream".utf8), .sse), (Array("application/x-ndjson".utf8), .ndjson(sequence: false)),
+        (Array("application/jsonl".utf8), .ndjson(sequence: false)), (Array("application/x-jsonlines".utf8), .ndjson(sequence: false)),
+        (Array("application/json-seq".utf8), .ndjson(sequence: true)),
+    ]
+
+    static func sameIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard a.count == lower.count else { return false }
+        for k in 0..<a.count where (a[k] &- 0x41 < 26 ? a[k] | 0x20 : a[k]) != lower[k] { return false }
+        return true
     }
 }
 

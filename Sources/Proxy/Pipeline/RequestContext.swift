@@ -71,8 +71,13 @@ final class RequestContext {
     var serializeSeconds: Double?
     /// Unsafe numbers the route's output.numbers found in the payload.
     var unsafeNumbers: Int?
-    /// Takes the answer as it arrives when it streams (DESIGN §9): set by the stream stage.
+    /// Set by the stream stage: the answer may stream (DESIGN §9), through this pipeline.
+    var streamsVia: RequestPipeline?
+    /// The answer streams: what serves it.
     var stream: StreamRelay?
+    /// The upstream transfer of a request that may stream, and when it was sent.
+    var upstreamTask: UpstreamTask?
+    var upstreamSentAt = 0.0
     /// The completion event's `stream` object, once a stream has ended.
     var streamSummary: String?
 

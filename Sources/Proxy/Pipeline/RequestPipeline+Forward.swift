@@ -54,8 +54,9 @@ extension RequestPipeline {
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
             Self.observe(result, by: route.reachability, now: self.clock.wall())
-            if let relay = context.stream, relay.isStreaming {
+            if let relay = context.stream {
                 relay.upstreamEnded(result)
+                context.stream = nil
                 return self.upstreamEnded()
             }
             let seconds = clock.now() - sent
@@ -75,9 +76,9 @@ extension RequestPipeline {
             }
             self.upstreamEnded()
         }
-        guard let relay = context.stream else { return session.start(upstream, completion: done) }
-        relay.sentAt = sent
-        relay.task = session.start(upstream, stream: relay, completion: done)
+        guard context.streamsVia != nil else { return session.start(upstream, completion: done) }
+        context.upstreamSentAt = sent
+        context.upstreamTask = session.start(upstream, stream: context, completion: done)
     }
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.

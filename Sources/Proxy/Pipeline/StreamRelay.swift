@@ -1,25 +1,24 @@
 import EventLoop
 import HTTPCore
 import Serializers
+import Telemetry
 import Upstream
 
 /// One answer served as it arrives (DESIGN §9): SSE events and NDJSON records through
 /// the route's serializer one by one, bytes untouched. It holds at most
 /// `highWater` bytes for a slow client, then pauses the upstream transfer until the
 /// client has taken them.
-final class StreamRelay: UpstreamStreamSink {
+final class StreamRelay {
     /// Reply bytes waiting for the client before the upstream is paused.
     static let highWater = 256 << 10
     static let kernelSendBuffer: Int32 = 64 << 10
 
-    private weak var context: RequestContext?
+    /// Its request: the two refer to each other until the transfer's completion, which
+    /// always runs once, lets the relay go.
+    private let context: RequestContext
     private let route: Route
     private unowned let pipeline: RequestPipeline
-    /// The upstream transfer, once started.
-    var task: UpstreamTask?
-    /// `Clock` seconds when the request went upstream.
-    var sentAt = 0.0
-    private(set) var kind: StreamKind?
+    private let kind: StreamKind
     private var sse: EventStreamParser?
     private var records: RecordSplitter?
     private var status = 0
@@ -35,28 +34,26 @@ final class StreamRelay: UpstreamStreamSink {
     private var head: UpstreamResponse?
     /// The serializer passes event data as it is (`text`, `raw`).
     private let passes: Bool
+    private let counters: StreamCounters?
 
-    init(_ context: RequestContext, route: Route, pipeline: RequestPipeline) {
+    init(_ context: RequestContext, route: Route, pipeline: RequestPipeline, kind: StreamKind) {
         self.context = context
         self.route = route
         self.pipeline = pipeline
+        self.kind = kind
         passes = route.response.serializer == .text || route.response.serializer == .raw
+        counters = pipeline.telemetry.metrics.stream(route: route.name, kind: kind.name)
+        counters?.opened()
     }
 
-    var isStreaming: Bool { kind != nil }
-
-    // MARK: UpstreamStreamSink
-
-    func streams(status: Int, headers: HeaderFields, contentType: String?) -> Bool {
-        guard let context, let kind = route.stream.kind(of: contentType.flatMap(MediaType.init)) else { return false }
-        // An unacceptable status is answered with the problem document, from the body.
-        if let codes = route.response.acceptableStatusCodes, !codes.contains(status) { return false }
+    /// The upstream's head was validated: the client's head leaves now.
+    func start(status: Int, headers: HeaderFields) {
         let now = pipeline.clock.now()
-        context.upstreamSeconds = now - sentAt
-        self.kind = kind
+        context.upstreamSeconds = now - context.upstreamSentAt
         self.status = status
-        head = UpstreamResponse(status: status, headers: headers, contentType: contentType, body: [], url: context.url)
         lastByte = now
+        let contentType = headers.first("Content-Type")
+        head = UpstreamResponse(status: status, headers: headers, contentType: contentType, body: [], url: context.url)
         switch kind {
         case .sse: sse = EventStreamParser(maxEvent: route.stream.maxMessage)
         case .ndjson(let sequence): records = RecordSplitter(maxRecord: route.stream.maxMessage, sequence: sequence)
@@ -74,19 +71,15 @@ final class StreamRelay: UpstreamStreamSink {
                                                   sendBuffer: Self.kernelSendBuffer,
                                                   onDrained: { [weak self] in self?.drained() },
                                                   onClose: { [weak self] in self?.clientLeft() })
-        guard started else {
-            clientLeft()
-            return true
-        }
+        guard started else { return clientLeft() }
         if let timer = pipeline.makeTimer?({ [weak self] in self?.idleCheck() }) {
             idleTimer = timer
             timer.schedule(after: route.stream.idle)
         }
-        return true
     }
 
     func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake {
-        guard !ended, let context else { return .stop }
+        guard !ended else { return .stop }
         if paused || context.request.bufferedBytes >= Self.highWater {
             paused = true
             return .pause
@@ -98,7 +91,7 @@ final class StreamRelay: UpstreamStreamSink {
             sse?.feed(bytes) { handle($0) }
         case .ndjson:
             records?.feed(bytes) { handle(record: $0) }
-        case .bytes, nil:
+        case .bytes:
             out.append(contentsOf: bytes)
         }
         flush()
@@ -122,7 +115,7 @@ final class StreamRelay: UpstreamStreamSink {
             flush()
             finish(outcome: .init(label: "ok", serializer: route.response.serializer.rawValue), cut: false)
         case .failure(let failure):
-            let shown = pipeline.config.capture.url(context?.url ?? "")
+            let shown = pipeline.config.capture.url(context.url)
             let problem: ProxyFailure = switch failure {
             case .timeout: .upstreamTimeout(url: shown, seconds: route.stream.idle)
             case .unavailable(let code, let message): .upstreamUnavailable(curlCode: code, message: message, url: shown)
@@ -141,7 +134,7 @@ final class StreamRelay: UpstreamStreamSink {
             idleTimer?.schedule(after: paused ? route.stream.idle : route.stream.idle - quiet)
             return
         }
-        failMidStream(.upstreamTimeout(url: pipeline.config.capture.url(context?.url ?? ""), seconds: route.stream.idle))
+        failMidStream(.upstreamTimeout(url: pipeline.config.capture.url(context.url), seconds: route.stream.idle))
     }
 
     /// SSE ends with a `serializerd-error` event naming the failure; NDJSON and bytes are
@@ -149,7 +142,7 @@ final class StreamRelay: UpstreamStreamSink {
     private func failMidStream(_ problem: ProxyFailure) {
         let cut = kind != .sse
         if !cut {
-            appendErrorEvent(ProblemDocument.render(problem, route: route.name, requestID: context?.requestID))
+            appendErrorEvent(ProblemDocument.render(problem, route: route.name, requestID: context.requestID))
             flush()
         }
         finish(outcome: .init(label: problem.outcomeLabel, serializer: route.response.serializer.rawValue,
@@ -163,7 +156,7 @@ final class StreamRelay: UpstreamStreamSink {
     }
 
     private func drained() {
-        guard paused, !ended, let task else { return }
+        guard paused, !ended, let task = context.upstreamTask else { return }
         paused = false
         pipeline.session.resume(task)
     }
@@ -171,13 +164,12 @@ final class StreamRelay: UpstreamStreamSink {
     /// Ends the reply (cleanly or cut), stops the upstream transfer and records the
     /// request's one completion event.
     private func finish(outcome: CompletionRecorder.Outcome, cut: Bool, status: Int? = nil) {
-        // Held here: the transfer's completion, which the cancel below runs and releases,
-        // may hold the last other reference.
-        guard !ended, let context else { return }
+        guard !ended else { return }
         ended = true
+        counters?.closed()
         idleTimer?.cancel()
         idleTimer = nil
-        if let task { pipeline.session.cancel(task) }
+        if let task = context.upstreamTask { pipeline.session.cancel(task) }
         var outcome = outcome
         outcome.reply = head
         outcome.upstreamBytes = bytesIn
@@ -189,7 +181,7 @@ final class StreamRelay: UpstreamStreamSink {
     }
 
     private func summary(duration: Double) -> String {
-        "{\"kind\":\"\(kind?.name ?? "bytes")\",\"events\":\(events),\"invalid\":\(invalid),\"dropped\":\(dropped),"
+        "{\"kind\":\"\(kind.name)\",\"events\":\(events),\"invalid\":\(invalid),\"dropped\":\(dropped),"
             + "\"bytes\":\(bytesOut),\"duration_ms\":\(Int((duration * 1000).rounded()))}"
     }
 
@@ -200,19 +192,18 @@ final class StreamRelay: UpstreamStreamSink {
         switch kind {
         case .sse: headers.append("Content-Type", "text/event-stream")
         case .ndjson: headers.append("Content-Type", "application/x-ndjson")
-        case .bytes, nil: headers.append("Content-Type", contentType ?? "application/octet-stream")
+        case .bytes: headers.append("Content-Type", contentType ?? "application/octet-stream")
         }
         headers.append("Cache-Control", "no-cache")
-        guard let context else { return headers }
         headers.append("X-Request-Id", context.requestID)
         headers.append("Serializerd-Source", RequestContext.Source.upstream.rawValue)
         if let cache = context.cache { headers.append("Cache-Status", cache.status) }
-        headers.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(now - sentAt))
+        headers.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(now - context.upstreamSentAt))
         return headers
     }
 
     private func flush() {
-        guard !out.isEmpty, let context else { return }
+        guard !out.isEmpty else { return }
         bytesOut += out.count
         context.request.write(out)
         out.removeAll(keepingCapacity: true)
@@ -236,10 +227,12 @@ final class StreamRelay: UpstreamStreamSink {
                 return
             }
             if passes || data.isEmpty || route.stream.sentinels.contains(data) {
+                counters?.event()
                 return appendEvent(event, data: data)
             }
             let result = route.serializeEvent(data)
             if result.succeeded, let value = result.value {
+                counters?.event()
                 appendEvent(event, data: value.bytes)
             } else {
                 refused(original: event, error: result.error)
@@ -253,9 +246,13 @@ final class StreamRelay: UpstreamStreamSink {
                                                                         detail: "the record is longer than \(route.stream.maxMessage) bytes",
                                                                         underlying: nil))
         }
-        if passes || route.stream.sentinels.contains(record) { return appendLine(record) }
+        if passes || route.stream.sentinels.contains(record) {
+            counters?.event()
+            return appendLine(record)
+        }
         let result = route.serializeEvent(record)
         if result.succeeded, let value = result.value {
+            counters?.event()
             appendLine(value.bytes)
         } else {
             refused(originalRecord: record, error: result.error)
@@ -269,9 +266,11 @@ final class StreamRelay: UpstreamStreamSink {
         let hasOriginal = original != nil || originalRecord != nil
         if mode == .drop || (mode == .pass && !hasOriginal) {
             dropped += 1
+            counters?.droppedEvent()
             return
         }
         invalid += 1
+        counters?.invalidEvent()
         if mode == .pass {
             if let original, let data = original.data { appendEvent(original, data: data) }
             if let originalRecord { appendLine(originalRecord) }
@@ -279,8 +278,8 @@ final class StreamRelay: UpstreamStreamSink {
         }
         let error = error ?? .serializationFailed(serializer: route.response.serializer.rawValue, detail: "no value", underlying: nil)
         let evidence = UpstreamEvidence(UpstreamResponse(status: status, contentType: nil, body: original?.data ?? originalRecord ?? []),
-                                        shownURL: pipeline.config.capture.url(context?.url ?? ""), parsed: nil)
-        let problem = ProblemDocument.render(.response(error, upstream: evidence), route: route.name, requestID: context?.requestID)
+                                        shownURL: pipeline.config.capture.url(context.url), parsed: nil)
+        let problem = ProblemDocument.render(.response(error, upstream: evidence), route: route.name, requestID: context.requestID)
         if kind == .sse { appendErrorEvent(problem) } else { appendLine(problem) }
         if mode == .close { closing = true }
     }

@@ -62,14 +62,37 @@ public final class MetricsRecorder: CompletionSink {
 
     /// A `Serializerd-Fault` or `Serializerd-Chaos` header that was not honoured.
     public func ignoredFaultHeader(route: String) {
-        let cells = routes[route] ?? {
+        cells(route).faults[RouteCells.faultKinds.count - 1].add(1)
+    }
+
+    private func cells(_ route: String) -> RouteCells {
+        routes[route] ?? {
             let cells = shard.register(route: route)
             routes[route] = cells
             return cells
         }()
-        cells.faults[RouteCells.faultKinds.count - 1].add(1)
+    }
+
+    /// A stream's counters (DESIGN §9): held by it for its life, counted as events pass.
+    public func stream(route: String, kind: String) -> StreamCounters? {
+        guard let at = RouteCells.streamKinds.firstIndex(of: kind) else { return nil }
+        let cells = cells(route)
+        let results = RouteCells.streamResults.count
+        return StreamCounters(open: cells.openStreams[at], ok: cells.streamEvents[at * results],
+                              invalid: cells.streamEvents[at * results + 1], dropped: cells.streamEvents[at * results + 2])
     }
 
     /// The worker's in-flight count (a gauge the scrape sums over workers).
     public func setInflight(_ count: Int) { shard.inflight.set(UInt64(max(0, count))) }
+}
+
+/// One stream's metric cells: the open gauge and its events by result.
+public struct StreamCounters {
+    let open: Cell, ok: Cell, invalid: Cell, dropped: Cell
+
+    public func opened() { open.add(1) }
+    public func closed() { open.set(open.value &- 1) }
+    public func event(ok count: Int = 1) { ok.add(UInt64(count)) }
+    public func invalidEvent() { invalid.add(1) }
+    public func droppedEvent() { dropped.add(1) }
 }

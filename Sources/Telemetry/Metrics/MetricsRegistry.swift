@@ -152,6 +152,36 @@ public final class MetricsRegistry: Sendable {
                 out.sample("serializerd_cache_requests_total", [("route", route), ("result", result)], results[result] ?? 0)
             }
         }
+        var openStreams: [String: [String: UInt64]] = [:], streamEvents: [String: [String: UInt64]] = [:]
+        for shard in shards.withLock({ $0 }) {
+            for (route, cells) in shard.tables.withLock({ $0.routes }) {
+                for (k, kind) in RouteCells.streamKinds.enumerated() {
+                    let results = RouteCells.streamResults.count
+                    let counted = (0..<results).map { cells.streamEvents[k * results + $0].value }
+                    guard cells.openStreams[k].value > 0 || counted.contains(where: { $0 > 0 }) || openStreams[route]?[kind] != nil else { continue }
+                    openStreams[route, default: [:]][kind, default: 0] &+= cells.openStreams[k].value
+                    for (r, result) in RouteCells.streamResults.enumerated() {
+                        streamEvents[route, default: [:]][kind + "\u{0}" + result, default: 0] &+= counted[r]
+                    }
+                }
+            }
+        }
+        out.family("serializerd_open_streams", "gauge", "SSE, NDJSON and byte streams being served now, by route and kind.")
+        for (route, kinds) in openStreams.sorted(by: { $0.key < $1.key }) {
+            for kind in RouteCells.streamKinds where kinds[kind] != nil {
+                out.sample("serializerd_open_streams", [("route", route), ("kind", kind)], kinds[kind] ?? 0)
+            }
+        }
+        out.family("serializerd_stream_events_total", "counter",
+                   "Stream events and records by route, kind and result: ok (sentinels included), invalid (refused by the serializer), dropped.")
+        for (route, counts) in streamEvents.sorted(by: { $0.key < $1.key }) {
+            for kind in RouteCells.streamKinds {
+                for result in RouteCells.streamResults {
+                    guard let value = counts[kind + "\u{0}" + result] else { continue }
+                    out.sample("serializerd_stream_events_total", [("route", route), ("kind", kind), ("result", result)], value)
+                }
+            }
+        }
         out.family("serializerd_faults_total", "counter", "Requests shaped, faulted or damaged by network conditions, by route and kind.")
         for (route, kinds) in faultCounts().sorted(by: { $0.key < $1.key }) {
             for kind in RouteCells.faultKinds where kinds[kind] != nil {

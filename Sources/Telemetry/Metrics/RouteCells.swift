@@ -16,6 +16,16 @@ final class RouteCells: Sendable {
     /// `serializerd_faults_total`, one cell per kind in `faultKinds` order.
     let faults = (0..<RouteCells.faultKinds.count).map { _ in Cell() }
 
+    /// `serializerd_open_streams`, one gauge per kind in `streamKinds` order (its worker
+    /// opens and closes each, so the cell never goes below zero).
+    let openStreams = (0..<RouteCells.streamKinds.count).map { _ in Cell() }
+    /// `serializerd_stream_events_total`, one cell per kind and result: `streamKinds` ×
+    /// `streamResults`, kind-major.
+    let streamEvents = (0..<RouteCells.streamKinds.count * RouteCells.streamResults.count).map { _ in Cell() }
+
+    static let streamKinds = ["sse", "ndjson", "bytes"]
+    static let streamResults = ["ok", "invalid", "dropped"]
+
     /// What network conditions did to requests: shaped them, replaced their exchange, or
     /// damaged the answer (`chaos`); `ignored_header` counts fault headers not honoured.
     static let faultKinds = ["latency", "down", "up", "reset", "timeout", "truncate", "status", "chaos", "ignored_header"]

@@ -2,7 +2,7 @@ import Foundation
 @testable import Proxy
 import Testing
 
-/// The stream stage alone: it arms a relay for the upstream stage, except for HEAD; a
+/// The stream stage alone: it arms the request for the upstream stage, except for HEAD; a
 /// route with `stream.mode: off` or a tape has no stream stage.
 @Suite struct StreamStageTests {
     static let routes = """
@@ -16,14 +16,14 @@ import Testing
 
         """
 
-    @Test func itArmsARelayAndPassesOn() throws {
+    @Test func itArmsTheRequestAndPassesOn() throws {
         let harness = try StageHarness(routes: Self.routes)
         let (context, exchange) = try harness.context("/api/events", route: "api")
         #expect(try harness.run(StreamStage(), context).name == "passed")
-        #expect(context.stream != nil && context.stream?.isStreaming == false && exchange.replies.isEmpty)
+        #expect(context.streamsVia != nil && context.stream == nil && exchange.replies.isEmpty)
         let (head, _) = try harness.context("/api/events", route: "api", method: "HEAD")
         #expect(try harness.run(StreamStage(), head).name == "passed")
-        #expect(head.stream == nil)
+        #expect(head.streamsVia == nil)
     }
 
     @Test func onlyRoutesThatMayStreamHaveTheStage() throws {

@@ -22,7 +22,7 @@ struct UpstreamStage: RequestStage {
                                        tls: route.tls, httpVersion: route.httpVersion, cookies: route.cookies,
                                        tag: UpstreamRequest.Tag(requestID: context.requestID, route: route.name, method: method,
                                                                 path: context.path))
-        upstream.uncappedStreams = context.stream != nil && !route.stream.bytes.isEmpty
+        upstream.uncappedStreams = context.streamsVia != nil && !route.stream.bytes.isEmpty
         // The health probe says the upstream is down: fail now, not after a connect timeout
         // (a stale cache entry may still answer).
         if route.reachability.failsFast {

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Server-sent events through serializerd and through nginx (proxy_buffering off) in the
+# same run, in front of one origin (bench/streams/origin.py), on loopback only:
+#   latency  STREAMS streams of a 1 KB JSON event every 10 ms for DUR seconds: the time
+#            from the origin's write to the client's read (p50, p99), the direct path's
+#            beside it, and the proxy's CPU per event (utime + stime from /proc)
+#   rate     one stream as fast as it goes for DUR seconds: events per second
+#   memory   OPEN streams held open: the proxy's RSS above its idle RSS
+# serializerd normalizes each event (json route); nginx forwards bytes.
+#   bench/streams.sh                      # STREAMS=100 DUR=10 OPEN=1000 ROUNDS=3
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+STREAMS=${STREAMS:-100}
+DUR=${DUR:-10}
+OPEN=${OPEN:-1000}
+ROUNDS=${ROUNDS:-3}
+WORK=${WORK:-/tmp/serializerd-streams}
+NGINX_PORT=18281 SD_PORT=18282
+
+bench_start "$WORK" "nginx-light python3" nginx python3
+ulimit -n 16384
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+python3 -u bench/streams/origin.py > "$WORK/origin.port" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$WORK/origin.port" ] && break; sleep 0.1; done
+ORIGIN=$(head -1 "$WORK/origin.port")
+
+{ nginx_preamble "$WORK"
+  cat <<CONF
+  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / {
+      proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection "";
+      proxy_buffering off; proxy_read_timeout 1h;
+    }
+  }
+}
+CONF
+} > "$WORK/nginx.conf"
+nginx -c "$WORK/nginx.conf" -g "daemon off;" &
+PIDS+=($!)
+NGINX_PID=$!
+
+cat > "$WORK/serializerd.yaml" <<CONF
+listen: 127.0.0.1:$SD_PORT
+workers: 1
+log: { level: error }
+limits: { max_connections: 8192 }
+routes:
+  - name: live
+    match: { prefix: /s/ }
+    upstream: http://127.0.0.1:$ORIGIN/
+    response: { serializer: json }
+CONF
+"$BIN" serve --config "$WORK/serializerd.yaml" > "$WORK/logs/serializerd.log" 2>&1 &
+PIDS+=($!)
+SD_PID=$!
+for port in $NGINX_PORT $SD_PORT; do
+  for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+done
+
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # clock ticks
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }  # KiB
+tick=$(getconf CLK_TCK)
+
+echo "| round | path | events | p50 µs | p99 µs | CPU µs per event |"
+echo "|---|---|---:|---:|---:|---:|"
+for round in $(seq "$ROUNDS"); do
+  line=$(python3 bench/streams/client.py latency "http://127.0.0.1:$ORIGIN/tick?gap_ms=10" "$STREAMS" "$DUR")
+  echo "| $round | direct | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | — |"
+  for peer in nginx serializerd; do
+    if [ $peer = nginx ]; then url="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=10"; pid=$NGINX_PID
+      pid=$(pgrep -P "$NGINX_PID" | head -1)
+    else url="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=10"; pid=$SD_PID; fi
+    before=$(cpu "$pid")
+    line=$(python3 bench/streams/client.py latency "$url" "$STREAMS" "$DUR")
+    after=$(cpu "$pid")
+    events=$(echo "$line" | awk '{print $2}')
+    per=$(awk -v d=$((after - before)) -v t="$tick" -v n="$events" 'BEGIN { printf "%.2f", d / t * 1e6 / n }')
+    echo "| $round | $peer | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | $per |"
+  done
+done
+
+echo
+echo "| round | path | events per second, one stream |"
+echo "|---|---|---:|"
+for round in $(seq "$ROUNDS"); do
+  for peer in direct nginx serializerd; do
+    case $peer in
+      direct) url="http://127.0.0.1:$ORIGIN/fast?count=1000000" ;;
+      nginx) url="http://127.0.0.1:$NGINX_PORT/fast?count=1000000" ;;
+      serializerd) url="http://127.0.0.1:$SD_PORT/s/fast?count=1000000" ;;
+    esac
+    echo "| $round | $peer | $(python3 bench/streams/client.py rate "$url" "$DUR" | awk '{print $4}') |"
+  done
+done
+
+echo
+echo "| path | idle RSS KiB | with $OPEN open streams | above idle |"
+echo "|---|---:|---:|---:|"
+for peer in nginx serializerd; do
+  if [ $peer = nginx ]; then url="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=1000"; pid=$(pgrep -P "$NGINX_PID" | head -1)
+  else url="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=1000"; pid=$SD_PID; fi
+  idle=$(rss "$pid")
+  python3 bench/streams/client.py hold "$url" "$OPEN" 8 > "$WORK/hold.out" &
+  holder=$!
+  for _ in $(seq 100); do grep -q open "$WORK/hold.out" 2>/dev/null && break; sleep 0.1; done
+  sleep 2
+  held=$(rss "$pid")
+  wait "$holder"
+  echo "| $peer | $idle | $held | $((held - idle)) |"
+done

@@ -23,7 +23,7 @@ public enum ProblemDocument {
         case .response(let error, let upstream):
             members.append(("upstream", evidence(upstream)))
             if let underlying = error.underlying { members.append(("underlying", chain(underlying))) }
-        case .upstreamUnavailable(_, _, let url?), .upstreamTimeout(let url?, _), .upstreamBodyTooLarge(_, let url?):
+        case .upstreamUnavailable(_, _, let url?), .upstreamTimeout(let url?, _, _), .upstreamBodyTooLarge(_, let url?):
             members.append(("upstream", .object([("url", .string(url))])))
         default:
             break

@@ -8,7 +8,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case response(SerializationError, upstream: UpstreamEvidence)
     /// Refused, reset, DNS or TLS failure: libcurl's CURLcode and message.
     case upstreamUnavailable(curlCode: Int, message: String, url: String?)
-    case upstreamTimeout(url: String?, seconds: Double)
+    /// `streamIdle`: a stream had no byte for `seconds` (`stream.idle`), after its head.
+    case upstreamTimeout(url: String?, seconds: Double, streamIdle: Bool = false)
     case upstreamBodyTooLarge(limit: Int, url: String?)
     /// Nothing matched: the method and the path (or absolute URL) the client asked for.
     case noRoute(String)
@@ -149,7 +150,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         switch self {
         case .response(let error, _): return error.detail
         case .upstreamUnavailable(_, let message, _): return message
-        case .upstreamTimeout(_, let seconds): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
+        case .upstreamTimeout(_, let seconds, true): return "no byte of the stream for \(Self.seconds(seconds)) s (stream.idle)"
+        case .upstreamTimeout(_, let seconds, false): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
         case .upstreamBodyTooLarge(let limit, _): return "the body exceeds \(limit) bytes (limits.max_response_body)"
         case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why), .replayMiss(let why),
              .cacheMiss(let why), .injectedFault(_, let why): return why

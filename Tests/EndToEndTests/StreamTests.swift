@@ -183,7 +183,8 @@ struct StreamTests {
         defer { proxy.finish() }
         let reader = try Reader(proxy, "/live/silent")
         #expect(reader.wait(timeout: 10) { $1 })
-        #expect(reader.body.text.contains("event: serializerd-error") && reader.body.text.contains("upstream-timeout"), "\(reader.body.text)")
+        #expect(reader.body.text.contains("event: serializerd-error") && reader.body.text.contains("upstream-timeout")
+                && reader.body.text.contains("(stream.idle)"), "\(reader.body.text)")
         #expect(proxy.stub.waitForLine(timeout: 5) { $0 == "closed silent" } != nil)
     }
 
@@ -235,6 +236,15 @@ struct StreamTests {
         let moved = Date().addingTimeInterval(10)
         while sent() == last && Date() < moved { _ = connection.read(timeout: 0.1) }
         #expect(sent() > last)
+    }
+
+    @Test func aClientThatTakesNothingIsDroppedAfterClientIdle() throws {
+        let proxy = try Self.harness("{ bytes: [application/octet-stream], idle: 1s }", top: "timeouts: { client_idle: 1s }\n")
+        defer { proxy.finish() }
+        let connection = try RawConnection(port: proxy.port, receiveBuffer: 16384)
+        connection.send("GET /live/flood?mb=100 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(proxy.daemon.waitForLine(timeout: 15) { $0.contains("\"outcome\":\"client_gone\"") && $0.contains("took nothing") } != nil)
+        #expect(proxy.stub.waitForLine(timeout: 5) { $0 == "closed flood" } != nil)
     }
 
     @Test func bytesStreamPastTheBodyLimitUntouched() throws {

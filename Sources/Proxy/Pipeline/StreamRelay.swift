@@ -27,6 +27,8 @@ final class StreamRelay {
     /// An event asked for the end (`on_invalid: close`): the stream ends after this read.
     private var closing = false
     private var lastByte = 0.0
+    /// While paused: the bytes waiting for the client, and since when they have not moved.
+    private var stalledAt = (bytes: -1, since: 0.0)
     private var idleTimer: Timer?
     private var out: [UInt8] = []
     private var events = 0, invalid = 0, dropped = 0, bytesOut = 0, bytesIn = 0
@@ -81,6 +83,7 @@ final class StreamRelay {
     func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake {
         guard !ended else { return .stop }
         if paused || context.request.bufferedBytes >= Self.highWater {
+            if !paused { stalledAt = (context.request.bufferedBytes, pipeline.clock.now()) }
             paused = true
             return .pause
         }
@@ -117,7 +120,7 @@ final class StreamRelay {
         case .failure(let failure):
             let shown = pipeline.config.capture.url(context.url)
             let problem: ProxyFailure = switch failure {
-            case .timeout: .upstreamTimeout(url: shown, seconds: route.stream.idle)
+            case .timeout: .upstreamTimeout(url: shown, seconds: route.stream.idle, streamIdle: true)
             case .unavailable(let code, let message): .upstreamUnavailable(curlCode: code, message: message, url: shown)
             default: .unavailable
             }
@@ -125,16 +128,30 @@ final class StreamRelay {
         }
     }
 
-    /// No upstream byte for `stream.idle` (a paused transfer is not idle: it waits for the
-    /// client, whose own deadline is the connection's).
+    /// No upstream byte for `stream.idle` ends the stream. A paused transfer is not idle:
+    /// it waits for the client, which is dropped when it takes nothing of what waits for
+    /// `timeouts.client_idle`.
     private func idleCheck() {
         guard !ended else { return }
-        let quiet = pipeline.clock.now() - lastByte
-        if paused || quiet < route.stream.idle {
-            idleTimer?.schedule(after: paused ? route.stream.idle : route.stream.idle - quiet)
+        let now = pipeline.clock.now()
+        if paused {
+            let waiting = context.request.bufferedBytes
+            if waiting != stalledAt.bytes { stalledAt = (waiting, now) }
+            let clientIdle = pipeline.config.timeouts.clientIdle
+            if now - stalledAt.since >= clientIdle {
+                return finish(outcome: .init(label: "client_gone", serializer: route.response.serializer.rawValue,
+                                             error: "the client took nothing of the stream for \(ProxyFailure.seconds(clientIdle)) s (timeouts.client_idle)"),
+                              cut: true, status: CompletionRecorder.clientGoneStatus)
+            }
+            idleTimer?.schedule(after: min(route.stream.idle, clientIdle) / 2)
             return
         }
-        failMidStream(.upstreamTimeout(url: pipeline.config.capture.url(context.url), seconds: route.stream.idle))
+        let quiet = now - lastByte
+        if quiet < route.stream.idle {
+            idleTimer?.schedule(after: route.stream.idle - quiet)
+            return
+        }
+        failMidStream(.upstreamTimeout(url: pipeline.config.capture.url(context.url), seconds: route.stream.idle, streamIdle: true))
     }
 
     /// SSE ends with a `serializerd-error` event naming the failure; NDJSON and bytes are

@@ -8,6 +8,7 @@
 #   memory   OPEN streams held open: the proxy's RSS above its idle RSS
 # serializerd normalizes each event (json route); nginx forwards bytes.
 #   bench/streams.sh                      # STREAMS=100 DUR=10 OPEN=1000 ROUNDS=3
+#   PARTS="latency" STREAMS=10 bench/streams.sh   # some parts only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -16,6 +17,7 @@ STREAMS=${STREAMS:-100}
 DUR=${DUR:-10}
 OPEN=${OPEN:-1000}
 ROUNDS=${ROUNDS:-3}
+PARTS=${PARTS:-latency rate memory}
 WORK=${WORK:-/tmp/serializerd-streams}
 NGINX_PORT=18281 SD_PORT=18282
 
@@ -69,15 +71,16 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # clock ticks
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }  # KiB
 tick=$(getconf CLK_TCK)
 
+if [[ " $PARTS " == *" latency "* ]]; then
 echo "| round | path | events | p50 µs | p99 µs | CPU µs per event |"
 echo "|---|---|---:|---:|---:|---:|"
 for round in $(seq "$ROUNDS"); do
-  line=$(python3 bench/streams/client.py latency "http://127.0.0.1:$ORIGIN/tick?gap_ms=10" "$STREAMS" "$DUR")
+  line=$(python3 bench/streams/client.py latency "http://127.0.0.1:$ORIGIN/tick?gap_ms=${GAP:-10}" "$STREAMS" "$DUR")
   echo "| $round | direct | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | — |"
   for peer in nginx serializerd; do
-    if [ $peer = nginx ]; then url="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=10"; pid=$NGINX_PID
+    if [ $peer = nginx ]; then url="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=${GAP:-10}"; pid=$NGINX_PID
       pid=$(pgrep -P "$NGINX_PID" | head -1)
-    else url="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=10"; pid=$SD_PID; fi
+    else url="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=${GAP:-10}"; pid=$SD_PID; fi
     before=$(cpu "$pid")
     line=$(python3 bench/streams/client.py latency "$url" "$STREAMS" "$DUR")
     after=$(cpu "$pid")
@@ -86,7 +89,9 @@ for round in $(seq "$ROUNDS"); do
     echo "| $round | $peer | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | $per |"
   done
 done
+fi
 
+if [[ " $PARTS " == *" rate "* ]]; then
 echo
 echo "| round | path | events per second, one stream |"
 echo "|---|---|---:|"
@@ -100,7 +105,9 @@ for round in $(seq "$ROUNDS"); do
     echo "| $round | $peer | $(python3 bench/streams/client.py rate "$url" "$DUR" | awk '{print $4}') |"
   done
 done
+fi
 
+if [[ " $PARTS " == *" memory "* ]]; then
 echo
 echo "| path | idle RSS KiB | with $OPEN open streams | above idle |"
 echo "|---|---:|---:|---:|"
@@ -116,3 +123,4 @@ for peer in nginx serializerd; do
   wait "$holder"
   echo "| $peer | $idle | $held | $((held - idle)) |"
 done
+fi

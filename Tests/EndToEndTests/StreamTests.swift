@@ -115,6 +115,19 @@ struct StreamTests {
         #expect(open == 0)
     }
 
+    @Test func anHTTP10ClientGetsACloseDelimitedStream() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        let connection = try RawConnection(port: proxy.port)
+        connection.send("GET /live/sse?n=2&gap=0.1 HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        #expect(connection.waitForClose(timeout: 10))
+        let text = String(decoding: connection.unread, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts[0].lowercased()
+        #expect(head.contains("connection: close") && !head.contains("transfer-encoding") && !head.contains("content-length"), "\(head)")
+        #expect(parts.count == 2 && Self.dataLines(parts[1]).count == 2 && parts[1].hasSuffix("\n\n"), "\(text)")
+    }
+
     @Test func eachOnInvalidMode() throws {
         var extra = ""
         for (name, mode) in [("errors", "error_event"), ("drops", "drop"), ("closes", "close")] {
@@ -259,10 +272,16 @@ struct StreamTests {
     }
 
     @Test func anUnacceptableStatusIsAProblemAndModeOffBuffers() throws {
-        let proxy = try Self.harness(extra: "  - name: whole\n    match: { prefix: /whole/ }\n    upstream: {stub}\n    stream: { mode: off }\n    response: { serializer: raw }\n")
+        let proxy = try Self.harness(extra: "  - name: whole\n    match: { prefix: /whole/ }\n    upstream: {stub}\n    stream: { mode: off }\n    response: { serializer: raw }\n"
+                                     + "  - name: slow\n    match: { prefix: /slow/ }\n    upstream: {stub}\n    timeout: 20s\n    stream: { idle: 500ms }\n")
         defer { proxy.finish() }
         let failed = try proxy.get("/live/status?n=503")
         #expect(failed.status == 503 && failed.text.contains("urn:serializerd:"))
+        // An error answer that never ends is answered from what came within stream.idle.
+        let started = Date()
+        let endless = try proxy.get("/slow/status?n=500&hang=1")
+        #expect(endless.status == 500 && endless.text.contains("unacceptable-status") && endless.text.contains("nope"), "\(endless.text)")
+        #expect(Date().timeIntervalSince(started) < 5)
         let whole = try proxy.get("/whole/sse?n=2")
         #expect(whole.status == 200 && whole.text.contains(#"\"i\": 1"#), "\(whole.text)")
     }

@@ -10,7 +10,8 @@ went away mid-answer. Each path is a scenario; the query tunes it:
   /endless  an SSE event every `gap` s until the client leaves
   /flood    application/octet-stream as fast as the socket takes it, up to `mb` MiB
   /sent     {"flood": bytes written so far by /flood}
-  /status   n: an SSE content type with that status and a short body"""
+  /status   n: an SSE content type with that status and a short body; hang=1: the body
+            never ends"""
 import json, signal, socket, struct, sys, threading, time
 from urllib.parse import urlparse, parse_qs
 
@@ -146,6 +147,11 @@ class Client(threading.Thread):
 
     def do_status(self, q):
         body = b'{"error":"nope"}'
+        if q.get("hang"):
+            # An error answer that never ends: its body so far, then silence.
+            self.head(int(q.get("n", 500)), "text/event-stream", b"Transfer-Encoding: chunked\r\n")
+            self.chunk(b"data: " + body + b"\n\n")
+            return self.wait_gone("status")
         self.send(b"HTTP/1.1 %d X\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n" % (int(q.get("n", 500)), len(body)) + body)
 
 

@@ -135,7 +135,9 @@ extension Connection {
         var head = ReplyHead(status: status, capacity: 256)
         headers.forEach { name, value in head.add(name: name, value: value) }
         head.add("Date", server.date())
-        head.add("Transfer-Encoding", "chunked")
+        // HTTP/1.0 has no chunked coding: the stream ends where the connection does.
+        streamChunked = request.head?.version != .http10
+        head.add(streamChunked ? "Transfer-Encoding" : "Connection", streamChunked ? "chunked" : "close")
         head.end()
         machine.streamStarted()
         current = request
@@ -146,6 +148,7 @@ extension Connection {
     /// The chunk's size line, its bytes and CRLF go out in one writev: a live stream's
     /// chunks run to 128 KiB, not worth copying once more to frame them.
     func writeChunk(_ bytes: [UInt8]) {
+        guard streamChunked else { return queue(bytes) }
         queue([Array((String(bytes.count, radix: 16) + "\r\n").utf8), bytes, [0x0D, 0x0A]])
     }
 
@@ -153,7 +156,7 @@ extension Connection {
     func endStream() {
         guard machine.streamEnding() else { return }
         current = nil
-        queue(Array("0\r\n\r\n".utf8))
+        if streamChunked { queue(Array("0\r\n\r\n".utf8)) }
         if output.isEmpty { drained() } else { arm(machine.awaitingDrain(idleTimeout: server.settings.idleTimeout)) }
     }
 

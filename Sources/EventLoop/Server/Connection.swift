@@ -24,6 +24,8 @@ final class Connection {
     @exclusivity(unchecked) var output: [[UInt8]] = []
     var outputOffset = 0
     var queuedBytes = 0
+    /// The open stream's body is chunked (false for an HTTP/1.0 client: close-delimited).
+    var streamChunked = true
     /// Set while `process` runs, so a reply sent from inside the handler does not
     /// re-enter it (pipelined requests are picked up by the running loop instead).
     var parsing = false

@@ -24,6 +24,8 @@ final class StreamRelay {
     private var status = 0
     private var paused = false
     private var ended = false
+    /// Reading an unacceptable answer's body for its problem document, not streaming.
+    private var collecting = false
     /// An event asked for the end (`on_invalid: close`): the stream ends after this read.
     private var closing = false
     private var lastByte = 0.0
@@ -45,11 +47,39 @@ final class StreamRelay {
         self.kind = kind
         passes = route.response.serializer == .text || route.response.serializer == .raw
         counters = pipeline.telemetry.metrics.stream(route: route.name, kind: kind.name)
-        counters?.opened()
+    }
+
+    /// A streaming content type with an unacceptable status: the problem document is made
+    /// from what arrives within `stream.idle`, at most `collectLimit` bytes (an error
+    /// stream may never end).
+    func collect(status: Int, headers: HeaderFields) {
+        self.status = status
+        collecting = true
+        head = UpstreamResponse(status: status, headers: headers, contentType: headers.first("Content-Type"), body: [], url: context.url)
+        if let timer = pipeline.makeTimer?({ [weak self] in self?.answerCollected() }) {
+            idleTimer = timer
+            timer.schedule(after: route.stream.idle)
+        }
+    }
+
+    static let collectLimit = 64 << 10
+
+    /// The collected body answered as any whole answer is (the serializer, the problem).
+    private func answerCollected(_ failure: UpstreamFailure? = nil) {
+        guard !ended, var answer = head else { return }
+        ended = true
+        idleTimer?.cancel()
+        idleTimer = nil
+        answer.body = out
+        out = []
+        context.upstreamSeconds = pipeline.clock.now() - context.upstreamSentAt
+        pipeline.complete(failure.map { .failure($0) } ?? .success(answer), context)
+        if let task = context.upstreamTask { pipeline.session.cancel(task) }
     }
 
     /// The upstream's head was validated: the client's head leaves now.
     func start(status: Int, headers: HeaderFields) {
+        counters?.opened()
         let now = pipeline.clock.now()
         context.upstreamSeconds = now - context.upstreamSentAt
         self.status = status
@@ -82,6 +112,12 @@ final class StreamRelay {
 
     func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake {
         guard !ended else { return .stop }
+        if collecting {
+            out.append(contentsOf: bytes.prefix(Self.collectLimit - out.count))
+            guard out.count >= Self.collectLimit else { return .taken }
+            answerCollected()
+            return .stop
+        }
         if paused || context.request.bufferedBytes >= Self.highWater {
             if !paused { stalledAt = (context.request.bufferedBytes, pipeline.clock.now()) }
             paused = true
@@ -111,6 +147,10 @@ final class StreamRelay {
     /// The upstream transfer ended (its completion): the stream ends with it.
     func upstreamEnded(_ result: Result<UpstreamResponse, UpstreamFailure>) {
         guard !ended else { return }
+        if collecting {
+            if case .failure(let failure) = result { return answerCollected(failure) }
+            return answerCollected()
+        }
         switch result {
         case .success:
             if case .ndjson = kind { records?.finish { handle(record: $0) } }
@@ -181,7 +221,7 @@ final class StreamRelay {
     /// Ends the reply (cleanly or cut), stops the upstream transfer and records the
     /// request's one completion event.
     private func finish(outcome: CompletionRecorder.Outcome, cut: Bool, status: Int? = nil) {
-        guard !ended else { return }
+        guard !ended, !collecting else { return }
         ended = true
         counters?.closed()
         idleTimer?.cancel()

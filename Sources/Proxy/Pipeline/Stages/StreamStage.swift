@@ -16,11 +16,15 @@ extension RequestContext: UpstreamStreamSink {
         guard let pipeline = streamsVia, let route else { return false }
         var kind: StreamKind?
         _ = headers.visitFirst(Self.contentType) { kind = route.stream.kind(contentType: $0) }
-        // An unacceptable status is answered with the problem document, from the body.
-        guard let kind, route.response.acceptableStatusCodes?.contains(status) ?? true else { return false }
+        guard let kind else { return false }
         let relay = StreamRelay(self, route: route, pipeline: pipeline, kind: kind)
         stream = relay
-        relay.start(status: status, headers: headers)
+        // An unacceptable status is answered with the problem document, from the body.
+        if route.response.acceptableStatusCodes?.contains(status) ?? true {
+            relay.start(status: status, headers: headers)
+        } else {
+            relay.collect(status: status, headers: headers)
+        }
         return true
     }
 

@@ -128,6 +128,38 @@ struct StreamTests {
         #expect(parts.count == 2 && Self.dataLines(parts[1]).count == 2 && parts[1].hasSuffix("\n\n"), "\(text)")
     }
 
+    @Test func networkConditionsApplyToStreams() throws {
+        var extra = ""
+        for (name, network) in [("late", "{ latency: 400ms }"), ("cut", "{ fail_rate: 1, faults: [truncate], seed: 7 }"),
+                                ("reset", "{ fail_rate: 1, faults: [reset] }"), ("chaos", #"{ chaos: ["drop=/nested"] }"#)] {
+            extra += "  - name: \(name)\n    match: { prefix: /\(name)/ }\n    upstream: {stub}\n    network: \(network)\n"
+        }
+        let proxy = try Self.harness(extra: extra)
+        defer { proxy.finish() }
+        // Latency holds the head; the events still all arrive.
+        let asked = Date()
+        let late = try Reader(proxy, "/late/sse?n=3")
+        #expect(late.wait { _, ended in ended })
+        #expect(Date().timeIntervalSince(asked) >= 0.39 && Self.dataLines(late.body.text).count == 3)
+        #expect(late.head.lowercased().contains("serializerd-fault-applied: latency=400ms"), "\(late.head)")
+        // A truncated stream is cut (no last chunk) after a few events.
+        let cut = try Reader(proxy, "/cut/sse?n=40&gap=0.01")
+        #expect(cut.connection.waitForClose(timeout: 10))
+        let kept = Self.dataLines(cut.body.text).count
+        #expect(!cut.body.ended && kept >= 1 && kept <= 8, "\(kept): \(cut.body.text)")
+        #expect(proxy.daemon.waitForLine { $0.contains("\"outcome\":\"injected_fault\"") && $0.contains("\"kind\":\"sse\"") } != nil)
+        // A reset: no reply at all.
+        let reset = try RawConnection(port: proxy.port)
+        reset.send("GET /reset/sse?n=3 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(reset.waitForClose(timeout: 10) && reset.unread.isEmpty)
+        // Chaos on every event.
+        let chaos = try Reader(proxy, "/chaos/sse?n=3")
+        #expect(chaos.wait { $1 })
+        let lines = Self.dataLines(chaos.body.text)
+        #expect(lines.count == 3 && lines.allSatisfy { !$0.contains("nested") && $0.contains("\"i\":") }, "\(chaos.body.text)")
+        #expect(proxy.daemon.waitForLine { $0.contains("\"route\":\"chaos\"") && $0.contains("\"faults\":\"drop=/nested\"") } != nil)
+    }
+
     @Test func eachOnInvalidMode() throws {
         var extra = ""
         for (name, mode) in [("errors", "error_event"), ("drops", "drop"), ("closes", "close")] {

@@ -56,7 +56,6 @@ extension RequestPipeline {
             Self.observe(result, by: route.reachability, now: self.clock.wall())
             if let relay = context.stream {
                 relay.upstreamEnded(result)
-                context.stream = nil
                 return self.upstreamEnded()
             }
             let seconds = clock.now() - sent

@@ -80,6 +80,14 @@ extension RequestPipeline {
     }
 
     /// The answer after the plan's chaos, before the serializer reads it.
+    /// How many events a truncated stream keeps (1 to 8), from the route's seeded draws.
+    func drawStreamCut(_ route: Route) -> Int {
+        let key = ObjectIdentifier(route)
+        guard var dice = faultDice[key] else { return 1 }
+        defer { faultDice[key] = dice }
+        return 1 + Int(dice.next() % 8)
+    }
+
     func damage(_ reply: UpstreamResponse, chaos: [ChaosOperation], _ context: RequestContext) -> (UpstreamResponse, Bool) {
         let (damaged, applied) = Chaos.apply(chaos, to: reply, maxDepth: config.limits.maxJSONDepth)
         context.network?.applied += applied

@@ -1,5 +1,6 @@
 import EventLoop
 import HTTPCore
+import Network
 import Serializers
 import Telemetry
 import Upstream
@@ -13,8 +14,8 @@ final class StreamRelay {
     static let highWater = 256 << 10
     static let kernelSendBuffer: Int32 = 64 << 10
 
-    /// Its request: the two refer to each other until the transfer's completion, which
-    /// always runs once, lets the relay go.
+    /// Its request: the two refer to each other until the relay ends (`done`), which
+    /// every path reaches: the upstream's end, the client's, idle time, a cut.
     private let context: RequestContext
     private let route: Route
     private unowned let pipeline: RequestPipeline
@@ -24,6 +25,13 @@ final class StreamRelay {
     private var status = 0
     private var paused = false
     private var ended = false
+    /// The client's head has left (latency may hold it).
+    private var open = false
+    private var holdTimer: Timer?
+    private var replyFields = HeaderFields()
+    private var truncateAfter: Int?
+    /// The stream ended while latency held its head: it ends once the head has gone.
+    private var pendingEnd: (CompletionRecorder.Outcome, Bool)?
     /// Reading an unacceptable answer's body for its problem document, not streaming.
     private var collecting = false
     /// An event asked for the end (`on_invalid: close`): the stream ends after this read.
@@ -75,6 +83,7 @@ final class StreamRelay {
         context.upstreamSeconds = pipeline.clock.now() - context.upstreamSentAt
         pipeline.complete(failure.map { .failure($0) } ?? .success(answer), context)
         if let task = context.upstreamTask { pipeline.session.cancel(task) }
+        done()
     }
 
     /// The upstream's head was validated: the client's head leaves now.
@@ -99,15 +108,61 @@ final class StreamRelay {
                 context.cached?.leads = false
             }
         }
-        let started = context.request.startStream(status: status, headers: replyHead(contentType: contentType, now: now),
-                                                  sendBuffer: Self.kernelSendBuffer,
-                                                  onDrained: { [weak self] in self?.drained() },
-                                                  onClose: { [weak self] in self?.clientLeft() })
-        guard started else { return clientLeft() }
+        replyFields = replyHead(contentType: contentType, now: now)
         if let timer = pipeline.makeTimer?({ [weak self] in self?.idleCheck() }) {
             idleTimer = timer
             timer.schedule(after: route.stream.idle)
         }
+        // Network conditions (DESIGN §9): a reset instead of the head, a cut after a
+        // seeded number of events, latency before the head.
+        guard let shaping = context.network?.shaping else { return openClient() }
+        switch shaping.ending {
+        case .reset:
+            ended = true
+            counters?.closed()
+            idleTimer?.cancel()
+            if let task = context.upstreamTask { pipeline.session.cancel(task) }
+            done()
+            // The writer resets the connection without a reply and records the fault.
+            return context.reply.problem(.unavailable, route: route.name)
+        case .truncate:
+            truncateAfter = pipeline.drawStreamCut(route)
+        case .whole:
+            break
+        }
+        guard shaping.delay > 0, let timer = pipeline.makeTimer?({ [weak self] in self?.openClient() }) else { return openClient() }
+        holdTimer = timer
+        timer.schedule(after: shaping.delay)
+    }
+
+    /// The client's head leaves, and what arrived while it was held.
+    private func openClient() {
+        guard !ended else { return }
+        holdTimer = nil
+        let started = context.request.startStream(status: status, headers: replyFields, sendBuffer: Self.kernelSendBuffer,
+                                                  onDrained: { [weak self] in self?.drained() },
+                                                  onClose: { [weak self] in self?.clientLeft() })
+        guard started else { return clientLeft() }
+        open = true
+        flush()
+        truncateIfDue()
+        if let (outcome, cut) = pendingEnd {
+            pendingEnd = nil
+            finish(outcome: outcome, cut: cut)
+        }
+    }
+
+    /// The request lets its relay go: nothing refers to it after this but a caller's own
+    /// reference (the connection's and the timers' callbacks hold it weakly).
+    private func done() {
+        context.stream = nil
+    }
+
+    /// `network` truncate: the stream is cut once the drawn number of events has gone.
+    private func truncateIfDue() {
+        guard let limit = truncateAfter, events >= limit, open else { return }
+        finish(outcome: .init(label: "injected_fault", serializer: route.response.serializer.rawValue,
+                              error: "the stream was cut after \(limit) events by an injected fault"), cut: true)
     }
 
     func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake {
@@ -118,7 +173,7 @@ final class StreamRelay {
             answerCollected()
             return .stop
         }
-        if paused || context.request.bufferedBytes >= Self.highWater {
+        if paused || context.request.bufferedBytes + (open ? 0 : out.count) >= Self.highWater {
             if !paused { stalledAt = (context.request.bufferedBytes, pipeline.clock.now()) }
             paused = true
             return .pause
@@ -134,6 +189,8 @@ final class StreamRelay {
             out.append(contentsOf: bytes)
         }
         flush()
+        truncateIfDue()
+        if ended { return .stop }
         if closing {
             finish(outcome: .init(label: "invalid_event", serializer: route.response.serializer.rawValue,
                                   error: "an event the serializer refused ended the stream (stream.on_invalid: close)"), cut: false)
@@ -213,7 +270,7 @@ final class StreamRelay {
     }
 
     private func drained() {
-        guard paused, !ended, let task = context.upstreamTask else { return }
+        guard paused, !ended, open, let task = context.upstreamTask else { return }
         paused = false
         pipeline.session.resume(task)
     }
@@ -222,8 +279,15 @@ final class StreamRelay {
     /// request's one completion event.
     private func finish(outcome: CompletionRecorder.Outcome, cut: Bool, status: Int? = nil) {
         guard !ended, !collecting else { return }
+        if !open, holdTimer != nil, status == nil {
+            pendingEnd = (outcome, cut)
+            return
+        }
         ended = true
+        defer { done() }
         counters?.closed()
+        holdTimer?.cancel()
+        holdTimer = nil
         idleTimer?.cancel()
         idleTimer = nil
         if let task = context.upstreamTask { pipeline.session.cancel(task) }
@@ -255,12 +319,13 @@ final class StreamRelay {
         headers.append("X-Request-Id", context.requestID)
         headers.append("Serializerd-Source", RequestContext.Source.upstream.rawValue)
         if let cache = context.cache { headers.append("Cache-Status", cache.status) }
+        if let applied = context.network?.appliedText { headers.append("Serializerd-Fault-Applied", applied) }
         headers.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(now - context.upstreamSentAt))
         return headers
     }
 
     private func flush() {
-        guard !out.isEmpty else { return }
+        guard !out.isEmpty, open else { return }
         bytesOut += out.count
         context.request.write(out)
         out.removeAll(keepingCapacity: true)
@@ -287,7 +352,7 @@ final class StreamRelay {
                 counters?.event()
                 return appendEvent(event, data: data)
             }
-            let result = route.serializeEvent(data)
+            let result = route.serializeEvent(damaged(data))
             if result.succeeded, let value = result.value {
                 counters?.event()
                 appendEvent(event, data: value.bytes)
@@ -307,13 +372,24 @@ final class StreamRelay {
             counters?.event()
             return appendLine(record)
         }
-        let result = route.serializeEvent(record)
+        let result = route.serializeEvent(damaged(record))
         if result.succeeded, let value = result.value {
             counters?.event()
             appendLine(value.bytes)
         } else {
             refused(originalRecord: record, error: result.error)
         }
+    }
+
+    /// An event's data after the route's chaos operations (DESIGN §9: chaos applies to
+    /// each event), as JSON.
+    private func damaged(_ data: [UInt8]) -> [UInt8] {
+        guard let plan = context.network, !plan.chaos.isEmpty else { return data }
+        let answer = UpstreamResponse(status: status, contentType: "application/json", body: data)
+        let (damaged, applied) = Chaos.apply(plan.chaos, to: answer, maxDepth: pipeline.config.limits.maxJSONDepth)
+        // Each operation named once, however many events it changed.
+        for operation in applied where !plan.applied.contains(operation) { plan.applied.append(operation) }
+        return damaged.body
     }
 
     /// An event the serializer refused, by `stream.on_invalid`. One too long to hold has

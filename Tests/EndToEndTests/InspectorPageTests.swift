@@ -54,6 +54,11 @@ import Testing
         #expect(seen["fault_row"] as? [String] == ["upstream · latency=5ms, drop=/b"])
         #expect(seen["fault_facts"] as? String == "latency=5ms, drop=/b")
         #expect((seen["console_errors"] as? [String])?.isEmpty == true, "\(seen["console_errors"] ?? "")")
+        #expect((seen["overflow"] as? [String])?.isEmpty == true, "\(seen["overflow"] ?? "")")
+        let unkept = seen["unkept"] as? [String: Any]
+        #expect((unkept?["note"] as? String)?.contains("No upstream response is kept") == true, "\(seen["unkept"] ?? "")")
+        #expect(unkept?["command"] as? Bool == false && unkept?["body"] as? Bool == false && unkept?["copy"] as? Bool == false
+                && unkept?["problem"] as? Bool == true, "\(seen["unkept"] ?? "")")
 
         // The failure's details: its problem document, and a command that, run on the body
         // the page links to, gives the same problem type.

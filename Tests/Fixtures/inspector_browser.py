@@ -93,6 +93,9 @@ try:
     wait(lambda: "cached-2" in ids(), 5)
     out["cache_rows"] = sorted([r["id"], r["cells"][6]] for r in rows() if r["id"].startswith("cached-"))
 
+    # A flow with a long path and a long header value, for the width checks below.
+    get("/api/" + "long-segment/" * 30 + "json", "wide-1")
+    wait(lambda: "wide-1" in ids(), 5)
     # A failure's details: the problem document and the reproduce command.
     wait(lambda: "browser-failure" in ids())
     driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='browser-failure']").click()
@@ -101,6 +104,15 @@ try:
     out["problem"] = json.loads(driver.find_element(By.ID, "d-problem").text)
     out["body_href"] = driver.find_element(By.ID, "d-body").get_attribute("href")
     out["body_download"] = driver.find_element(By.ID, "d-body").get_attribute("download")
+    # At 1400 px the details pane holds its values: no page-wide horizontal scroll, no
+    # value past the pane's right edge.
+    out["overflow"] = driver.execute_script(
+        "const a = document.getElementById('details').getBoundingClientRect();"
+        " const out = []; if (document.documentElement.scrollWidth > window.innerWidth) out.push('page ' + document.documentElement.scrollWidth);"
+        " if (a.right > window.innerWidth + 1) out.push('pane ' + a.right);"
+        " for (const d of document.querySelectorAll('#details dd, #details pre')) { const r = d.getBoundingClientRect();"
+        "   if (r.width > 0 && r.right > a.right + 1) out.push(d.textContent.slice(0, 40) + ' ' + r.right); }"
+        " return out")
 
     # Keyboard: Escape closes the details, j moves the selection.
     driver.find_element(By.TAG_NAME, "body").send_keys("\ue00c")
@@ -123,6 +135,13 @@ try:
     get("/gone/x", "gone-2")
     out["reach"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('reach').textContent; return t.includes('gone: unreachable') ? t : null"), 10)
+    # A failure that kept no upstream response: its note, and no reproduce command or body link.
+    wait(lambda: "gone-1" in ids(), 5)
+    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='gone-1']").click()
+    out["unkept"] = wait(lambda: driver.execute_script(
+        "const n = document.getElementById('d-note').textContent; if (!n) return null;"
+        " const shown = (id) => { const e = document.getElementById(id); return !!(e.offsetWidth || e.offsetHeight); };"
+        " return {note: n, command: shown('d-command'), body: shown('d-body'), copy: shown('d-copy'), problem: shown('d-problem')}"), 5)
     # A flow network conditions touched: what they did, in its row and its details.
     get("/lossy/json", "faulted-1")
     wait(lambda: "faulted-1" in ids(), 5)
@@ -131,7 +150,9 @@ try:
     out["fault_facts"] = wait(lambda: driver.execute_script(
         "const d = document.getElementById('d-facts'); const t = Array.from(d.querySelectorAll('dt'));"
         " const i = t.findIndex(x => x.textContent === 'faults'); return i < 0 ? null : d.querySelectorAll('dd')[i].textContent"), 5)
-    out["console_errors"] = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    # The page asks for the unkept flow's evidence and gets a 404, which Chromium logs.
+    out["console_errors"] = [e["message"] for e in driver.get_log("browser")
+                             if e["level"] == "SEVERE" and "/-/failures/gone-1 " not in e["message"]]
 finally:
     driver.quit()
 print(json.dumps(out))

@@ -32,20 +32,24 @@ enum InspectorAssets {
           <a id="har" href="/-/recent?format=har" download="serializerd.har">HAR</a>
         </header>
         <main>
+          <div class="list">
           <ul id="inflight" class="inflight" aria-label="requests in flight"></ul>
           <table id="flows" aria-label="flows">
             <thead><tr><th>time</th><th>method</th><th>route</th><th>path</th><th>status</th><th>outcome</th><th>source</th><th>duration <span class="key"><i class="up"></i>upstream <i class="ser"></i>serialize</span></th><th>bytes in → out</th></tr></thead>
             <tbody id="rows"></tbody>
           </table>
           <p id="empty" class="empty">No flows yet: requests through serializerd appear here as they complete.</p>
+          </div>
           <aside id="details" hidden>
             <div class="bar"><h2 id="d-title"></h2><button id="d-close" type="button" title="close (Esc)">×</button></div>
             <dl id="d-facts"></dl>
             <section id="d-failure" hidden>
+              <div id="d-reproduce">
               <h3>Reproduce offline</h3>
               <p><a id="d-body" download>save body</a> then run, beside it:</p>
               <pre id="d-command"></pre>
               <button id="d-copy" type="button">copy the reproduce command</button>
+              </div>
               <p id="d-note" class="note"></p>
               <h3>Problem document</h3>
               <pre id="d-problem"></pre>
@@ -83,10 +87,13 @@ enum InspectorAssets {
         button { cursor: pointer; }
         a { color: var(--up); }
         main { display: flex; align-items: flex-start; }
+        /* The list gives way to the details pane: the path column shrinks (ellipsis), the
+           page never scrolls sideways. */
+        .list { flex: 1 1 auto; min-width: 0; }
         table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
         th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
         th { color: var(--muted); font-weight: 500; position: sticky; top: 41px; background: var(--bg); }
-        td.path { max-width: 40vw; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, monospace; }
+        td.path { max-width: 1px; width: 100%; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, monospace; }
         tbody tr { cursor: pointer; }
         tbody tr:nth-child(even) { background: var(--row); }
         tbody tr.selected { background: var(--sel); }
@@ -97,12 +104,12 @@ enum InspectorAssets {
         .key i { display: inline-block; width: 8px; height: 8px; margin: 0 3px 0 6px; border-radius: 2px; }
         .key .up { background: var(--up); } .key .ser { background: var(--ser); }
         .empty { color: var(--muted); padding: 24px; }
-        aside { width: 44%; min-width: 320px; border-left: 1px solid var(--line); padding: 8px 12px; position: sticky; top: 41px;
+        aside { flex: 0 0 44%; min-width: 320px; border-left: 1px solid var(--line); padding: 8px 12px; position: sticky; top: 41px;
           max-height: calc(100vh - 80px); overflow: auto; }
         aside .bar { display: flex; justify-content: space-between; align-items: center; }
         h2 { font-size: 14px; margin: 4px 0; overflow-wrap: anywhere; } h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
-        dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; }
-        dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+        dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 12px; margin: 0; }
+        dt { color: var(--muted); max-width: 16em; overflow-wrap: anywhere; } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
         pre { background: var(--row); border: 1px solid var(--line); padding: 8px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
         .note { color: var(--muted); }
         footer { color: var(--muted); padding: 6px 12px; border-top: 1px solid var(--line); position: sticky; bottom: 0; background: var(--bg); }
@@ -264,6 +271,7 @@ enum InspectorAssets {
             $("d-failure").hidden = false;
             $("d-problem").textContent = f.error || f.outcome;
             $("d-upstream").replaceChildren();
+            $("d-reproduce").hidden = true;
             $("d-command").textContent = "";
             $("d-body").removeAttribute("href");
             $("d-note").textContent = "No upstream response is kept for this flow (it did not reach a serializer, or admin.keep_failures is false).";
@@ -271,6 +279,7 @@ enum InspectorAssets {
           }
           const e = await response.json();
           $("d-failure").hidden = false;
+          $("d-reproduce").hidden = false;
           $("d-problem").textContent = JSON.stringify(e.problem, null, 2);
           const up = $("d-upstream");
           up.replaceChildren();

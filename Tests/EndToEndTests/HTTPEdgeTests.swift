@@ -123,17 +123,10 @@ struct HTTPEdgeTests {
     /// DESIGN §4: libcurl ignores the proxy environment variables. The "proxy" listens
     /// and never answers, so a request sent through it would time out.
     @Test func theEnvironmentsProxyIsNeverUsed() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 8) == 0, fcntl(fd, F_SETFL, O_NONBLOCK) == 0 else { throw TestFailure("cannot listen on loopback") }
-        let proxyURL = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        guard fcntl(listener.fd, F_SETFL, O_NONBLOCK) == 0 else { throw TestFailure("cannot make the listener non-blocking") }
+        let proxyURL = "http://127.0.0.1:\(listener.port)"
         let environment = ["http_proxy": proxyURL, "HTTP_PROXY": proxyURL, "https_proxy": proxyURL, "ALL_PROXY": proxyURL,
                            "all_proxy": proxyURL, "no_proxy": "", "NO_PROXY": ""]
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: "    timeout: 2s\n"), environment: environment)
@@ -141,7 +134,7 @@ struct HTTPEdgeTests {
         let reply = try proxy.get("/api/echo")
         #expect(reply.status == 200 && proxy.json(reply)?["method"] as? String == "GET", "\(reply.status) \(reply.text)")
         // Nobody ever connected to the proxy.
-        #expect(accept(fd, nil, nil) == -1 && errno == EAGAIN)
+        #expect(accept(listener.fd, nil, nil) == -1 && errno == EAGAIN)
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrderEachOnce() throws {

@@ -5,23 +5,9 @@ import Testing
 /// A route's `http_version` (DESIGN §2) against nginx speaking HTTP/2 over TLS and h2c.
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPVersionTests {
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestFailure("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// nginx serving `{"h2":true}` at /v1/json: HTTP/2 over TLS on `tls`, h2c on `clear`.
     static func nginx(_ fixture: TLSFixture) throws -> (Spawned, tls: Int, clear: Int) {
-        let (tls, clear) = (try freePort(), try freePort())
+        let (tls, clear) = (try LoopbackListener.freePort(), try LoopbackListener.freePort())
         let root = fixture.path("www")
         try FileManager.default.createDirectory(atPath: root + "/v1", withIntermediateDirectories: true)
         try #"{"h2":true}"#.write(toFile: root + "/v1/json", atomically: true, encoding: .utf8)

@@ -113,9 +113,13 @@ final class StreamRelay {
             idleTimer = timer
             timer.schedule(after: route.stream.idle)
         }
-        // Network conditions (DESIGN §9): a reset instead of the head, a cut after a
-        // seeded number of events, latency before the head.
         guard let shaping = context.network?.shaping else { return openClient() }
+        applyConditions(shaping)
+    }
+
+    /// Network conditions (DESIGN §9): a reset instead of the head, a cut after a seeded
+    /// number of events, latency before the head.
+    private func applyConditions(_ shaping: ReplyShaping) {
         switch shaping.ending {
         case .reset:
             ended = true

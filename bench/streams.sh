@@ -6,6 +6,8 @@
 #            beside it, and the proxy's CPU per event (utime + stime from /proc)
 #   rate     one stream as fast as it goes for DUR seconds: events per second
 #   memory   OPEN streams held open: the proxy's RSS above its idle RSS
+#   slow     one client reading 10 KB/s of a 100 MiB byte stream for 20 s: serializerd's
+#            RSS growth, and how much the origin could write (the pause reaching it)
 # serializerd normalizes each event (json route); nginx forwards bytes.
 #   bench/streams.sh                      # STREAMS=100 DUR=10 OPEN=1000 ROUNDS=3
 #   PARTS="latency" STREAMS=10 bench/streams.sh   # some parts only
@@ -17,7 +19,7 @@ STREAMS=${STREAMS:-100}
 DUR=${DUR:-10}
 OPEN=${OPEN:-1000}
 ROUNDS=${ROUNDS:-3}
-PARTS=${PARTS:-latency rate memory}
+PARTS=${PARTS:-latency rate memory slow}
 WORK=${WORK:-/tmp/serializerd-streams}
 NGINX_PORT=18281 SD_PORT=18282
 
@@ -59,6 +61,7 @@ routes:
     match: { prefix: /s/ }
     upstream: http://127.0.0.1:$ORIGIN/
     response: { serializer: json }
+    stream: { bytes: [application/octet-stream] }
 CONF
 "$BIN" serve --config "$WORK/serializerd.yaml" > "$WORK/logs/serializerd.log" 2>&1 &
 PIDS+=($!)
@@ -123,4 +126,15 @@ for peer in nginx serializerd; do
   wait "$holder"
   echo "| $peer | $idle | $held | $((held - idle)) |"
 done
+fi
+
+if [[ " $PARTS " == *" slow "* ]]; then
+echo
+echo "| path | RSS before KiB | after 20 s at 10 KB/s | growth | the origin wrote |"
+echo "|---|---:|---:|---:|---:|"
+before=$(rss "$SD_PID")
+python3 bench/streams/client.py slow "http://127.0.0.1:$SD_PORT/s/flood?mb=100" 10240 20 > "$WORK/slow.out"
+after=$(rss "$SD_PID")
+wrote=$(grep '^flood' "$WORK/origin.port" | tail -1 | awk '{print $2}')
+echo "| serializerd | $before | $after | $((after - before)) | ${wrote:-0} bytes |"
 fi

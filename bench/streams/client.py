@@ -2,7 +2,8 @@
   client.py latency URL STREAMS SECONDS   per-event latency (write at the origin to read
                                           here), p50/p99 in µs, and the events read
   client.py rate URL SECONDS              one stream read as fast as it comes: events/s
-  client.py hold URL STREAMS SECONDS      open STREAMS streams, keep them SECONDS"""
+  client.py hold URL STREAMS SECONDS      open STREAMS streams, keep them SECONDS
+  client.py slow URL RATE SECONDS         one stream read at RATE bytes a second"""
 import asyncio, re, sys, time
 
 T = re.compile(rb'"t":\s*(\d+)')
@@ -60,10 +61,22 @@ async def hold(url, streams, seconds):
         writer.close()
 
 
+async def slow(url, rate, seconds):
+    reader, writer = await open_stream(url)
+    got, start = 0, time.monotonic()
+    while time.monotonic() - start < seconds:
+        got += len(await reader.read(rate // 10))
+        await asyncio.sleep(0.1)
+    writer.close()
+    print(f"read {got}")
+
+
 mode = sys.argv[1]
 if mode == "latency":
     asyncio.run(latency(sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))
 elif mode == "rate":
     asyncio.run(rate(sys.argv[2], float(sys.argv[3])))
+elif mode == "slow":
+    asyncio.run(slow(sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))
 else:
     asyncio.run(hold(sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))

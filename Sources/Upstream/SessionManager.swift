@@ -244,7 +244,8 @@ public final class SessionManager {
             _ = cshim_easy_getinfo_off_t(t.easy, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &totalUp)
             _ = cshim_easy_getinfo_off_t(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &totalDown)
             return TransferProgress(tag: tag, started: t.started, bytesUp: Int(up), bytesDown: Int(down),
-                                    totalUp: totalUp >= 0 ? Int(totalUp) : nil, totalDown: totalDown >= 0 ? Int(totalDown) : nil)
+                                    totalUp: totalUp >= 0 ? Int(totalUp) : nil, totalDown: totalDown >= 0 ? Int(totalDown) : nil,
+                                    stream: t.sink?.streamProgress)
         }
     }
 

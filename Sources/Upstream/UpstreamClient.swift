@@ -44,6 +44,8 @@ public struct TransferProgress: Sendable {
     public let bytesDown: Int
     public let totalUp: Int?
     public let totalDown: Int?
+    /// A streaming answer's summary so far, a JSON object (DESIGN §9); nil otherwise.
+    public var stream: String? = nil
 }
 
 extension UpstreamResponse {

@@ -11,6 +11,9 @@ public protocol UpstreamStreamSink: AnyObject {
     /// transfer until `resume`, then offers them again. `.stop` ends the transfer (its
     /// completion then says `.aborted`).
     func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake
+    /// The stream's summary so far, a JSON object, for progress and `/-/inflight`; nil
+    /// while the answer does not stream.
+    var streamProgress: String? { get }
 }
 
 public enum StreamIntake {

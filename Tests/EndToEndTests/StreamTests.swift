@@ -105,6 +105,17 @@ struct StreamTests {
         let reader = try Reader(proxy, "/live/endless?gap=0.05")
         #expect(reader.wait { text, _ in Self.dataLines(text).count >= 2 })
         #expect(Metrics(try proxy.get("/metrics").text)[#"serializerd_open_streams{route="live",kind="sse"}"#] == 1)
+        // /-/inflight shows the open stream with its summary so far (the board is refreshed
+        // on the worker's progress tick).
+        var listed: [String: Any]?
+        let seen = Date().addingTimeInterval(5)
+        while listed == nil, Date() < seen {
+            let board = try JSONSerialization.jsonObject(with: Data(try proxy.get("/-/inflight").body)) as? [String: Any]
+            let entries = board?["requests"] as? [[String: Any]] ?? []
+            listed = entries.compactMap { $0["stream"] as? [String: Any] }.first { ($0["events"] as? Int ?? 0) >= 2 }
+            if listed == nil { usleep(50_000) }
+        }
+        #expect(listed?["kind"] as? String == "sse" && listed?["invalid"] as? Int == 0, "\(listed ?? [:])")
         shutdown(reader.connection.fd, Int32(SHUT_RDWR))
         var open: Double? = 1
         let deadline = Date().addingTimeInterval(5)

@@ -32,6 +32,7 @@ extension Worker {
             ("bytes_up", .number(String(flow.bytesUp))), ("bytes_down", .number(String(flow.bytesDown))),
             ("total_up", flow.totalUp.map { .number(String($0)) } ?? .null),
             ("total_down", flow.totalDown.map { .number(String($0)) } ?? .null),
+            ("stream", flow.stream.flatMap { try? JSONValue.parse(Array($0.utf8)) } ?? .null),
         ])
     }
 

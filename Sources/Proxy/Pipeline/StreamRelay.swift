@@ -305,6 +305,12 @@ final class StreamRelay {
                                 responseContentType: nil)
     }
 
+    /// What `/-/inflight` and progress events show of an open stream; nil while it is not
+    /// one (an error answer being read).
+    var summarySoFar: String? {
+        collecting || ended ? nil : summary(duration: pipeline.clock.now() - context.started)
+    }
+
     private func summary(duration: Double) -> String {
         "{\"kind\":\"\(kind.name)\",\"events\":\(events),\"invalid\":\(invalid),\"dropped\":\(dropped),"
             + "\"bytes\":\(bytesOut),\"duration_ms\":\(Int((duration * 1000).rounded()))}"

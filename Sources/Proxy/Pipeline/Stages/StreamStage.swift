@@ -33,4 +33,6 @@ extension RequestContext: UpstreamStreamSink {
     func received(_ bytes: UnsafeRawBufferPointer) -> StreamIntake {
         stream?.received(bytes) ?? .stop
     }
+
+    var streamProgress: String? { stream?.summarySoFar }
 }

@@ -2,8 +2,9 @@
 # Server-sent events through serializerd and through nginx (proxy_buffering off) in the
 # same run, in front of one origin (bench/streams/origin.py), on loopback only:
 #   latency  STREAMS streams of a 1 KB JSON event every 10 ms for DUR seconds: the time
-#            from the origin's write to the client's read (p50, p99), the direct path's
-#            beside it, and the proxy's CPU per event (utime + stime from /proc)
+#            from the origin's write to the client's read (p50, p99; bench/streams/latency.c
+#            reads), the direct path's beside it, and the proxy's CPU per event (utime +
+#            stime from /proc)
 #   rate     one stream as fast as it goes for DUR seconds: events per second
 #   memory   OPEN streams held open: the proxy's RSS above its idle RSS
 #   slow     one client reading 10 KB/s of a 100 MiB byte stream for 20 s: serializerd's
@@ -23,7 +24,8 @@ PARTS=${PARTS:-latency rate memory slow}
 WORK=${WORK:-/tmp/serializerd-streams}
 NGINX_PORT=18281 SD_PORT=18282
 
-bench_start "$WORK" "nginx-light python3" nginx python3
+bench_start "$WORK" "nginx-light python3 gcc" nginx python3 gcc
+gcc -O2 -o "$WORK/latency" bench/streams/latency.c
 ulimit -n 16384
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -78,14 +80,13 @@ if [[ " $PARTS " == *" latency "* ]]; then
 echo "| round | path | events | p50 µs | p99 µs | CPU µs per event |"
 echo "|---|---|---:|---:|---:|---:|"
 for round in $(seq "$ROUNDS"); do
-  line=$(python3 bench/streams/client.py latency "http://127.0.0.1:$ORIGIN/tick?gap_ms=${GAP:-10}" "$STREAMS" "$DUR")
+  line=$("$WORK/latency" "$ORIGIN" "/tick?gap_ms=${GAP:-10}" "$STREAMS" "$DUR")
   echo "| $round | direct | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | — |"
   for peer in nginx serializerd; do
-    if [ $peer = nginx ]; then url="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=${GAP:-10}"; pid=$NGINX_PID
-      pid=$(pgrep -P "$NGINX_PID" | head -1)
-    else url="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=${GAP:-10}"; pid=$SD_PID; fi
+    if [ $peer = nginx ]; then port=$NGINX_PORT path="/tick?gap_ms=${GAP:-10}"; pid=$(pgrep -P "$NGINX_PID" | head -1)
+    else port=$SD_PORT path="/s/tick?gap_ms=${GAP:-10}"; pid=$SD_PID; fi
     before=$(cpu "$pid")
-    line=$(python3 bench/streams/client.py latency "$url" "$STREAMS" "$DUR")
+    line=$("$WORK/latency" "$port" "$path" "$STREAMS" "$DUR")
     after=$(cpu "$pid")
     events=$(echo "$line" | awk '{print $2}')
     per=$(awk -v d=$((after - before)) -v t="$tick" -v n="$events" 'BEGIN { printf "%.2f", d / t * 1e6 / n }')

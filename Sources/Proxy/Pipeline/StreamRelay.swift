@@ -16,17 +16,17 @@ final class StreamRelay {
 
     /// Its request: the two refer to each other until the relay ends (`done`), which
     /// every path reaches: the upstream's end, the client's, idle time, a cut.
-    private let context: RequestContext
-    private let route: Route
-    private unowned let pipeline: RequestPipeline
-    private let kind: StreamKind
+    let context: RequestContext
+    let route: Route
+    unowned let pipeline: RequestPipeline
+    let kind: StreamKind
     private var sse: EventStreamParser?
     private var records: RecordSplitter?
-    private var status = 0
+    var status = 0
     private var paused = false
     private var ended = false
     /// The client's head has left (latency may hold it).
-    private var open = false
+    var open = false
     private var holdTimer: Timer?
     private var replyFields = HeaderFields()
     private var truncateAfter: Int?
@@ -35,18 +35,18 @@ final class StreamRelay {
     /// Reading an unacceptable answer's body for its problem document, not streaming.
     private var collecting = false
     /// An event asked for the end (`on_invalid: close`): the stream ends after this read.
-    private var closing = false
+    var closing = false
     private var lastByte = 0.0
     /// While paused: the bytes waiting for the client, and since when they have not moved.
     private var stalledAt = (bytes: -1, since: 0.0)
     private var idleTimer: Timer?
-    private var out: [UInt8] = []
-    private var events = 0, invalid = 0, dropped = 0, bytesOut = 0, bytesIn = 0
+    var out: [UInt8] = []
+    var events = 0, invalid = 0, dropped = 0, bytesOut = 0, bytesIn = 0
     /// The upstream's head, for the completion event.
     private var head: UpstreamResponse?
     /// The serializer passes event data as it is (`text`, `raw`).
-    private let passes: Bool
-    private let counters: StreamCounters?
+    let passes: Bool
+    let counters: StreamCounters?
 
     init(_ context: RequestContext, route: Route, pipeline: RequestPipeline, kind: StreamKind) {
         self.context = context
@@ -314,150 +314,5 @@ final class StreamRelay {
     private func summary(duration: Double) -> String {
         "{\"kind\":\"\(kind.name)\",\"events\":\(events),\"invalid\":\(invalid),\"dropped\":\(dropped),"
             + "\"bytes\":\(bytesOut),\"duration_ms\":\(Int((duration * 1000).rounded()))}"
-    }
-
-    // MARK: events
-
-    private func replyHead(contentType: String?, now: Double) -> HeaderFields {
-        var headers = HeaderFields()
-        switch kind {
-        case .sse: headers.append("Content-Type", "text/event-stream")
-        case .ndjson: headers.append("Content-Type", "application/x-ndjson")
-        case .bytes: headers.append("Content-Type", contentType ?? "application/octet-stream")
-        }
-        headers.append("Cache-Control", "no-cache")
-        headers.append("X-Request-Id", context.requestID)
-        headers.append("Serializerd-Source", RequestContext.Source.upstream.rawValue)
-        if let cache = context.cache { headers.append("Cache-Status", cache.status) }
-        if let applied = context.network?.appliedText { headers.append("Serializerd-Fault-Applied", applied) }
-        headers.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(now - context.upstreamSentAt))
-        return headers
-    }
-
-    private func flush() {
-        guard !out.isEmpty, open else { return }
-        bytesOut += out.count
-        context.request.write(out)
-        out.removeAll(keepingCapacity: true)
-    }
-
-    private func handle(_ item: EventStreamParser.Item) {
-        switch item {
-        case .comment(let text):
-            out.append(UInt8(ascii: ":"))
-            out.append(contentsOf: text)
-            out.append(0x0A)
-        case .tooLong:
-            refused(original: nil, error: .serializationFailed(serializer: route.response.serializer.rawValue,
-                                                               detail: "the event is longer than \(route.stream.maxMessage) bytes",
-                                                               underlying: nil))
-        case .event(let event):
-            guard let data = event.data else {
-                // `id` or `retry` alone: no event, but the client keeps them.
-                appendFields(event)
-                out.append(0x0A)
-                return
-            }
-            if passes || data.isEmpty || route.stream.sentinels.contains(data) {
-                counters?.event()
-                return appendEvent(event, data: data)
-            }
-            let result = route.serializeEvent(damaged(data))
-            if result.succeeded, let value = result.value {
-                counters?.event()
-                appendEvent(event, data: value.bytes)
-            } else {
-                refused(original: event, error: result.error)
-            }
-        }
-    }
-
-    private func handle(record: [UInt8]?) {
-        guard let record else {
-            return refused(original: nil, error: .serializationFailed(serializer: route.response.serializer.rawValue,
-                                                                        detail: "the record is longer than \(route.stream.maxMessage) bytes",
-                                                                        underlying: nil))
-        }
-        if passes || route.stream.sentinels.contains(record) {
-            counters?.event()
-            return appendLine(record)
-        }
-        let result = route.serializeEvent(damaged(record))
-        if result.succeeded, let value = result.value {
-            counters?.event()
-            appendLine(value.bytes)
-        } else {
-            refused(originalRecord: record, error: result.error)
-        }
-    }
-
-    /// An event's data after the route's chaos operations (DESIGN §9: chaos applies to
-    /// each event), as JSON.
-    private func damaged(_ data: [UInt8]) -> [UInt8] {
-        guard let plan = context.network, !plan.chaos.isEmpty else { return data }
-        let answer = UpstreamResponse(status: status, contentType: "application/json", body: data)
-        let (damaged, applied) = Chaos.apply(plan.chaos, to: answer, maxDepth: pipeline.config.limits.maxJSONDepth)
-        // Each operation named once, however many events it changed.
-        for operation in applied where !plan.applied.contains(operation) { plan.applied.append(operation) }
-        return damaged.body
-    }
-
-    /// An event the serializer refused, by `stream.on_invalid`. One too long to hold has
-    /// no original to pass, so `pass` drops it.
-    private func refused(original: EventStreamParser.Event? = nil, originalRecord: [UInt8]? = nil, error: SerializationError?) {
-        let mode = route.stream.onInvalid
-        let hasOriginal = original != nil || originalRecord != nil
-        if mode == .drop || (mode == .pass && !hasOriginal) {
-            dropped += 1
-            counters?.droppedEvent()
-            return
-        }
-        invalid += 1
-        counters?.invalidEvent()
-        if mode == .pass {
-            if let original, let data = original.data { appendEvent(original, data: data) }
-            if let originalRecord { appendLine(originalRecord) }
-            return
-        }
-        let error = error ?? .serializationFailed(serializer: route.response.serializer.rawValue, detail: "no value", underlying: nil)
-        let evidence = UpstreamEvidence(UpstreamResponse(status: status, contentType: nil, body: original?.data ?? originalRecord ?? []),
-                                        shownURL: pipeline.config.capture.url(context.url), parsed: nil)
-        let problem = ProblemDocument.render(.response(error, upstream: evidence), route: route.name, requestID: context.requestID)
-        if kind == .sse { appendErrorEvent(problem) } else { appendLine(problem) }
-        if mode == .close { closing = true }
-    }
-
-    private func appendFields(_ event: EventStreamParser.Event) {
-        if let name = event.event { appendField("event", name) }
-        if let id = event.id { appendField("id", id) }
-        if let retry = event.retry { appendField("retry", retry) }
-    }
-
-    private func appendField(_ name: StaticString, _ value: [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
-        out.append(contentsOf: value)
-        out.append(0x0A)
-    }
-
-    /// One event: its fields, then its data a `data:` line per line.
-    private func appendEvent(_ event: EventStreamParser.Event, data: [UInt8]) {
-        events += 1
-        appendFields(event)
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) { appendField("data", Array(line)) }
-        out.append(0x0A)
-    }
-
-    private func appendErrorEvent(_ problem: [UInt8]) {
-        events += 1
-        appendField("event", Array("serializerd-error".utf8))
-        appendField("data", problem)
-        out.append(0x0A)
-    }
-
-    private func appendLine(_ record: [UInt8]) {
-        events += 1
-        out.append(contentsOf: record)
-        out.append(0x0A)
     }
 }

@@ -24,6 +24,9 @@ CURLcode cshim_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value) {
 CURLcode cshim_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(easy, info, value);
 }
+CURLcode cshim_easy_getinfo_socket(CURL *easy, CURLINFO info, curl_socket_t *value) {
+    return curl_easy_getinfo(easy, info, value);
+}
 CURLMcode cshim_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -68,3 +68,16 @@ int tlscheck_key_pair(const char *certificate, size_t certificate_length, const 
     ERR_clear_error();
     return result;
 }
+
+int tlscheck_websocket_accept(const char *key, size_t length, char *out, size_t capacity) {
+    static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+    unsigned char input[128 + sizeof guid];
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    if (capacity < 29 || length > 128) return -1;
+    memcpy(input, key, length);
+    memcpy(input + length, guid, sizeof guid - 1);
+    if (EVP_Digest(input, length + sizeof guid - 1, digest, &size, EVP_sha1(), NULL) != 1 || size != 20) return -1;
+    EVP_EncodeBlock((unsigned char *)out, digest, 20);
+    return 0;
+}

@@ -2,6 +2,7 @@
 public enum HTTPReason {
     public static func phrase(_ status: Int) -> String {
         switch status {
+        case 101: return "Switching Protocols"
         case 200: return "OK"
         case 201: return "Created"
         case 202: return "Accepted"
@@ -21,6 +22,7 @@ public enum HTTPReason {
         case 415: return "Unsupported Media Type"
         case 421: return "Misdirected Request"
         case 422: return "Unprocessable Content"
+        case 426: return "Upgrade Required"
         case 429: return "Too Many Requests"
         case 431: return "Request Header Fields Too Large"
         case 500: return "Internal Server Error"

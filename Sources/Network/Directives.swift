@@ -29,12 +29,3 @@ public enum Directives {
         c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39) || (c | 0x20 >= 0x61 && c | 0x20 <= 0x7A)
     }
 }
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
-        return s
-    }
-}

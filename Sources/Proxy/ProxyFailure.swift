@@ -41,6 +41,10 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     /// A `{status: N}` fault of the route's network conditions or a `Serializerd-Fault`
     /// header; the detail says which.
     case injectedFault(status: Int, detail: String)
+    /// `Upgrade: websocket` without what RFC 6455 §4.2.1 requires of a handshake.
+    case webSocketHandshake(String)
+    /// A `Sec-WebSocket-Version` other than 13: 426, naming 13 (RFC 6455 §4.4).
+    case webSocketVersion(String)
 
     /// The status sent to the client. Whenever the serializer's error chain holds an
     /// unacceptable 4xx/5xx upstream status, the client gets that status.
@@ -60,6 +64,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .malformedRequest: return 400
         case .loopDetected: return 508
         case .injectedFault(let status, _): return status
+        case .webSocketHandshake: return 400
+        case .webSocketVersion: return 426
         }
     }
 
@@ -87,6 +93,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .replayMiss: return "replay-miss"
         case .cacheMiss: return "cache-miss"
         case .injectedFault: return "injected-fault"
+        case .webSocketHandshake: return "bad-request"
+        case .webSocketVersion: return "upgrade-required"
         }
     }
 
@@ -116,6 +124,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .loopDetected: return 508
         case .replayMiss, .cacheMiss: return -1008
         case .injectedFault(let status, _): return status
+        case .webSocketHandshake: return 400
+        case .webSocketVersion: return 426
         }
     }
 
@@ -142,6 +152,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .replayMiss: return "No recording on the route's tape matches this request."
         case .cacheMiss: return "The resource is not in the cache, and the request may not go to the upstream."
         case .injectedFault: return "A fault was injected in place of the upstream's answer."
+        case .webSocketHandshake: return "The WebSocket handshake is not valid."
+        case .webSocketVersion: return "The WebSocket version is not supported."
         }
     }
 
@@ -154,7 +166,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamTimeout(_, let seconds, false): return "no complete response within \(Self.seconds(seconds)) s (the route's timeout, else timeouts.upstream)"
         case .upstreamBodyTooLarge(let limit, _): return "the body exceeds \(limit) bytes (limits.max_response_body)"
         case .invalidPath(let why), .badRequest(let why), .invalidQuery(let why), .malformedRequest(let why), .replayMiss(let why),
-             .cacheMiss(let why), .injectedFault(_, let why): return why
+             .cacheMiss(let why), .injectedFault(_, let why), .webSocketHandshake(let why), .webSocketVersion(let why): return why
         case .methodNotAllowed(let allow): return "allowed: \(allow.joined(separator: ", ")) (the route's match.methods)"
         case .noRoute(let request): return "no route matches \(request); GET /-/routes lists the configured routes"
         case .headersTooLarge(let limit): return "the request head exceeds \(limit) bytes (limits.max_header_bytes)"

@@ -11,15 +11,15 @@ import Glibc
 /// tells curl when they fire, and finished transfers are drained after every action.
 /// Keep-alive connections live in the multi handle's pool and are reused across tasks.
 public final class SessionManager {
-    private let loop: EventLoop
-    private let multi: UnsafeMutableRawPointer
+    let loop: EventLoop
+    let multi: UnsafeMutableRawPointer
     // The tables below are touched only on the worker's thread, by code that never holds
     // an access open across a call back into libcurl: unchecked, as the runtime's check
     // on each of them cost more than the lookup.
     @exclusivity(unchecked) private var watches: [Int32: Watch] = [:]
-    @exclusivity(unchecked) private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+    @exclusivity(unchecked) var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
     private var timer: Timer!
-    private var closed = false
+    private(set) var closed = false
     /// Finished easy handles, reset and kept for the next task.
     @exclusivity(unchecked) private var idleHandles: [UnsafeMutableRawPointer] = []
     /// Handles made for a route's TLS policy, by its key: a handle keeps its policy for
@@ -30,6 +30,12 @@ public final class SessionManager {
     private var insideCurl = 0
     /// Cancels asked for from inside libcurl, done when it returns.
     private var cancelling: [UnsafeMutableRawPointer] = []
+    /// Connect-only transfers live in a multi handle of their own: libcurl prunes idle
+    /// connections of a multi by the age set on the transfer pruning them, and a tunnel's
+    /// connection, idle as libcurl sees it, would be closed under its user.
+    var tunnels: SessionManager?
+    /// The open tunnels of this (tunnel) session, by easy handle.
+    var openTunnels: [UnsafeMutableRawPointer: UpstreamTunnel] = [:]
 
     /// `curl_global_init`, once, before any thread starts.
     public static func globalInit() {
@@ -133,7 +139,7 @@ public final class SessionManager {
     }
 
     /// An idle handle for the request's TLS policy and cookie jar, or a new one with them set.
-    private func handle(for request: UpstreamRequest, profile: String?) -> UnsafeMutableRawPointer? {
+    func handle(for request: UpstreamRequest, profile: String?) -> UnsafeMutableRawPointer? {
         guard let profile else { return idleHandles.popLast() ?? Self.newHandle() }
         if let easy = policyHandles[profile]?.popLast() { return easy }
         guard let easy = Self.newHandle() else { return nil }
@@ -252,6 +258,7 @@ public final class SessionManager {
     /// Fails every transfer in flight (shutdown); each completion still runs once.
     public func abortAll() {
         fail(all: nil)
+        abortTunnels()
     }
 
     private func fail(all error: CurlError?) {
@@ -270,6 +277,8 @@ public final class SessionManager {
         guard !closed else { return }
         closed = true
         abortAll()
+        tunnels?.close()
+        tunnels = nil
         // Unsetting callbacks cannot fail on a valid handle; cleanup's result has no remedy.
         _ = cshim_multi_setopt_socket_function(multi, nil)
         _ = cshim_multi_setopt_timer_function(multi, nil)
@@ -304,6 +313,11 @@ public final class SessionManager {
         while let message = curl_multi_info_read(multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
+            if let transfer = transfers[easy], transfer.tunnel != nil {
+                transfers[easy] = nil
+                connected(transfer, code)
+                continue
+            }
             _ = curl_multi_remove_handle(multi, easy)   // only fails for a handle not in the multi
             if code != CURLE_OK, let transfer = transfers[easy], transfer.resendable, Self.diedUnanswered(transfer, code) {
                 transfer.resendable = false

@@ -46,6 +46,8 @@ final class Transfer {
     private(set) var stopped = false
     /// Redirects are followed: a 3xx head with Location is not the final one.
     var followsRedirects = false
+    /// A connect-only transfer: this hears of its connection instead of `completion`.
+    var tunnel: ((Result<UpstreamTunnel, UpstreamFailure>) -> Void)?
 
     init(easy: UnsafeMutableRawPointer, limit: Int, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
         self.easy = easy
@@ -58,6 +60,11 @@ final class Transfer {
     func finish(_ result: Result<UpstreamResponse, UpstreamFailure>) {
         guard !finished else { return }
         finished = true
+        if let tunnel {
+            self.tunnel = nil
+            if case .failure(let failure) = result { tunnel(.failure(failure)) }
+            return
+        }
         completion(result)
         budget?.release(charged)
         charged = 0

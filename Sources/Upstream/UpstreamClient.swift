@@ -18,6 +18,8 @@ public protocol UpstreamClient: AnyObject {
     func resume(_ task: UpstreamTask)
     /// Ends a task now; its completion runs with `.aborted`. A finished task is ignored.
     func cancel(_ task: UpstreamTask)
+    /// A connection to the request's upstream, connected and handed over (a WebSocket's).
+    func openTunnel(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamTunnel, UpstreamFailure>) -> Void)
 }
 
 extension UpstreamClient {
@@ -30,6 +32,9 @@ extension UpstreamClient {
     }
     public func resume(_ task: UpstreamTask) {}
     public func cancel(_ task: UpstreamTask) {}
+    public func openTunnel(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamTunnel, UpstreamFailure>) -> Void) {
+        completion(.failure(.unavailable(code: 1, message: "this upstream client cannot open tunnels")))
+    }
 }
 
 extension SessionManager: UpstreamClient {}
@@ -46,6 +51,17 @@ public struct TransferProgress: Sendable {
     public let totalDown: Int?
     /// A streaming answer's summary so far, a JSON object (DESIGN §9); nil otherwise.
     public var stream: String? = nil
+
+    public init(tag: UpstreamRequest.Tag, started: Double, bytesUp: Int, bytesDown: Int, totalUp: Int?, totalDown: Int?,
+                stream: String? = nil) {
+        self.tag = tag
+        self.started = started
+        self.bytesUp = bytesUp
+        self.bytesDown = bytesDown
+        self.totalUp = totalUp
+        self.totalDown = totalDown
+        self.stream = stream
+    }
 }
 
 extension UpstreamResponse {

@@ -11,10 +11,10 @@ final class ProxyHarness {
 
     /// `routes` is YAML for the `routes:` list; `{stub}` becomes the stub's base URL.
     init(routes: String, top: String = "", workers: Int = 2, environment: [String: String]? = nil,
-         script: String = "stub_upstream.py") throws {
-        (stub, stubPort) = try StubUpstream.start(script: script)
+         script: String = "stub_upstream.py", arguments: [String] = [], scheme: String = "http") throws {
+        (stub, stubPort) = try StubUpstream.start(arguments, script: script)
         let yaml = "listen: 127.0.0.1:0\nworkers: \(workers)\n" + top + "routes:\n"
-            + routes.replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(stubPort)/v1")
+            + routes.replacingOccurrences(of: "{stub}", with: "\(scheme)://127.0.0.1:\(stubPort)/v1")
         do {
             (daemon, port, configPath) = try DaemonUnderTest.start(config: yaml, environment: environment)
         } catch {

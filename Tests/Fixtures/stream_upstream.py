@@ -12,8 +12,10 @@ went away mid-answer. Each path is a scenario; the query tunes it:
   /sent     {"flood": bytes written so far by /flood}
   /status   n: an SSE content type with that status and a short body; hang=1: the body
             never ends"""
-import json, signal, socket, struct, sys, threading, time
+import json, socket, struct, threading, time
 from urllib.parse import urlparse, parse_qs
+
+from loopback_server import serve
 
 SENT = {"flood": 0}
 
@@ -156,18 +158,7 @@ class Client(threading.Thread):
 
 
 def main():
-    # The test runner's blocked signals are inherited; SIGTERM must stop the stub.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(128)
-    print(server.getsockname()[1], flush=True)
-    while True:
-        sock, _ = server.accept()
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        Client(sock).start()
+    serve(lambda sock: Client(sock).start())
 
 
 if __name__ == "__main__":

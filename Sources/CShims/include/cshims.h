@@ -12,6 +12,7 @@ CURLcode cshim_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode cshim_easy_getinfo_string(CURL *easy, CURLINFO info, const char **value);
 CURLcode cshim_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
 CURLcode cshim_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *value);
+CURLcode cshim_easy_getinfo_socket(CURL *easy, CURLINFO info, curl_socket_t *value);
 CURLMcode cshim_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLMcode cshim_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
 

@@ -8,5 +8,8 @@
 int tlscheck_certificates(const char *pem, size_t length, int *count, char *error, size_t capacity);
 int tlscheck_key_pair(const char *certificate, size_t certificate_length, const char *key, size_t key_length,
                       char *error, size_t capacity);
+// Sec-WebSocket-Accept for a key (RFC 6455 §4.2.2): base64(SHA-1(key + GUID)), 28
+// characters and a NUL written to `out`.
+int tlscheck_websocket_accept(const char *key, size_t length, char *out, size_t capacity);
 
 #endif

@@ -28,6 +28,9 @@ public struct RequestHead: Sendable {
     public let keepAlive: Bool
     /// `Expect: 100-continue`: the client waits for a 100 before sending its body.
     public let expectsContinue: Bool
+    /// The request carries an `Upgrade` field (a WebSocket handshake asks so): read while
+    /// parsing, so that a request without one is never searched for it.
+    public var asksUpgrade: Bool = false
 
     /// The first Host field's value (validated: `uri-host[:port]`) as bytes; nil without one.
     /// Read on every request, so it is found while parsing and never searched for.
@@ -59,6 +62,7 @@ struct HeadReader {
     var connectionClose = false
     var connectionKeepAlive = false
     var expectsContinue = false
+    var upgrade = false
 
     init(count: Int) { self.count = count }
 
@@ -102,13 +106,15 @@ struct HeadReader {
         if version == .http11 && hostCount != 1 {
             throw .malformed(hostCount == 0 ? "an HTTP/1.1 request needs a Host header" : "more than one Host header")
         }
-        return RequestHead(
+        var head = RequestHead(
             bytes: bytes, method: String(decoding: UnsafeBufferPointer(rebasing: p[0..<methodEnd]), as: UTF8.self),
             target: String(decoding: UnsafeBufferPointer(rebasing: p[targetStart..<targetEnd]), as: UTF8.self),
             version: version, fields: HeaderFields(lines: Array(UnsafeBufferPointer(rebasing: p[fieldsStart..<i]))),
             hostStart: hostStart < 0 ? -1 : hostStart - Int32(fieldsStart), hostEnd: hostEnd - Int32(fieldsStart), framing: framing,
             keepAlive: version == .http11 ? !connectionClose : (connectionKeepAlive && !connectionClose),
             expectsContinue: expectsContinue)
+        head.asksUpgrade = upgrade
+        return head
     }
 
     /// Where the run of token characters (tchar) from `start` ends.
@@ -148,6 +154,8 @@ struct HeadReader {
         case 4 where ByteClass.equalsIgnoringCase(name, "host"):
             hostCount += 1
             guard HostField.isValid(value) else { throw .malformed("the Host header is not a valid uri-host[:port]") }
+        case 7 where ByteClass.equalsIgnoringCase(name, "upgrade"):
+            upgrade = true
         case 6 where ByteClass.equalsIgnoringCase(name, "expect"):
             if ByteClass.equalsIgnoringCase(value, "100-continue") { expectsContinue = true }
         case 10 where ByteClass.equalsIgnoringCase(name, "connection"):

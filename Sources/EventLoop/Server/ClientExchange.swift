@@ -17,10 +17,13 @@ public protocol ClientRequest: AnyObject {
     func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
     /// The request head as received: the request line, the fields, the empty line.
     var headBytes: [UInt8] { get }
+    /// The request carries an `Upgrade` field.
+    var asksUpgrade: Bool { get }
 }
 
 extension ClientRequest {
     public func withHost<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? { fields.withFirst("Host", body) }
+    public var asksUpgrade: Bool { fields.first("Upgrade") != nil }
 }
 
 /// The one reply to a request.
@@ -45,7 +48,16 @@ public protocol StreamReplier: AnyObject {
     func abortStream()
 }
 
+/// A `101` and the connection as a tunnel instead of a reply (a WebSocket). `write`,
+/// `bufferedBytes`, `endStream` and `abortStream` are the stream's.
+public protocol TunnelReplier: StreamReplier {
+    func startTunnel(headers: HeaderFields, onInput: @escaping (UnsafeRawBufferPointer) -> Void,
+                     onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool
+    func pauseInput()
+    func resumeInput()
+}
+
 /// A request with its reply, as the server hands it over.
 public typealias ClientExchange = ClientRequest & Replier & StreamReplier
 
-extension ServerRequest: ClientRequest, Replier, StreamReplier {}
+extension ServerRequest: ClientRequest, Replier, StreamReplier, TunnelReplier {}

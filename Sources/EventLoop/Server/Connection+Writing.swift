@@ -155,6 +155,7 @@ extension Connection {
     /// The last chunk; the connection closes once it has left.
     func endStream() {
         guard machine.streamEnding() else { return }
+        tunnelInput = nil
         current = nil
         if streamChunked { queue(Array("0\r\n\r\n".utf8)) }
         if output.isEmpty { drained() } else { arm(machine.awaitingDrain(idleTimeout: server.settings.idleTimeout)) }

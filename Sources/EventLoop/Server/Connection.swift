@@ -26,6 +26,8 @@ final class Connection {
     var queuedBytes = 0
     /// The open stream's body is chunked (false for an HTTP/1.0 client: close-delimited).
     var streamChunked = true
+    /// Set while the connection is a tunnel (after a 101): input goes here as it is read.
+    var tunnelInput: ((UnsafeRawBufferPointer) -> Void)?
     /// Set while `process` runs, so a reply sent from inside the handler does not
     /// re-enter it (pipelined requests are picked up by the running loop instead).
     var parsing = false
@@ -58,6 +60,7 @@ final class Connection {
 
     func readable() {
         let scratch = server.scratch
+        if let tunnelInput { return tunnelReadable(tunnelInput) }
         var room = scratch.count
         if let upload = machine.shaping.upload {
             room = min(room, upload.allowance(now: Clock.now()))
@@ -172,6 +175,7 @@ final class Connection {
         let request = current
         current = nil
         events = nil
+        tunnelInput = nil
         replyTimer = nil
         uploadTimer = nil
         if queuedBytes > 0 { server.budget.release(queuedBytes) }

@@ -337,6 +337,15 @@ struct ConnectionMachine {
         state = .streaming(readPaused: x.readPaused)
     }
 
+    /// A tunnel takes over the connection: what was read beyond its request is the
+    /// tunnel's first input.
+    mutating func takePending() -> [UInt8] {
+        let rest = Array(pending[pendingStart...])
+        pending = []
+        pendingStart = 0
+        return rest
+    }
+
     /// The last chunk is queued: the connection closes once it has left. False when no
     /// stream is open.
     mutating func streamEnding() -> Bool {

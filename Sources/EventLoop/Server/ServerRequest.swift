@@ -31,6 +31,8 @@ public final class ServerRequest {
 
     public var headBytes: [UInt8] { head?.bytes ?? [] }
 
+    public var asksUpgrade: Bool { head?.asksUpgrade ?? false }
+
     /// The socket peer's address (never X-Forwarded-For); `unix` for a Unix-socket peer.
     public var peerAddress: String { connection?.peerAddress ?? "" }
 
@@ -95,6 +97,25 @@ public final class ServerRequest {
         connection.startStream(self, status: status, headers: headers, sendBuffer: sendBuffer)
         return true
     }
+
+    /// Answers `101 Switching Protocols` with `headers` and hands the connection over as a
+    /// tunnel: `onInput` gets the client's bytes as they arrive, `write` sends bytes as
+    /// they are (no chunked coding), `endStream` closes once they have left. False when
+    /// the client is already gone.
+    public func startTunnel(headers: HeaderFields, onInput: @escaping (UnsafeRawBufferPointer) -> Void,
+                            onDrained: @escaping () -> Void, onClose: @escaping () -> Void) -> Bool {
+        guard !replied, let connection, connection.isOpen else { return false }
+        replied = true
+        self.onClose = onClose
+        self.onDrained = onDrained
+        connection.startTunnel(self, headers: headers, input: onInput)
+        return true
+    }
+
+    /// The tunnel's input waits in the kernel until `resumeInput`.
+    public func pauseInput() { connection?.pauseTunnelInput() }
+
+    public func resumeInput() { connection?.resumeTunnelInput() }
 
     /// Appends one chunk; a no-op once the client is gone.
     public func write(_ bytes: [UInt8]) {

@@ -13,7 +13,11 @@ extension Worker {
     /// `progress` event for each running longer than a second. The request path pays
     /// nothing: byte counts are read from libcurl here, four times a second.
     func progressTick() {
-        let flows = session.inflight()
+        var flows = session.inflight()
+        if !pipeline.openWebSockets.isEmpty {
+            let now = Clock.now()
+            flows += pipeline.openWebSockets.values.map { $0.progress(now: now) }
+        }
         if flows.isEmpty && !hadInflight { return }
         hadInflight = !flows.isEmpty
         inflight.publish(flows, worker: ObjectIdentifier(self))

@@ -25,7 +25,9 @@ extension ConfigLoader {
         guard let health = healthSetting else { return nil }
         let networkSetting: NetworkSettings?? = node.attempt { () throws(ConfigError) in try self.network(m["network"]) }
         guard let network = networkSetting else { return nil }
-        guard let stream = node.attempt({ () throws(ConfigError) in try self.stream(m["stream"]) }) else { return nil }
+        guard var stream = node.attempt({ () throws(ConfigError) in try self.stream(m["stream"]) }) else { return nil }
+        guard let websocket = node.attempt({ () throws(ConfigError) in try self.websocket(m["websocket"]) }) else { return nil }
+        stream.maxMessage = websocket.maxMessage
         let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
             guard let n = m["cookies"] else { return nil }
             switch try n.string() {
@@ -48,7 +50,7 @@ extension ConfigLoader {
             timeout: parts.timeout, connectTimeout: config.timeouts.connect, followRedirects: parts.followRedirects,
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
-            cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network, stream: stream,
+            cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network, stream: stream, websocket: websocket,
             reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
             fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }))
     }

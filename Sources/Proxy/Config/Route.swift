@@ -46,9 +46,13 @@ public final class Route: Sendable {
     let hasNetwork: Bool
     /// `stream:`: which answers are served as they arrive (DESIGN §9).
     public let stream: StreamSettings
+    /// `websocket:`: whether `Upgrade: websocket` is relayed, and how (DESIGN §9).
+    public let websocket: WebSocketSettings
     /// The response serializer for one event's data: the route's, without its status and
     /// content-type checks (a stream's head was checked once).
     let eventSerializer: any ResponseSerializer
+    /// `websocket.normalize: json`: the serializer for upstream text messages.
+    let messageSerializer: (any ResponseSerializer)?
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// What the route sends upstream and makes of the answer, as text (DESIGN §3): a
@@ -71,12 +75,14 @@ public final class Route: Sendable {
          requestSerializer: any RequestSerializer, response: ResponseSettings, responseSerializer: any ResponseSerializer,
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
-         network: NetworkSettings? = nil, stream: StreamSettings = StreamSettings(),
+         network: NetworkSettings? = nil, stream: StreamSettings = StreamSettings(), websocket: WebSocketSettings = WebSocketSettings(),
          reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
         self.network = network
         hasNetwork = network != nil
         self.stream = stream
+        self.websocket = websocket
+        messageSerializer = websocket.normalize == .json ? ResponseSerializerRegistry.makeForMessages(response) : nil
         eventSerializer = (try? ResponseSerializerRegistry.makeForEvents(response)) ?? responseSerializer
         self.health = health
         self.reachability = reachability ?? Reachability(route: name) { _ in }
@@ -106,8 +112,11 @@ public final class Route: Sendable {
         cacheScope = OutputTag.hash(Array(fingerprint.utf8))
         // Tapes keep whole answers: a route with one buffers streams as before.
         let streams = stream.mode == .auto && tape == nil
-        stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams)
-        stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams)
+        let websockets = websocket.mode == .relay
+        stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
+                             websockets: websockets)
+        stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
+                                                websockets: websockets)
     }
 
     /// What follows the prefix in a path the route matched. `/api` + `/users`: the
@@ -143,8 +152,9 @@ public final class Route: Sendable {
     }
 
     /// One event's data through the route's serializer and `output` (DESIGN §9).
-    func serializeEvent(_ data: [UInt8]) -> SerializationResult {
-        var outcome = eventSerializer.serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
+    func serializeEvent(_ data: [UInt8], messages: Bool = false) -> SerializationResult {
+        let serializer = messages ? messageSerializer ?? eventSerializer : eventSerializer
+        var outcome = serializer.serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
         _ = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
         if output.canonical { outcome = Self.canonicalized(outcome) }
         return outcome

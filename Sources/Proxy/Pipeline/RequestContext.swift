@@ -78,6 +78,8 @@ final class RequestContext {
     /// The upstream transfer of a request that may stream, and when it was sent.
     var upstreamTask: UpstreamTask?
     var upstreamSentAt = 0.0
+    /// The request became a WebSocket: what relays it.
+    var webSocket: WebSocketRelay?
     /// The completion event's `stream` object, once a stream has ended.
     var streamSummary: String?
 

@@ -69,6 +69,11 @@ final class RequestPipeline {
     var faultDiceVersion = 0
     /// Network conditions set at runtime (`/-/network`), shared by all workers.
     let networkOverrides: NetworkOverrides
+    /// The worker's open WebSockets, for `/-/inflight`.
+    var openWebSockets: [ObjectIdentifier: WebSocketRelay] = [:]
+    /// Where a WebSocket's upstream bytes are read into: one buffer for the worker's
+    /// WebSockets, which are read one at a time.
+    private(set) lazy var tunnelScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// Timers on the worker's loop (a stream's idle time); nil in-process, where streams
     /// keep no idle time.
     var makeTimer: ((@escaping () -> Void) -> Timer)?
@@ -160,6 +165,11 @@ final class RequestPipeline {
         for route in table.routes { methods.formUnion(route.methods ?? Set(HTTPMethod.forwardedByDefault)) }
         methods.remove("CONNECT")
         return methods.sorted()
+    }
+
+    /// Shutdown: every open WebSocket closes with 1001 (none ends on its own).
+    func closeWebSockets() {
+        for relay in Array(openWebSockets.values) { relay.shutdown() }
     }
 
     func requestStarted() {

@@ -142,6 +142,7 @@ final class Worker {
         server.stopAccepting()
         // Live streams never finish on their own; they end with the process.
         closeStreams()
+        pipeline.closeWebSockets()
         let timer = loop.makeTimer { [unowned self] in
             // Grace is over: whatever is still waiting on an upstream gets its 503 now.
             self.session.abortAll()

@@ -47,6 +47,13 @@ public enum ResponseSerializerRegistry {
         return CompoundResponseSerializer(members: members, fallback: RawResponseSerializer(validation: validation))
     }
 
+    /// The json serializer with the route's JSON options and no checks: for WebSocket
+    /// messages (`websocket.normalize: json`), whatever the route's own serializer is.
+    public static func makeForMessages(_ settings: ResponseSettings) -> any ResponseSerializer {
+        JSONResponseSerializer(validation: ResponseValidation(statusCodes: nil, contentTypes: nil, maxOutput: settings.maxOutput),
+                               options: settings.jsonOptions, notesNumbers: settings.notesNumbers)
+    }
+
     static func member(_ name: SerializerName, _ s: ResponseSettings, _ v: ResponseValidation) -> any ResponseSerializer {
         switch name {
         case .json: JSONResponseSerializer(validation: v, options: s.jsonOptions, notesNumbers: s.notesNumbers)

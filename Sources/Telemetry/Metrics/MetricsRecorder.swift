@@ -82,6 +82,17 @@ public final class MetricsRecorder: CompletionSink {
                               invalid: cells.streamEvents[at * results + 1], dropped: cells.streamEvents[at * results + 2])
     }
 
+    /// A WebSocket's cells: `kind="websocket"` of the stream families, and its messages.
+    public func webSocket(route: String) -> WebSocketCounters? {
+        guard let at = RouteCells.streamKinds.firstIndex(of: "websocket") else { return nil }
+        let cells = cells(route)
+        let results = RouteCells.streamResults.count
+        return WebSocketCounters(stream: StreamCounters(open: cells.openStreams[at], ok: cells.streamEvents[at * results],
+                                                        invalid: cells.streamEvents[at * results + 1],
+                                                        dropped: cells.streamEvents[at * results + 2]),
+                                 toClient: cells.webSocketMessages[0], toUpstream: cells.webSocketMessages[1])
+    }
+
     /// The worker's in-flight count (a gauge the scrape sums over workers).
     public func setInflight(_ count: Int) { shard.inflight.set(UInt64(max(0, count))) }
 }
@@ -95,4 +106,24 @@ public struct StreamCounters {
     public func event(ok count: Int = 1) { ok.add(UInt64(count)) }
     public func invalidEvent() { invalid.add(1) }
     public func droppedEvent() { dropped.add(1) }
+}
+
+/// One WebSocket's metric cells. Messages to the client are its stream events: ok, or
+/// refused by `normalize: json` (invalid, then dropped when `on_invalid` drops them).
+public struct WebSocketCounters {
+    let stream: StreamCounters
+    let toClient: Cell, toUpstream: Cell
+
+    public func opened() { stream.opened() }
+    public func closed() { stream.closed() }
+    public func message(toClient: Bool) {
+        if toClient {
+            self.toClient.add(1)
+            stream.event()
+        } else {
+            toUpstream.add(1)
+        }
+    }
+    public func invalid() { stream.invalidEvent() }
+    public func dropped() { stream.droppedEvent() }
 }

@@ -166,7 +166,7 @@ public final class MetricsRegistry: Sendable {
                 }
             }
         }
-        out.family("serializerd_open_streams", "gauge", "SSE, NDJSON and byte streams being served now, by route and kind.")
+        out.family("serializerd_open_streams", "gauge", "SSE, NDJSON and byte streams and WebSockets being served now, by route and kind.")
         for (route, kinds) in openStreams.sorted(by: { $0.key < $1.key }) {
             for kind in RouteCells.streamKinds where kinds[kind] != nil {
                 out.sample("serializerd_open_streams", [("route", route), ("kind", kind)], kinds[kind] ?? 0)
@@ -180,6 +180,13 @@ public final class MetricsRegistry: Sendable {
                     guard let value = counts[kind + "\u{0}" + result] else { continue }
                     out.sample("serializerd_stream_events_total", [("route", route), ("kind", kind), ("result", result)], value)
                 }
+            }
+        }
+        out.family("serializerd_websocket_messages_total", "counter", "WebSocket messages relayed, by route and direction.")
+        for (route, counts) in countsByRoute(\.webSocketMessages, labels: RouteCells.webSocketDirections).sorted(by: { $0.key < $1.key })
+        where counts.values.contains(where: { $0 > 0 }) {
+            for direction in RouteCells.webSocketDirections {
+                out.sample("serializerd_websocket_messages_total", [("route", route), ("direction", direction)], counts[direction] ?? 0)
             }
         }
         out.family("serializerd_faults_total", "counter", "Requests shaped, faulted or damaged by network conditions, by route and kind.")

@@ -23,7 +23,11 @@ final class RouteCells: Sendable {
     /// `streamResults`, kind-major.
     let streamEvents = (0..<RouteCells.streamKinds.count * RouteCells.streamResults.count).map { _ in Cell() }
 
-    static let streamKinds = ["sse", "ndjson", "bytes"]
+    static let streamKinds = ["sse", "ndjson", "bytes", "websocket"]
+    /// `serializerd_websocket_messages_total`, one cell per direction in `webSocketDirections` order.
+    let webSocketMessages = (0..<RouteCells.webSocketDirections.count).map { _ in Cell() }
+
+    static let webSocketDirections = ["to_client", "to_upstream"]
     static let streamResults = ["ok", "invalid", "dropped"]
 
     /// What network conditions did to requests: shaped them, replaced their exchange, or

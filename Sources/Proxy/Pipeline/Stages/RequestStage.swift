@@ -24,11 +24,14 @@ enum StageStep {
 
 extension Route {
     /// The stages of this route, in the order they run (built by `Route.init`).
-    static func stages(network: Bool, mocks: Bool, tape: RouteTape?, cache: CacheRule?, streams: Bool = false) -> [any RequestStage] {
+    static func stages(network: Bool, mocks: Bool, tape: RouteTape?, cache: CacheRule?, streams: Bool = false,
+                       websockets: Bool = false) -> [any RequestStage] {
         var stages: [any RequestStage] = []
         if network { stages.append(NetworkStage()) }
         stages.append(RequestSerializationStage())
         if mocks { stages.append(MockStage()) }
+        // A WebSocket is neither taped nor cached: it leaves before either.
+        if websockets { stages.append(WebSocketStage()) }
         if let tape { stages.append(TapeStage(tape: tape)) }
         if let cache { stages.append(CacheStage(rule: cache)) }
         if streams { stages.append(StreamStage()) }

@@ -1,0 +1,370 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// WebSockets relayed through the daemon (DESIGN §9) to a WebSocket upstream written by
+/// hand (Tests/Fixtures/ws_upstream.py), over TCP and TLS.
+@Suite(.timeLimit(.minutes(3)))
+struct WebSocketTests {
+    static func harness(_ websocket: String = "", extra: String = "", arguments: [String] = [], scheme: String = "http") throws -> ProxyHarness {
+        let routes = "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: {stub}\n"
+            + (websocket.isEmpty ? "" : "    websocket: \(websocket)\n") + extra
+        return try ProxyHarness(routes: routes, script: "ws_upstream.py", arguments: arguments, scheme: scheme)
+    }
+
+    @Test func echoRelaysEachKindOfFrameAndTheCloseHandshake() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        let ws = try WSClient(proxy.port, "/ws/echo", extra: "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits, x-other\r\n")
+        #expect(ws.head.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"), "\(ws.head)")
+        #expect(ws.header("Sec-WebSocket-Accept") == WSClient.accept(ws.key), "\(ws.head)")
+        #expect(ws.header("Upgrade")?.lowercased() == "websocket" && ws.header("X-Request-Id") != nil)
+        ws.send(opcode: 1, Array("héllo".utf8))
+        #expect(ws.next()?.text == "héllo")
+        ws.send(opcode: 2, [0, 1, 2, 255])
+        #expect(ws.next().map { $0.opcode == 2 && $0.payload == [0, 1, 2, 255] } == true)
+        ws.send(opcode: 9, Array("ping".utf8))
+        #expect(ws.next().map { $0.opcode == 10 && $0.text == "ping" } == true)
+        // A message in three fragments reaches the upstream whole.
+        ws.send(opcode: 1, Array("ab".utf8), fin: false)
+        ws.send(opcode: 0, Array("cd".utf8), fin: false)
+        ws.send(opcode: 0, Array("ef".utf8))
+        #expect(ws.next()?.text == "abcdef")
+        ws.send(opcode: 8, [0x03, 0xE8])
+        #expect(ws.next().map { $0.opcode == 8 && $0.closeCode == 1000 } == true)
+        #expect(ws.connection.waitForClose())
+        // The upstream was offered no permessage-deflate, and saw the client's close.
+        let headers = proxy.stub.waitForLine { $0.hasPrefix("headers ") } ?? ""
+        #expect(headers.contains("\"sec-websocket-extensions\": \"x-other\"") && !headers.contains("deflate"), "\(headers)")
+        #expect(proxy.stub.waitForLine { $0 == "closed echo code=1000" } != nil)
+        let event = proxy.daemon.waitForLine { $0.contains("\"kind\":\"websocket\"") } ?? ""
+        #expect(event.contains("\"status\":101") && event.contains("\"outcome\":\"ok\"")
+                && event.contains("\"messages_to_client\":3,\"messages_to_upstream\":3") && event.contains("\"close_code\":1000"), "\(event)")
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        #expect(metrics["serializerd_websocket_messages_total{route=\"ws\",direction=\"to_client\"}"] == 3)
+        #expect(metrics["serializerd_open_streams{route=\"ws\",kind=\"websocket\"}"] == 0)
+    }
+
+    @Test func badHandshakesAreRefusedAndOtherUpgradesGoOnAsPlainRequests() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        let upgrade = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Version", "13")]
+        let noKey = try proxy.get("/ws/echo", headers: upgrade)
+        #expect(noKey.status == 400 && noKey.text.contains("Sec-WebSocket-Key"), "\(noKey.text)")
+        let shortKey = try proxy.get("/ws/echo", headers: upgrade + [("Sec-WebSocket-Key", "c2hvcnQ=")])
+        #expect(shortKey.status == 400)
+        let key = ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+        let old = try proxy.get("/ws/echo", headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Version", "8"), key])
+        #expect(old.status == 426 && old.header("Sec-WebSocket-Version") == "13" && old.text.contains("upgrade-required"), "\(old.text)")
+        let post = try proxy.get("/ws/echo", method: "POST", headers: upgrade + [key])
+        #expect(post.status == 400 && post.text.contains("GET"))
+        let noConnection = try proxy.get("/ws/echo", headers: [("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13"), key])
+        #expect(noConnection.status == 400 && noConnection.text.contains("Connection"))
+        // Another protocol: a plain request (the upstream refuses it with a 403 of its own).
+        let other = try proxy.get("/ws/refuse", headers: [("Upgrade", "h2c"), ("Connection", "Upgrade")])
+        #expect(other.status == 403 && other.text.contains("unacceptable-status"), "\(other.text)")
+        #expect(proxy.stub.waitForLine { $0.hasPrefix("headers ") && !$0.contains("\"upgrade\"") } != nil)
+    }
+
+    @Test func anAnswerOtherThan101TakesTheOrdinaryPath() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        for target in ["/ws/refuse", "/ws/refuse?chunked=1"] {
+            let ws = try WSClient(proxy.port, target, expectSwitch: false)
+            let reply = try ws.connection.response()
+            #expect(reply.status == 403 && reply.text.contains("\"body\":{\"error\":\"no sockets for you\",\"n\":1.50}"), "\(reply.text)")
+        }
+        let bad = try WSClient(proxy.port, "/ws/badaccept", expectSwitch: false)
+        let reply = try bad.connection.response()
+        #expect(reply.status == 502 && reply.text.contains("Sec-WebSocket-Accept does not match"), "\(reply.text)")
+    }
+
+    @Test func normalizeJSONReassemblesUpstreamTextMessages() throws {
+        let proxy = try Self.harness("{ normalize: json }", extra: "    response: { remove_null_values: true }\n")
+        defer { proxy.finish() }
+        let ws = try WSClient(proxy.port, "/ws/frag?parts=4")
+        // The pings between the fragments come first; the message once, normalized.
+        let frames = (0..<4).compactMap { _ in ws.next() }
+        #expect(frames.prefix(3).allSatisfy { $0.opcode == 9 && $0.text == "between" } && frames.count == 4)
+        #expect(frames.last?.text == "{\"parts\":4,\"x\":2.5}", "\(frames.last?.text ?? "")")
+        // Messages to the upstream are relayed as they are.
+        ws.send(opcode: 1, Array("{ \"a\" : null }".utf8))
+        #expect(ws.next()?.text == "{}")
+        for (mode, expected) in [("pass", "{not json"), ("drop", "[1]"), ("error_event", "urn:serializerd:")] {
+            let proxy = try Self.harness("{ normalize: json }", extra: "    stream: { on_invalid: \(mode) }\n")
+            defer { proxy.finish() }
+            let m = #"[[1,"{not json"],[1,"[1]"]]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let ws = try WSClient(proxy.port, "/ws/script?m=" + m)
+            #expect(ws.next()?.text.contains(expected) == true, "\(mode)")
+        }
+        let closing = try Self.harness("{ normalize: json }", extra: "    stream: { on_invalid: close }\n")
+        defer { closing.finish() }
+        let m = #"[[1,"{not json"],[1,"[1]"]]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let closed = try WSClient(closing.port, "/ws/script?m=" + m)
+        #expect(closed.next()?.text.contains("urn:serializerd:") == true)
+        #expect(closed.next().map { $0.opcode == 8 && $0.closeCode == 1007 } == true)
+        #expect(closing.stub.waitForLine { $0 == "closed script code=1001" } != nil)
+    }
+
+    @Test func violationsCloseBothSidesWithTheirCodes() throws {
+        let proxy = try Self.harness("{ max_message: 1KiB }")
+        defer { proxy.finish() }
+        // An unmasked client frame: 1002 to the client, 1001 to the upstream.
+        let unmasked = try WSClient(proxy.port, "/ws/echo")
+        unmasked.connection.send([0x81, 0x02, 0x68, 0x69])
+        #expect(unmasked.next().map { $0.opcode == 8 && $0.closeCode == 1002 } == true)
+        #expect(unmasked.connection.waitForClose())
+        #expect(proxy.stub.waitForLine { $0 == "closed echo code=1001" } != nil)
+        // A frame announcing 2^63 - 1 bytes: refused before any of it is held.
+        let huge = try WSClient(proxy.port, "/ws/echo")
+        huge.connection.send([0x82, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(huge.next().map { $0.opcode == 8 && $0.closeCode == 1009 } == true)
+        #expect(proxy.stub.waitForLine { $0 == "closed echo code=1009" } != nil)
+        // An upstream message over max_message.
+        let big = try WSClient(proxy.port, "/ws/big?size=2000")
+        #expect(big.next().map { $0.opcode == 8 && $0.closeCode == 1009 } == true)
+        #expect(proxy.stub.waitForLine { $0 == "closed big code=1009" } != nil)
+        // A masked frame from the upstream: 1002 to it, 1001 to the client.
+        let masked = try WSClient(proxy.port, "/ws/masked")
+        #expect(masked.next().map { $0.opcode == 8 && $0.closeCode == 1001 } == true)
+        #expect(proxy.stub.waitForLine { $0 == "closed masked code=1002" } != nil)
+        // A close frame with an invalid code, and a continuation with nothing to continue.
+        let badClose = try WSClient(proxy.port, "/ws/echo")
+        badClose.send(opcode: 8, [0x03, 0xE7])
+        #expect(badClose.next().map { $0.opcode == 8 && $0.closeCode == 1002 } == true)
+        let stray = try WSClient(proxy.port, "/ws/echo")
+        stray.send(opcode: 0, [1])
+        #expect(stray.next().map { $0.opcode == 8 && $0.closeCode == 1002 } == true)
+        #expect(proxy.daemon.waitForLine { $0.contains("\"outcome\":\"websocket_message_too_big\"") } != nil)
+        // The worker is fine.
+        let echo = try WSClient(proxy.port, "/ws/echo")
+        echo.send(opcode: 1, Array("still here".utf8))
+        #expect(echo.next()?.text == "still here")
+    }
+
+    @Test func eachSideGoingAwayClosesTheOther() throws {
+        let proxy = try Self.harness("{ idle: 1s }")
+        defer { proxy.finish() }
+        let vanish = try WSClient(proxy.port, "/ws/vanish")
+        #expect(vanish.next().map { $0.opcode == 8 && $0.closeCode == 1001 } == true)
+        #expect(vanish.connection.waitForClose())
+        #expect(proxy.daemon.waitForLine { $0.contains("\"outcome\":\"upstream_unavailable\"") } != nil)
+        // The upstream's close frame reaches the client, whose answer reaches the upstream.
+        let closes = try WSClient(proxy.port, "/ws/close?code=4000")
+        #expect(closes.next().map { $0.opcode == 8 && $0.closeCode == 4000 } == true)
+        closes.send(opcode: 8, [0x0F, 0xA0])
+        #expect(proxy.stub.waitForLine { $0 == "closed close code=4000" } != nil)
+        #expect(closes.connection.waitForClose())
+        // A client that leaves: the upstream gets 1001 at once.
+        let leaves = try WSClient(proxy.port, "/ws/silent")
+        let left = Date()
+        leaves.connection.shutdownWrite()
+        #expect(proxy.stub.waitForLine { $0 == "closed silent code=1001" } != nil)
+        #expect(Date().timeIntervalSince(left) < 1, "\(Date().timeIntervalSince(left))")
+        #expect(proxy.daemon.waitForLine { $0.contains("\"outcome\":\"client_gone\"") } != nil)
+        // Nothing either way for websocket.idle: 1001 to both.
+        let idle = try WSClient(proxy.port, "/ws/silent")
+        let opened = Date()
+        #expect(idle.next(timeout: 5).map { $0.opcode == 8 && $0.closeCode == 1001 && $0.text.contains("websocket.idle") } == true)
+        #expect(Date().timeIntervalSince(opened) >= 0.9)
+        #expect(proxy.stub.waitForLine { $0 == "closed silent code=1001" } != nil)
+    }
+
+    @Test func stoppingTheDaemonClosesEachWebSocketWith1001() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        let ws = try WSClient(proxy.port, "/ws/silent")
+        ws.send(opcode: 1, Array("hi".utf8))
+        #expect(ws.next()?.text == "hi")
+        #expect(proxy.daemon.stop() == 0)
+        #expect(ws.next().map { $0.opcode == 8 && $0.closeCode == 1001 && $0.text.contains("stopping") } == true)
+        #expect(proxy.stub.waitForLine { $0 == "closed silent code=1001" } != nil)
+    }
+
+    @Test func aSlowReaderPausesTheUpstreamAndLosesNothing() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        let ws = try WSClient(proxy.port, "/ws/flood?mb=32", receiveBuffer: 65536)
+        // Nobody reads: the upstream's sends block well short of 32 MiB.
+        var last = -1, sent = 0
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            usleep(300_000)
+            sent = Self.flooded(proxy)
+            if sent == last { break }
+            last = sent
+        }
+        #expect(sent == last && sent < 8 << 20, "\(sent)")
+        // `/-/inflight` shows it (the board is refreshed four times a second).
+        var inflight = ""
+        let shown = Date().addingTimeInterval(5)
+        while Date() < shown, !inflight.contains("\"kind\":\"websocket\"") {
+            inflight = (try? proxy.get("/-/inflight").text) ?? ""
+            usleep(50_000)
+        }
+        #expect(inflight.contains("\"kind\":\"websocket\"") && inflight.contains("\"messages_to_client\""), "\(inflight)")
+        // Read it all: every message arrives whole and in order.
+        var messages = 0
+        while messages < 512, let frame = ws.next(timeout: 10) {
+            guard frame.opcode == 2, frame.payload.count == 65536 else { break }
+            messages += 1
+        }
+        #expect(messages == 512)
+    }
+
+    static func flooded(_ proxy: ProxyHarness) -> Int {
+        guard let raw = try? RawHTTP.request(port: proxy.stubPort, target: "/v1/sent"),
+              let json = try? JSONSerialization.jsonObject(with: Data(raw.body)) as? [String: Int] else { return -1 }
+        return json["flood"] ?? -1
+    }
+
+    @Test func manyWebSocketsOpenedAndDroppedAtOnce() throws {
+        let proxy = try Self.harness()
+        defer { proxy.finish() }
+        var sockets: [WSClient] = []
+        for _ in 0..<300 { sockets.append(try WSClient(proxy.port, "/ws/silent")) }
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        #expect(metrics["serializerd_open_streams{route=\"ws\",kind=\"websocket\"}"] == 300)
+        sockets.removeAll()
+        let deadline = Date().addingTimeInterval(10)
+        var open = -1.0
+        while Date() < deadline {
+            // A gauge at 0 with no message counted is not shown.
+            open = Metrics(try proxy.get("/metrics").text)["serializerd_open_streams{route=\"ws\",kind=\"websocket\"}"] ?? 0
+            if open == 0 { break }
+            usleep(20_000)
+        }
+        #expect(open == 0)
+        let echo = try WSClient(proxy.port, "/ws/echo")
+        echo.send(opcode: 1, Array("after".utf8))
+        #expect(echo.next()?.text == "after")
+    }
+
+    @Test func badSettingsAreConfigErrorsWithTheirPosition() throws {
+        let mode = try checkRoute("websocket", "{ mode: tunnel }")
+        #expect(mode.status != 0 && mode.stderrText.contains(":5:") && mode.stderrText.contains("expected relay or off, found 'tunnel'"), "\(mode.stderrText)")
+        let normalize = try checkRoute("websocket", "{ normalize: xml }")
+        #expect(normalize.status != 0 && normalize.stderrText.contains("expected none or json"))
+        let tiny = try checkRoute("websocket", "{ max_message: 64B }")
+        #expect(tiny.status != 0 && tiny.stderrText.contains("at least 125 bytes"), "\(tiny.stderrText)")
+        let unknown = try checkRoute("websocket", "{ ping: 5s }")
+        #expect(unknown.status != 0 && unknown.stderrText.contains("ping"))
+    }
+
+    @Test func wssKeepsTLSInLibcurlsHands() throws {
+        let tls = try TLSFixture()
+        let proxy = try Self.harness(extra: "    tls: { ca_file: \(tls.path("ca.pem")) }\n",
+                                     arguments: ["--tls", tls.path("server.pem"), tls.path("server.key")], scheme: "https")
+        defer { proxy.finish() }
+        let ws = try WSClient(proxy.port, "/ws/echo")
+        let big = [UInt8](repeating: 0x61, count: 200_000)
+        ws.send(opcode: 1, big)
+        #expect(ws.next()?.payload == big)
+        ws.send(opcode: 8, [0x03, 0xE8])
+        #expect(ws.next().map { $0.opcode == 8 && $0.closeCode == 1000 } == true)
+        // A CA that did not sign it: the handshake is answered with the TLS failure.
+        let stranger = try Self.harness(extra: "    tls: { ca_file: \(tls.path("other-ca.pem")) }\n",
+                                        arguments: ["--tls", tls.path("server.pem"), tls.path("server.key")], scheme: "https")
+        defer { stranger.finish() }
+        let refused = try WSClient(stranger.port, "/ws/echo", expectSwitch: false)
+        let reply = try refused.connection.response()
+        #expect(reply.status == 502 && reply.text.contains("upstream-unavailable"), "\(reply.text)")
+    }
+}
+
+/// A WebSocket client over one raw connection: masked frames out, frames in.
+final class WSClient {
+    let connection: RawConnection
+    let key: String
+    private(set) var head = ""
+
+    struct Frame {
+        let fin: Bool
+        let opcode: UInt8
+        let payload: [UInt8]
+        var text: String { String(decoding: opcode == 8 ? Array(payload.dropFirst(2)) : payload, as: UTF8.self) }
+        var closeCode: Int? { payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : nil }
+    }
+
+    init(_ port: Int, _ target: String, extra: String = "", expectSwitch: Bool = true, receiveBuffer: Int32? = nil) throws {
+        connection = try RawConnection(port: port, receiveBuffer: receiveBuffer)
+        key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        connection.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\(extra)\r\n")
+        guard expectSwitch else { return }
+        let raw = connection.read { RawHTTP.find([13, 10, 13, 10], in: $0) != nil }
+        guard let end = RawHTTP.find([13, 10, 13, 10], in: raw) else { throw TestFailure("no handshake answer: \(String(decoding: raw, as: UTF8.self))") }
+        head = String(decoding: raw[..<(end + 4)], as: UTF8.self)
+        guard head.hasPrefix("HTTP/1.1 101") else { throw TestFailure("not switched: \(head)") }
+        consumed = end + 4
+    }
+
+    private var consumed = 0
+
+    func header(_ name: String) -> String? {
+        for line in head.split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == name.lowercased() { return parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+
+    static func accept(_ key: String) -> String {
+        let run = try? ServerBinary.run(["dgst", "-sha1", "-binary"], stdin: Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8),
+                                        executable: URL(fileURLWithPath: "/usr/bin/openssl"))
+        return Data(run?.stdout ?? []).base64EncodedString()
+    }
+
+    func send(opcode: UInt8, _ payload: [UInt8], fin: Bool = true) {
+        var out: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        if payload.count < 126 {
+            out.append(0x80 | UInt8(payload.count))
+        } else if payload.count < 65536 {
+            out += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            out.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((payload.count >> shift) & 0xFF)) }
+        }
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        out += mask
+        out += payload.enumerated().map { $0.element ^ mask[$0.offset & 3] }
+        connection.send(out)
+    }
+
+    /// The next frame from the daemon, nil at the deadline or the connection's end.
+    func next(timeout: Double = 5) -> Frame? {
+        let start = consumed
+        let bytes = connection.read(timeout: timeout) { Self.parse($0[start...]) != nil }
+        guard let (frame, length) = Self.parse(bytes[start...]) else { return nil }
+        consumed += length
+        return frame
+    }
+
+    static func parse(_ slice: ArraySlice<UInt8>) -> (Frame, Int)? {
+        // Read in place: a flood's frames come from a buffer that keeps growing.
+        let bytes = SliceReader(slice)
+        guard bytes.count >= 2 else { return nil }
+        var length = Int(bytes[1] & 0x7F), at = 2
+        if length == 126 {
+            guard bytes.count >= 4 else { return nil }
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
+            at = 4
+        } else if length == 127 {
+            guard bytes.count >= 10 else { return nil }
+            length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+            at = 10
+        }
+        guard bytes.count >= at + length else { return nil }
+        let start = slice.startIndex + at
+        return (Frame(fin: bytes[0] & 0x80 != 0, opcode: bytes[0] & 0x0F, payload: Array(slice[start..<(start + length)])), at + length)
+    }
+}
+
+/// A slice read by offsets from its start.
+struct SliceReader {
+    let slice: ArraySlice<UInt8>
+    init(_ slice: ArraySlice<UInt8>) { self.slice = slice }
+    var count: Int { slice.count }
+    subscript(_ k: Int) -> UInt8 { slice[slice.startIndex + k] }
+
+}

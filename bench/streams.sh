@@ -9,7 +9,13 @@
 #   memory   OPEN streams held open: the proxy's RSS above its idle RSS
 #   slow     one client reading 10 KB/s of a 100 MiB byte stream for 20 s: serializerd's
 #            RSS growth, and how much the origin could write (the pause reaching it)
-# serializerd normalizes each event (json route); nginx forwards bytes.
+#   ws       WebSocket echo of a MSG-byte text message (bench/streams/wsecho.c): one
+#            connection's round trip (p50, p99) against the direct path's, then WSCONNS
+#            connections for the proxy's CPU per message; nginx's WebSocket proxy beside it
+#   wsmemory OPEN WebSockets held open, then OPEN SSE streams and OPEN WebSockets
+#            together: the proxy's RSS above its idle RSS
+# serializerd normalizes each event (json route); nginx forwards bytes. WebSocket
+# messages are relayed as they are on both.
 #   bench/streams.sh                      # STREAMS=100 DUR=10 OPEN=1000 ROUNDS=3
 #   PARTS="latency" STREAMS=10 bench/streams.sh   # some parts only
 set -euo pipefail
@@ -20,12 +26,15 @@ STREAMS=${STREAMS:-100}
 DUR=${DUR:-10}
 OPEN=${OPEN:-1000}
 ROUNDS=${ROUNDS:-3}
-PARTS=${PARTS:-latency rate memory slow}
+PARTS=${PARTS:-latency rate memory slow ws wsmemory}
+MSG=${MSG:-1024}
+WSCONNS=${WSCONNS:-10}
 WORK=${WORK:-/tmp/serializerd-streams}
 NGINX_PORT=18281 SD_PORT=18282
 
 bench_start "$WORK" "nginx-light python3 gcc" nginx python3 gcc
 gcc -O2 -o "$WORK/latency" bench/streams/latency.c
+gcc -O2 -o "$WORK/wsecho" bench/streams/wsecho.c
 ulimit -n 16384
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -44,6 +53,10 @@ ORIGIN=$(head -1 "$WORK/origin.port")
     location / {
       proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection "";
       proxy_buffering off; proxy_read_timeout 1h;
+    }
+    location /ws {
+      proxy_pass http://origin; proxy_http_version 1.1; proxy_read_timeout 1h;
+      proxy_set_header Upgrade \$http_upgrade; proxy_set_header Connection "upgrade";
     }
   }
 }
@@ -64,6 +77,9 @@ routes:
     upstream: http://127.0.0.1:$ORIGIN/
     response: { serializer: json }
     stream: { bytes: [application/octet-stream] }
+  - name: ws
+    match: { prefix: /w/ }
+    upstream: http://127.0.0.1:$ORIGIN/
 CONF
 "$BIN" serve --config "$WORK/serializerd.yaml" > "$WORK/logs/serializerd.log" 2>&1 &
 PIDS+=($!)
@@ -138,4 +154,57 @@ python3 bench/streams/client.py slow "http://127.0.0.1:$SD_PORT/s/flood?mb=100" 
 after=$(rss "$SD_PID")
 wrote=$(grep '^flood' "$WORK/origin.port" | tail -1 | awk '{print $2}')
 echo "| serializerd | $before | $after | $((after - before)) | ${wrote:-0} bytes |"
+fi
+
+if [[ " $PARTS " == *" ws "* ]]; then
+echo
+echo "| round | path | one connection: messages | p50 µs | p99 µs | $WSCONNS connections: messages | CPU µs per message |"
+echo "|---|---|---:|---:|---:|---:|---:|"
+for round in $(seq "$ROUNDS"); do
+  for peer in direct nginx serializerd; do
+    case $peer in
+      direct) port=$ORIGIN path=/ws pid= ;;
+      nginx) port=$NGINX_PORT path=/ws pid=$(pgrep -P "$NGINX_PID" | head -1) ;;
+      serializerd) port=$SD_PORT path=/w/ws pid=$SD_PID ;;
+    esac
+    one=$("$WORK/wsecho" "$port" "$path" 1 "$DUR" "$MSG")
+    [ -n "$pid" ] && before=$(cpu "$pid")
+    many=$("$WORK/wsecho" "$port" "$path" "$WSCONNS" "$DUR" "$MSG")
+    per="—"
+    if [ -n "$pid" ]; then
+      after=$(cpu "$pid")
+      per=$(awk -v d=$((after - before)) -v t="$tick" -v n="$(echo "$many" | awk '{print $2}')" 'BEGIN { printf "%.2f", d / t * 1e6 / n }')
+    fi
+    echo "| $round | $peer | $(echo "$one" | awk '{print $2" | "$4" | "$6}') | $(echo "$many" | awk '{print $2}') | $per |"
+  done
+done
+fi
+
+if [[ " $PARTS " == *" wsmemory "* ]]; then
+echo
+echo "| path | held | idle RSS KiB | held RSS KiB | above idle |"
+echo "|---|---|---:|---:|---:|"
+for peer in nginx serializerd; do
+  if [ $peer = nginx ]; then port=$NGINX_PORT ws=/ws sse="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=1000"; pid=$(pgrep -P "$NGINX_PID" | head -1)
+  else port=$SD_PORT ws=/w/ws sse="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=1000"; pid=$SD_PID; fi
+  for held in websockets both; do
+    idle=$(rss "$pid")
+    "$WORK/wsecho" "$port" "$ws" "$OPEN" 10 0 > "$WORK/wshold.out" &
+    wsholder=$!
+    sseholder=
+    if [ $held = both ]; then
+      python3 bench/streams/client.py hold "$sse" "$OPEN" 10 > "$WORK/hold.out" &
+      sseholder=$!
+    fi
+    for _ in $(seq 200); do
+      grep -q open "$WORK/wshold.out" 2>/dev/null && { [ -z "$sseholder" ] || grep -q open "$WORK/hold.out" 2>/dev/null; } && break
+      sleep 0.1
+    done
+    sleep 2
+    now=$(rss "$pid")
+    wait "$wsholder" ${sseholder:+"$sseholder"}
+    label="$OPEN WebSockets"; [ $held = both ] && label="$OPEN WebSockets + $OPEN SSE"
+    echo "| $peer | $label | $idle | $now | $((now - idle)) |"
+  done
+done
 fi

@@ -50,7 +50,8 @@ public struct ResponseReader {
             switch framing {
             case .head:
                 guard let lineEnd = Self.headEnd(input) else {
-                    if input.count > maxHead { throw .headTooLarge(limit: maxHead) }
+                    // Room for the blank line (CR LF) after a head of `maxHead`.
+                    if input.count > maxHead + 2 { throw .headTooLarge(limit: maxHead) }
                     if end { throw .malformed("the upstream closed the connection before its answer's head ended") }
                     return .needMore
                 }
@@ -76,10 +77,10 @@ public struct ResponseReader {
                 input.removeAll()
                 return end ? done() : .needMore
             case .chunkSize:
-                guard let lf = input.firstIndex(of: 0x0A) else {
-                    if input.count > 1024 { throw .malformed("a chunk-size line is longer than 1024 bytes") }
-                    return try needMore(end)
-                }
+                let lf = input.firstIndex(of: 0x0A)
+                // The same bound whether the line's end has come or not.
+                if (lf ?? input.count) > 1024 { throw .malformed("a chunk-size line is longer than 1024 bytes") }
+                guard let lf else { return try needMore(end) }
                 let size = try Self.chunkSize(input[..<lf])
                 input.removeFirst(lf + 1)
                 if body.count + size > maxBody { throw .bodyTooLarge(limit: maxBody) }
@@ -94,15 +95,21 @@ public struct ResponseReader {
                 }
                 framing = .chunkDataEnd
             case .chunkDataEnd:
-                guard let lf = input.firstIndex(of: 0x0A) else { return try needMore(end) }
-                guard lf == 0 || (lf == 1 && input[0] == 0x0D) else { throw .malformed("a chunk's data is not followed by CRLF") }
-                input.removeFirst(lf + 1)
+                // CR LF or LF, nothing else: judged on the bytes so far, never held.
+                if input.first == 0x0A {
+                    input.removeFirst(1)
+                } else if input.count >= 2, input[0] == 0x0D, input[1] == 0x0A {
+                    input.removeFirst(2)
+                } else if input.isEmpty || input == [0x0D] {
+                    return try needMore(end)
+                } else {
+                    throw .malformed("a chunk's data is not followed by CRLF")
+                }
                 framing = .chunkSize
             case .trailers:
-                guard let lf = input.firstIndex(of: 0x0A) else {
-                    if input.count > maxHead { throw .headTooLarge(limit: maxHead) }
-                    return try needMore(end)
-                }
+                let lf = input.firstIndex(of: 0x0A)
+                if (lf ?? input.count) > maxHead { throw .headTooLarge(limit: maxHead) }
+                guard let lf else { return try needMore(end) }
                 let blank = lf == 0 || (lf == 1 && input[0] == 0x0D)
                 input.removeFirst(lf + 1)
                 if blank { return done() }

@@ -46,6 +46,9 @@ extension WebSocketRelay {
             case .moved(let n):
                 let bytes = UnsafeRawBufferPointer(rebasing: scratch[..<n])
                 if state == .handshaking { handshakeRead(Array(bytes), end: false) } else { upstreamBytes(bytes) }
+                // A short read took all there was: the socket (or the one TLS record libcurl
+                // read) is empty, and the loop wakes again for more.
+                if n < scratch.count { return }
             case .wouldBlock:
                 return
             case .ended:
@@ -107,7 +110,7 @@ extension WebSocketRelay {
             return arm(Self.closeWait)
         }
         guard !frame.isControl else { return }
-        bytesToUpstream += frame.payload.count
+        bytesToUpstream += frame.payloadCount
         if frame.fin {
             toUpstreamCount += 1
             counters?.message(toClient: false)
@@ -125,11 +128,11 @@ extension WebSocketRelay {
             return arm(Self.closeWait)
         }
         if frame.isControl { return client.write(frame.raw) }
-        bytesFromUpstream += frame.payload.count
+        bytesFromUpstream += frame.payloadCount
         if route.messageSerializer != nil, frame.opcode == WebSocketOpcode.text || (frame.opcode == 0 && textMessage != nil) {
             return normalize(frame)
         }
-        bytesToClient += frame.payload.count
+        bytesToClient += frame.payloadCount
         client.write(frame.raw)
         if frame.fin { delivered() }
     }

@@ -9,8 +9,8 @@ public struct WebSocketFrameReader {
     public let maxMessage: Int
     /// An extension was agreed: the RSV bits are its to use.
     public let extensions: Bool
-    private var buffer: [UInt8] = []
-    private var start = 0
+    /// The start of a frame not yet whole.
+    private var partial: [UInt8] = []
     /// Payload bytes of the data message whose fragments are arriving (nil: none open).
     private var messageBytes: Int?
 
@@ -21,27 +21,67 @@ public struct WebSocketFrameReader {
     }
 
     /// Bytes received and not yet part of a whole frame.
-    public var heldBytes: Int { buffer.count - start }
+    public var heldBytes: Int { partial.count }
 
     /// Reads what `bytes` completes; `frame` sees each whole frame in order. Stops at the
-    /// first violation: the connection cannot go on after one.
+    /// first violation: the connection cannot go on after one. Whole frames are copied
+    /// once, from the read itself; only a frame split across reads is held.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ frame: (WebSocketFrame) -> Void) throws(WebSocketViolation) {
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
-            start = 0
+        var at = 0
+        if !partial.isEmpty {
+            // Complete the held frame first: take bytes until it is whole (or they run out).
+            while at < bytes.count {
+                let need = try Self.reading(partial) { held throws(WebSocketViolation) in try frameLength(held) }
+                let take = min(need.map { $0 - partial.count } ?? 1, bytes.count - at)
+                partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + take)]))
+                at += take
+                // Checked as each byte of the header comes: a frame refused by its header
+                // is refused at once, not when more arrives.
+                guard let whole = try Self.reading(partial, { held throws(WebSocketViolation) in try frameLength(held) }),
+                      partial.count == whole else { continue }
+                let complete = partial
+                partial = []
+                if let next = try Self.reading(complete, { raw throws(WebSocketViolation) in try nextFrame(raw, at: 0) }) { frame(next.frame) }
+                break
+            }
+            if !partial.isEmpty { return }
         }
-        buffer.append(contentsOf: bytes)
-        while let next = try nextFrame() { frame(next) }
-        if start > 1 << 16 && start * 2 > buffer.count {
-            buffer.removeFirst(start)
-            start = 0
+        while at < bytes.count {
+            guard let next = try nextFrame(bytes, at: at) else {
+                partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at...]))
+                // Checked now: a frame refused by its header is never held.
+                _ = try Self.reading(partial) { held throws(WebSocketViolation) in try frameLength(held) }
+                return
+            }
+            frame(next.frame)
+            at = next.end
         }
     }
 
-    private mutating func nextFrame() throws(WebSocketViolation) -> WebSocketFrame? {
-        let available = buffer.count - start
+    /// `withUnsafeBytes` with the violation's type kept (the standard library's rethrows
+    /// an untyped error).
+    private static func reading<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(WebSocketViolation) -> R) throws(WebSocketViolation) -> R {
+        let result: Result<R, WebSocketViolation> = bytes.withUnsafeBytes { raw in
+            do throws(WebSocketViolation) { return .success(try body(raw)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// A frame's whole length from its header, once the header has arrived (checked as
+    /// `nextFrame` checks it); nil while it has not.
+    private func frameLength(_ bytes: UnsafeRawBufferPointer) throws(WebSocketViolation) -> Int? {
+        try header(bytes, at: 0).map { $0.payloadStart + $0.length }
+    }
+
+    private struct Header {
+        var fin: Bool, opcode: UInt8, masked: Bool, length: Int, payloadStart: Int
+    }
+
+    /// The header of the frame at `at`, checked; nil while incomplete.
+    private func header(_ bytes: UnsafeRawBufferPointer, at start: Int) throws(WebSocketViolation) -> Header? {
+        let available = bytes.count - start
         guard available >= 2 else { return nil }
-        let b0 = buffer[start], b1 = buffer[start + 1]
+        let b0 = bytes[start], b1 = bytes[start + 1]
         let fin = b0 & 0x80 != 0
         let opcode = b0 & 0x0F
         let masked = b1 & 0x80 != 0
@@ -49,51 +89,49 @@ public struct WebSocketFrameReader {
         if masked != fromClient {
             throw .protocolError(fromClient ? "a client frame is not masked" : "a server frame is masked")
         }
-        var length = Int(b1 & 0x7F)
-        var header = 2
-        if length == 126 {
-            guard available >= 4 else { return nil }
-            length = Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
-            header = 4
-        } else if length == 127 {
-            guard available >= 10 else { return nil }
-            if buffer[start + 2] & 0x80 != 0 { throw .protocolError("a frame's 64-bit length has its most significant bit set") }
-            var wide: UInt64 = 0
-            for k in 2..<10 { wide = wide << 8 | UInt64(buffer[start + k]) }
-            // Refused before any of it is held.
-            guard wide <= UInt64(maxMessage) else { throw .tooBig(limit: maxMessage) }
-            length = Int(wide)
-            header = 10
-        }
-        let control = opcode & 0x08 != 0
         switch opcode {
         case 0x0, 0x1, 0x2, 0x8, 0x9, 0xA: break
         default: throw .protocolError("a frame has the reserved opcode \(opcode)")
         }
-        if control {
-            if !fin { throw .protocolError("a control frame is fragmented") }
-            if length > 125 { throw .protocolError("a control frame's payload is longer than 125 bytes") }
-        } else {
+        let control = opcode & 0x08 != 0
+        if control, !fin { throw .protocolError("a control frame is fragmented") }
+        if !control {
             if opcode == 0, messageBytes == nil { throw .protocolError("a continuation frame has no message to continue") }
             if opcode != 0, messageBytes != nil { throw .protocolError("a new message began before the previous one ended") }
-            if (messageBytes ?? 0) + length > maxMessage { throw .tooBig(limit: maxMessage) }
         }
-        let maskLength = masked ? 4 : 0
-        guard available >= header + maskLength + length else { return nil }
-        let payloadStart = start + header + maskLength
-        var payload = Array(buffer[payloadStart..<(payloadStart + length)])
-        if masked {
-            let key = (buffer[start + header], buffer[start + header + 1], buffer[start + header + 2], buffer[start + header + 3])
-            Self.unmask(&payload, key: key)
+        var length = Int(b1 & 0x7F)
+        var size = 2
+        if length == 126 {
+            guard available >= 4 else { return nil }
+            length = Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+            size = 4
+        } else if length == 127 {
+            guard available >= 10 else { return nil }
+            if bytes[start + 2] & 0x80 != 0 { throw .protocolError("a frame's 64-bit length has its most significant bit set") }
+            var wide: UInt64 = 0
+            for k in 2..<10 { wide = wide << 8 | UInt64(bytes[start + k]) }
+            // Refused before any of it is held.
+            guard wide <= UInt64(maxMessage) else { throw .tooBig(limit: maxMessage) }
+            length = Int(wide)
+            size = 10
         }
-        let raw = Array(buffer[start..<(payloadStart + length)])
-        start = payloadStart + length
-        if control {
-            if opcode == 0x8 { try Self.checkClose(payload) }
+        if control, length > 125 { throw .protocolError("a control frame's payload is longer than 125 bytes") }
+        if !control, (messageBytes ?? 0) + length > maxMessage { throw .tooBig(limit: maxMessage) }
+        return Header(fin: fin, opcode: opcode, masked: masked, length: length, payloadStart: size + (masked ? 4 : 0))
+    }
+
+    /// The whole frame at `at` and where the next begins; nil while it is incomplete.
+    private mutating func nextFrame(_ bytes: UnsafeRawBufferPointer, at start: Int) throws(WebSocketViolation) -> (frame: WebSocketFrame, end: Int)? {
+        guard let h = try header(bytes, at: start), bytes.count - start >= h.payloadStart + h.length else { return nil }
+        let end = start + h.payloadStart + h.length
+        let frame = WebSocketFrame(fin: h.fin, opcode: h.opcode, raw: Array(UnsafeRawBufferPointer(rebasing: bytes[start..<end])),
+                                   payloadStart: h.payloadStart, masked: h.masked)
+        if h.opcode & 0x08 != 0 {
+            if h.opcode == 0x8 { try Self.checkClose(frame.payload) }
         } else {
-            messageBytes = fin ? nil : (messageBytes ?? 0) + length
+            messageBytes = h.fin ? nil : (messageBytes ?? 0) + h.length
         }
-        return WebSocketFrame(fin: fin, opcode: opcode, payload: payload, raw: raw)
+        return (frame, end)
     }
 
     static func unmask(_ payload: inout [UInt8], key: (UInt8, UInt8, UInt8, UInt8)) {
@@ -111,19 +149,33 @@ public struct WebSocketFrameReader {
     }
 }
 
-/// One whole frame: `raw` as received (forwarded as is), `payload` unmasked.
+/// One whole frame: `raw` as received (forwarded as is); its payload unmasked when asked.
 public struct WebSocketFrame {
     public let fin: Bool
     public let opcode: UInt8
-    public let payload: [UInt8]
     public let raw: [UInt8]
+    let payloadStart: Int
+    let masked: Bool
+
+    public var payloadCount: Int { raw.count - payloadStart }
+
+    /// The payload, unmasked (a copy: relayed data frames never need it).
+    public var payload: [UInt8] {
+        var payload = Array(raw[payloadStart...])
+        if masked {
+            let k = payloadStart - 4
+            WebSocketFrameReader.unmask(&payload, key: (raw[k], raw[k + 1], raw[k + 2], raw[k + 3]))
+        }
+        return payload
+    }
 
     public var isControl: Bool { opcode & 0x08 != 0 }
     public var isClose: Bool { opcode == WebSocketOpcode.close }
 
     /// A close frame's code; 1005 (none given) for an empty one.
     public var closeCode: Int {
-        payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : WebSocketClose.noStatus
+        let payload = self.payload
+        return payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : WebSocketClose.noStatus
     }
 }
 

@@ -187,8 +187,9 @@ echo "|---|---|---:|---:|---:|"
 for peer in nginx serializerd; do
   if [ $peer = nginx ]; then port=$NGINX_PORT ws=/ws sse="http://127.0.0.1:$NGINX_PORT/tick?gap_ms=1000"; pid=$(pgrep -P "$NGINX_PID" | head -1)
   else port=$SD_PORT ws=/w/ws sse="http://127.0.0.1:$SD_PORT/s/tick?gap_ms=1000"; pid=$SD_PID; fi
+  # One idle figure: memory a first round took is not always given back before the next.
+  idle=$(rss "$pid")
   for held in websockets both; do
-    idle=$(rss "$pid")
     "$WORK/wsecho" "$port" "$ws" "$OPEN" 10 0 > "$WORK/wshold.out" &
     wsholder=$!
     sseholder=

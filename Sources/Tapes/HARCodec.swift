@@ -28,7 +28,7 @@ public enum HARCodec {
         encode(method: entry.request.method, url: entry.request.url, requestHeaders: { entry.request.headers.forEach($0) },
                requestBody: entry.request.body, status: entry.status, responseHeaders: { entry.responseHeaders.forEach($0) },
                responseBody: entry.responseBody,
-               startedAt: entry.startedAt, duration: entry.duration, capture: nil)
+               startedAt: entry.startedAt, duration: entry.duration, capture: nil, chunks: entry.chunks)
     }
 
     /// The fields of a list.
@@ -46,7 +46,7 @@ public enum HARCodec {
     /// `TapeEntry`): recording encodes each exchange once, as it completes.
     public static func encode(method: String, url: String, requestHeaders: Fields, requestBody: [UInt8], status: Int,
                               responseHeaders: Fields, responseBody: [UInt8], startedAt: Double, duration: Double,
-                              capture: Redaction?, httpVersion: String? = nil) -> [UInt8] {
+                              capture: Redaction?, httpVersion: String? = nil, chunks: [StreamChunk]? = nil) -> [UInt8] {
         // HAR names versions as they appear on the wire: HTTP/1.1, HTTP/2 (h2), HTTP/3.
         let version = "HTTP/" + (httpVersion ?? "1.1")
         let url = capture?.url(url) ?? url
@@ -94,7 +94,20 @@ public enum HARCodec {
         o.int(body.count)
         o.raw("},\"cache\":{},\"timings\":{\"send\":0,\"wait\":")
         o.milliseconds(duration)
-        o.raw(",\"receive\":0}}")
+        o.raw(",\"receive\":0}")
+        if let chunks {
+            // A stream's timing: [milliseconds after the head, byte offset] for each piece.
+            o.raw(",\"_serializerd\":{\"chunks\":[")
+            for (k, chunk) in chunks.enumerated() {
+                o.raw(k == 0 ? "[" : ",[")
+                o.int(chunk.milliseconds)
+                o.raw(",")
+                o.int(chunk.offset)
+                o.raw("]")
+            }
+            o.raw("]}")
+        }
+        o.raw("}")
         return o.finish()
     }
 
@@ -255,7 +268,23 @@ public enum HARCodec {
         var duration = 0.0
         if let time = member("time", e), case .number(let text) = time, let ms = Double(text), ms >= 0, ms.isFinite { duration = ms / 1000 }
         return TapeEntry(request: TapeRequest(method: method, url: url, headers: HeaderFields(requestHeaders), body: requestBody),
-                         status: status, responseHeaders: headers, responseBody: responseBody, startedAt: started, duration: duration)
+                         status: status, responseHeaders: headers, responseBody: responseBody, startedAt: started, duration: duration,
+                         chunks: try chunks(e, bodyCount: responseBody.count))
+    }
+
+    /// `_serializerd.chunks`: pairs of whole numbers, offsets rising within the body.
+    static func chunks(_ e: [(String, JSONValue)], bodyCount: Int) throws(HARError) -> [StreamChunk]? {
+        guard let custom = member("_serializerd", e), case .object(let c) = custom, let list = member("chunks", c) else { return nil }
+        guard case .array(let items) = list else { throw HARError("_serializerd.chunks is not a list") }
+        var chunks: [StreamChunk] = []
+        for item in items {
+            guard case .array(let pair) = item, pair.count == 2, case .number(let msText) = pair[0], case .number(let offsetText) = pair[1],
+                  let ms = Int(msText), let offset = Int(offsetText), ms >= 0, offset >= (chunks.last?.offset ?? 0), offset <= bodyCount else {
+                throw HARError("_serializerd.chunks holds something other than [milliseconds, offset] pairs rising within the body")
+            }
+            chunks.append(StreamChunk(milliseconds: ms, offset: offset))
+        }
+        return chunks
     }
 
     static func member(_ name: String, _ members: [(String, JSONValue)]) -> JSONValue? {

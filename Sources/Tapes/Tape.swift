@@ -190,9 +190,12 @@ public final class Tape: Sendable {
         public let headerLines: [UInt8]
         public let contentType: String?
         public let body: [UInt8]
+        /// A recorded stream's timing; nil for an answer recorded whole.
+        public let chunks: [StreamChunk]?
 
         init(_ entry: TapeEntry, at index: Int) {
             self.entry = index
+            chunks = entry.chunks
             status = entry.status
             var kept = HeaderFields()
             entry.responseHeaders.appending(where: { !Self.date.contains($0) }, to: &kept)

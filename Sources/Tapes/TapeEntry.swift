@@ -16,9 +16,13 @@ public struct TapeEntry: Sendable, Equatable {
     public var startedAt: Double
     /// How long the upstream took, in seconds.
     public var duration: Double
+    /// A streamed answer's timing (`_serializerd.chunks`): when each piece of the body
+    /// arrived after the head; nil for an answer recorded whole.
+    public var chunks: [StreamChunk]?
 
     public init(request: TapeRequest, status: Int, responseHeaders: HeaderFields, responseBody: [UInt8],
-                startedAt: Double, duration: Double) {
+                startedAt: Double, duration: Double, chunks: [StreamChunk]? = nil) {
+        self.chunks = chunks
         self.request = request
         self.status = status
         self.responseHeaders = responseHeaders
@@ -35,7 +39,11 @@ public struct TapeEntry: Sendable, Equatable {
         copy.request = TapeRequest(method: request.method, url: capture.url(request.url), headers: capture.headers(request.headers),
                                    body: capture.body(request.body, contentType: requestType) ?? request.body)
         copy.responseHeaders = capture.headers(responseHeaders)
-        copy.responseBody = capture.body(responseBody, contentType: contentType) ?? responseBody
+        if let chunks {
+            (copy.responseBody, copy.chunks) = StreamRedaction.redact(responseBody, chunks: chunks, capture: capture, contentType: contentType)
+        } else {
+            copy.responseBody = capture.body(responseBody, contentType: contentType) ?? responseBody
+        }
         return copy
     }
 
@@ -44,7 +52,18 @@ public struct TapeEntry: Sendable, Equatable {
 
     public static func == (a: TapeEntry, b: TapeEntry) -> Bool {
         a.request == b.request && a.status == b.status && a.responseBody == b.responseBody
-            && a.responseHeaders == b.responseHeaders && a.startedAt == b.startedAt && a.duration == b.duration
+            && a.responseHeaders == b.responseHeaders && a.startedAt == b.startedAt && a.duration == b.duration && a.chunks == b.chunks
+    }
+}
+
+/// One piece of a streamed answer: `milliseconds` after the head, the body from `offset` on.
+public struct StreamChunk: Sendable, Equatable {
+    public let milliseconds: Int
+    public let offset: Int
+
+    public init(milliseconds: Int, offset: Int) {
+        self.milliseconds = milliseconds
+        self.offset = offset
     }
 }
 

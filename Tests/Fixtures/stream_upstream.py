@@ -2,7 +2,7 @@
 
 Prints its port on the first line of stdout, then `closed <scenario>` whenever a client
 went away mid-answer. Each path is a scenario; the query tunes it:
-  /sse      n events `gap` s apart; kind=json|bad|mixed|text; eol=lf|crlf|cr;
+  /sse      n events `gap` s apart; kind=json|bad|mixed|text|secret; eol=lf|crlf|cr;
             comment=1 (a keep-alive first); done=1 (a last `data: [DONE]`); end=close|reset|hang
   /ndjson   n records; kind=json|bad|mixed; seq=1 (application/json-seq); end as above
   /bytes    size bytes of application/octet-stream (Content-Length), chunk bytes a write
@@ -21,6 +21,8 @@ SENT = {"flood": 0}
 
 
 def event(i, kind):
+    if kind == "secret":
+        return json.dumps({"i": i, "secret": "hunter2", "z": None})
     if kind == "text":
         return f"line one {i}\nline two {i}"
     bad = kind == "bad" or (kind == "mixed" and i % 2 == 1)

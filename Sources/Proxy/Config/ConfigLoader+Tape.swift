@@ -23,7 +23,13 @@ extension ConfigLoader {
     /// A route's `tape:`; nil when absent or off.
     static func tape(_ m: [String: ConfigNode], route name: String, config: ServerConfig, store: TapeStore) throws(ConfigError) -> RouteTape? {
         guard let node = m["tape"] else { return nil }
-        let t = try node.mapping(allowed: ["mode", "record_misses", "match"])
+        let t = try node.mapping(allowed: ["mode", "record_misses", "match", "timing"])
+        var timing = RouteTape.Timing.recorded
+        if let n = t["timing"] {
+            let text = try n.string()
+            guard let parsed = RouteTape.Timing(rawValue: text) else { throw n.error("expected recorded or fast, found '\(text)'") }
+            timing = parsed
+        }
         var mode = RouteTape.Mode.record
         if let n = t["mode"] {
             let text = try n.string()
@@ -43,7 +49,7 @@ extension ConfigLoader {
         do throws(HARError) {
             let tape = try store.tape(path: path, match: match, redaction: config.capture,
                                       keeps: mode == .replay || mode == .replayOrForward)
-            return RouteTape(mode: mode, recordMisses: recordMisses, tape: tape)
+            return RouteTape(mode: mode, recordMisses: recordMisses, tape: tape, timing: timing)
         } catch {
             throw node.error("the tape \(path) cannot be used: \(error.message) (fix or move the file; serializerd never replaces a tape it cannot read)")
         }

@@ -110,8 +110,7 @@ public final class Route: Sendable {
         self.cache = cache
         self.fingerprint = fingerprint
         cacheScope = OutputTag.hash(Array(fingerprint.utf8))
-        // Tapes keep whole answers: a route with one buffers streams as before.
-        let streams = stream.mode == .auto && tape == nil
+        let streams = stream.mode == .auto
         let websockets = websocket.mode == .relay
         stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
                              websockets: websockets)

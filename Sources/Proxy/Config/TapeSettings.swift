@@ -7,9 +7,15 @@ public struct RouteTape: Sendable {
         case replayOrForward = "replay_or_forward"
     }
 
+    /// How a recorded stream is replayed: with its recorded timing, or at once.
+    public enum Timing: String, Sendable {
+        case recorded, fast
+    }
+
     public let mode: Mode
     public let recordMisses: Bool
     public let tape: Tape
+    public var timing = Timing.recorded
 
     /// Whether a request may be answered from the tape.
     var replays: Bool { mode == .replay || mode == .replayOrForward }

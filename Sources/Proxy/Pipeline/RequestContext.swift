@@ -60,7 +60,7 @@ final class RequestContext {
     @exclusivity(unchecked) var network: NetworkPlan?
     /// Heard when the upstream answers (a recording tape): the request sent, the answer,
     /// when it left (wall clock) and how long it took.
-    var upstreamAnswered: ((UpstreamRequest, UpstreamResponse, Double, Double) -> Void)?
+    var upstreamAnswered: ((UpstreamRequest, UpstreamResponse, Double, Double, [StreamChunk]?) -> Void)?
     /// The request serializerd sent upstream (or would have: a tape or a mock answered),
     /// for the full HAR.
     @exclusivity(unchecked) var upstreamSent: UpstreamSent?
@@ -78,6 +78,10 @@ final class RequestContext {
     /// The upstream transfer of a request that may stream, and when it was sent.
     var upstreamTask: UpstreamTask?
     var upstreamSentAt = 0.0
+    /// A recording tape's stream: what it has kept so far (set when the request is sent).
+    var streamRecording: StreamRecording?
+    /// A recorded stream being replayed into `stream`.
+    var streamReplay: StreamReplay?
     /// The request became a WebSocket: what relays it.
     var webSocket: WebSocketRelay?
     /// The completion event's `stream` object, once a stream has ended.

@@ -60,7 +60,7 @@ extension RequestPipeline {
             }
             let seconds = clock.now() - sent
             context.upstreamSeconds = (context.upstreamSeconds ?? 0) + seconds
-            if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds) }
+            if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds, nil) }
             if let unconditional, case .success(let reply) = result, reply.status == 304, let stale = context.cached?.stale,
                !stale.isValidated(byETag: reply.headers.first("ETag"),
                                   lastModified: reply.headers.first("Last-Modified")) {
@@ -77,6 +77,7 @@ extension RequestPipeline {
         }
         guard context.streamsVia != nil else { return session.start(upstream, completion: done) }
         context.upstreamSentAt = sent
+        if context.upstreamAnswered != nil { context.streamRecording = StreamRecording(request: upstream, startedWall: sentWall) }
         context.upstreamTask = session.start(upstream, stream: context, completion: done)
     }
 
@@ -198,17 +199,23 @@ extension RequestPipeline {
 
     /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
     /// Encoded once, here, from the buffers the exchange already has.
-    func record(_ request: UpstreamRequest, reply: UpstreamResponse, into tape: Tape, started: Double, seconds: Double) {
+    func record(_ request: UpstreamRequest, reply: UpstreamResponse, into tape: Tape, started: Double, seconds: Double,
+                chunks: [StreamChunk]? = nil) {
         let capture = config.capture
+        let entry = TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers, body: request.body),
+                              status: reply.status, responseHeaders: reply.headers, responseBody: reply.body,
+                              startedAt: started, duration: seconds, chunks: chunks)
+        // A stream's redaction moves its chunks' offsets: it is encoded from its redacted entry.
+        if chunks != nil {
+            let redacted = entry.redacted(by: capture)
+            _ = tape.record(encoded: HARCodec.encode(redacted)) { redacted }
+            return
+        }
         let encoded = HARCodec.encode(method: request.method, url: request.url, requestHeaders: { request.headers.forEach($0) },
                                       requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEach($0) },
                                       responseBody: reply.body, startedAt: started, duration: seconds, capture: capture,
                                       httpVersion: reply.httpVersion)
-        tape.record(encoded: encoded) {
-            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers, body: request.body),
-                      status: reply.status, responseHeaders: reply.headers, responseBody: reply.body,
-                      startedAt: started, duration: seconds).redacted(by: capture)
-        }
+        _ = tape.record(encoded: encoded) { entry.redacted(by: capture) }
     }
 }
 

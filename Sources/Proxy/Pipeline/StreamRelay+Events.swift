@@ -15,7 +15,7 @@ extension StreamRelay {
         }
         headers.append("Cache-Control", "no-cache")
         headers.append("X-Request-Id", context.requestID)
-        headers.append("Serializerd-Source", RequestContext.Source.upstream.rawValue)
+        headers.append("Serializerd-Source", context.source.rawValue)
         if let cache = context.cache { headers.append("Cache-Status", cache.status) }
         if let applied = context.network?.appliedText { headers.append("Serializerd-Fault-Applied", applied) }
         headers.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(now - context.upstreamSentAt))

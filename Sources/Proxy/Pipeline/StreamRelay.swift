@@ -81,6 +81,10 @@ final class StreamRelay {
         answer.body = out
         out = []
         context.upstreamSeconds = pipeline.clock.now() - context.upstreamSentAt
+        // A recording tape keeps the error answer whole, as any other.
+        if failure == nil, let recording = context.streamRecording, let heard = context.upstreamAnswered {
+            heard(recording.request, answer, recording.startedWall, context.upstreamSeconds ?? 0, nil)
+        }
         pipeline.complete(failure.map { .failure($0) } ?? .success(answer), context)
         if let task = context.upstreamTask { pipeline.session.cancel(task) }
         done()
@@ -95,6 +99,7 @@ final class StreamRelay {
         lastByte = now
         let contentType = headers.first("Content-Type")
         head = UpstreamResponse(status: status, headers: headers, contentType: contentType, body: [], url: context.url)
+        beginRecording(status: status, headers: headers, now: now)
         switch kind {
         case .sse: sse = EventStreamParser(maxEvent: route.stream.maxMessage)
         case .ndjson(let sequence): records = RecordSplitter(maxRecord: route.stream.maxMessage, sequence: sequence)
@@ -160,6 +165,7 @@ final class StreamRelay {
     /// reference (the connection's and the timers' callbacks hold it weakly).
     private func done() {
         context.stream = nil
+        context.streamReplay?.stop()
     }
 
     /// `network` truncate: the stream is cut once the drawn number of events has gone.
@@ -184,6 +190,7 @@ final class StreamRelay {
         }
         lastByte = pipeline.clock.now()
         bytesIn += bytes.count
+        record(bytes, now: lastByte)
         switch kind {
         case .sse:
             sse?.feed(bytes) { handle($0) }
@@ -274,9 +281,9 @@ final class StreamRelay {
     }
 
     private func drained() {
-        guard paused, !ended, open, let task = context.upstreamTask else { return }
+        guard paused, !ended, open else { return }
         paused = false
-        pipeline.session.resume(task)
+        if let task = context.upstreamTask { pipeline.session.resume(task) } else { context.streamReplay?.resume() }
     }
 
     /// Ends the reply (cleanly or cut), stops the upstream transfer and records the
@@ -300,6 +307,7 @@ final class StreamRelay {
         outcome.upstreamBytes = bytesIn
         if cut { context.request.abortStream() } else { context.request.endStream() }
         let duration = pipeline.clock.now() - context.started
+        writeRecording(now: pipeline.clock.now())
         context.streamSummary = summary(duration: duration)
         context.recorder.record(context, status: status ?? self.status, bytesOut: bytesOut, outcome: outcome, duration: duration,
                                 responseContentType: nil)

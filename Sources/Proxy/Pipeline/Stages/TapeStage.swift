@@ -23,8 +23,8 @@ struct TapeStage: RequestStage {
         }
         if tape.records {
             let recording = tape.tape
-            context.upstreamAnswered = { [unowned pipeline] request, reply, started, seconds in
-                pipeline.record(request, reply: reply, into: recording, started: started, seconds: seconds)
+            context.upstreamAnswered = { [unowned pipeline] request, reply, started, seconds, chunks in
+                pipeline.record(request, reply: reply, into: recording, started: started, seconds: seconds, chunks: chunks)
             }
         }
         return .passed
@@ -34,6 +34,9 @@ struct TapeStage: RequestStage {
         context.source = .tape
         let reply = UpstreamResponse(status: replayed.status, headers: HeaderFields(lines: replayed.headerLines),
                                      contentType: replayed.contentType, body: replayed.body, url: context.url)
+        if let chunks = replayed.chunks, StreamReplay.start(reply, chunks: chunks, timing: tape.timing, context, route: route, in: pipeline) {
+            return
+        }
         // The route made the same of these bytes before: its output, kept.
         let owner = ObjectIdentifier(route), tape = tape.tape
         if let served = tape.served(replayed.entry, owner: owner) {

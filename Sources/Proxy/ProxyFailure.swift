@@ -34,6 +34,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case loopDetected
     /// `/-/failures/<request-id>` for a request whose evidence is not kept.
     case noSuchFailure(String)
+    /// `/-/streams/<request-id>` for a stream whose events are not kept.
+    case noSuchStream(String)
     /// `tape.mode: replay` and no recording matches; the detail names the nearest ones.
     case replayMiss(String)
     /// `cache.policy: only_cache` (or the client's `only-if-cached`) and nothing usable stored.
@@ -53,7 +55,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .response(let error, _): return error.unacceptableErrorStatus ?? 502
         case .upstreamUnavailable, .upstreamBodyTooLarge, .replayMiss: return 502
         case .upstreamTimeout, .cacheMiss: return 504
-        case .noRoute, .noSuchFailure: return 404
+        case .noRoute, .noSuchFailure, .noSuchStream: return 404
         case .methodNotAllowed: return 405
         case .invalidPath, .badRequest, .invalidQuery: return 400
         case .headersTooLarge: return 431
@@ -90,6 +92,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .overloaded: return "overloaded"
         case .loopDetected: return "loop-detected"
         case .noSuchFailure: return "no-such-failure"
+        case .noSuchStream: return "no-such-stream"
         case .replayMiss: return "replay-miss"
         case .cacheMiss: return "cache-miss"
         case .injectedFault: return "injected-fault"
@@ -110,7 +113,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .upstreamUnavailable(let curlCode, _, _): return curlCode
         case .upstreamTimeout: return 28
         case .upstreamBodyTooLarge: return 63
-        case .noRoute, .noSuchFailure: return 404
+        case .noRoute, .noSuchFailure, .noSuchStream: return 404
         case .methodNotAllowed: return 405
         case .invalidPath: return 400
         case .headersTooLarge: return 431
@@ -149,6 +152,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .overloaded: return "The server holds too many response bytes right now; retry shortly."
         case .loopDetected: return "The request has already passed through this serializerd."
         case .noSuchFailure: return "No failure with this request id is kept."
+        case .noSuchStream: return "No events of a stream with this request id are kept."
         case .replayMiss: return "No recording on the route's tape matches this request."
         case .cacheMiss: return "The resource is not in the cache, and the request may not go to the upstream."
         case .injectedFault: return "A fault was injected in place of the upstream's answer."
@@ -181,6 +185,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .overloaded: return "response bytes held in memory reached limits.max_buffered_bytes"
         case .unavailable: return "in-flight requests are finishing (timeouts.shutdown_grace); new ones are refused"
         case .loopDetected: return "the request carries this daemon's own Via entry: a route's upstream points back at serializerd"
+        case .noSuchStream(let id):
+            return "no events for request id '\(id)' among the last \(StreamLog.streams) streams and WebSockets (they are kept only while /-/events has a subscriber, as the inspector is)"
         case .noSuchFailure(let id): return "no evidence for request id '\(id)' among the last \(FailureStore.capacity) failures (GET /-/failures lists them; admin.keep_failures turns keeping them on)"
         }
     }

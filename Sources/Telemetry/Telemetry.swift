@@ -8,6 +8,8 @@ public final class Telemetry: Sendable {
     public let metrics: MetricsRegistry
     public let hub: EventHub
     public let failures: FailureStore
+    /// The last events of the last streams and WebSockets, while the inspector watches.
+    public let streams = StreamLog()
 
     public init(output: LogOutput, version: String, startTime: Double) {
         self.output = output

@@ -25,7 +25,8 @@ import Testing
         let mock = "    mocks:\n      - when: { path: mocked }\n        respond: { json: { mocked: true } }\n"
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: mock) + route("kept", prefix: "/kept/", extra: "    cache: {}\n")
             + "  - name: gone\n    match: { prefix: /gone/ }\n    upstream: http://127.0.0.1:9/\n"
-            + route("lossy", prefix: "/lossy/", extra: "    network: { latency: 5ms, chaos: [\"drop=/b\"] }\n"))
+            + route("lossy", prefix: "/lossy/", extra: "    network: { latency: 5ms, chaos: [\"drop=/b\"] }\n"),
+                                     top: "capture: { redact_json: [/password] }\n")
         defer { proxy.finish() }
         #expect(try proxy.get("/api/json", headers: [("X-Request-Id", "before-load")]).status == 200)
         let run = try ServerBinary.run([Fixture.path("inspector_browser.py"), String(proxy.port)], timeout: 120,
@@ -53,6 +54,11 @@ import Testing
         #expect(seen["details_hidden_after_escape"] as? Bool == true && seen["selected_after_j"] as? Int == 1)
         #expect(seen["fault_row"] as? [String] == ["upstream · latency=5ms, drop=/b"])
         #expect(seen["fault_facts"] as? String == "latency=5ms, drop=/b")
+        // A stream's events, one by one, redacted, with their event names.
+        let stream = seen["stream_events"] as? [String: Any]
+        let events = stream?["events"] as? [String] ?? []
+        #expect(events == (0..<3).map { "{\"i\":\($0),\"password\":\"[redacted]\"}" }, "\(seen["stream_events"] ?? "")")
+        #expect((stream?["meta"] as? [String])?.allSatisfy { $0.contains("tick") } == true && (stream?["title"] as? String)?.hasPrefix("Events (3") == true)
         #expect((seen["console_errors"] as? [String])?.isEmpty == true, "\(seen["console_errors"] ?? "")")
         #expect((seen["overflow"] as? [String])?.isEmpty == true, "\(seen["overflow"] ?? "")")
         let unkept = seen["unkept"] as? [String: Any]

@@ -240,6 +240,43 @@ struct WebSocketTests {
         #expect(echo.next()?.text == "after")
     }
 
+    @Test func theLastMessagesAreKeptRedactedWhileSomeoneWatches() throws {
+        let proxy = try ProxyHarness(routes: "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: {stub}\n",
+                                     top: "capture: { redact_json: [/password] }\n", script: "ws_upstream.py")
+        defer { proxy.finish() }
+        // Nobody watches: nothing is kept.
+        let unwatched = try WSClient(proxy.port, "/ws/echo")
+        unwatched.send(opcode: 1, Array("{\"password\":\"hunter2\"}".utf8))
+        #expect(unwatched.next() != nil)
+        let unkept = try proxy.get("/-/streams/" + (unwatched.header("X-Request-Id") ?? "x"))
+        #expect(unkept.status == 404 && unkept.text.contains("no-such-stream"), "\(unkept.text)")
+        // The inspector watches /-/events.
+        let watcher = try RawConnection(port: proxy.port)
+        watcher.send("GET /-/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(!watcher.read { RawHTTP.find([13, 10, 13, 10], in: $0) != nil }.isEmpty)
+        let ws = try WSClient(proxy.port, "/ws/echo")
+        let id = ws.header("X-Request-Id") ?? ""
+        ws.send(opcode: 1, Array("{\"password\":\"hunter2\",\"n\":1}".utf8))
+        #expect(ws.next() != nil)
+        ws.send(opcode: 2, [1, 2, 3])
+        #expect(ws.next() != nil)
+        ws.send(opcode: 8, [0x03, 0xE8])
+        #expect(ws.next()?.opcode == 8)
+        #expect(ws.connection.waitForClose())
+        var kept = try proxy.get("/-/streams/" + id)
+        let deadline = Date().addingTimeInterval(5)
+        while kept.text.contains("\"open\":true") && Date() < deadline {
+            usleep(20_000)
+            kept = try proxy.get("/-/streams/" + id)
+        }
+        let doc = proxy.json(kept) ?? [:]
+        let events = doc["events"] as? [[String: Any]] ?? []
+        #expect(kept.status == 200 && doc["kind"] as? String == "websocket" && doc["open"] as? Bool == false, "\(kept.text)")
+        #expect(events.map { $0["direction"] as? String ?? "" } == ["send", "receive", "send", "receive"], "\(kept.text)")
+        #expect(events.first?["data"] as? String == "{\"password\":\"[redacted]\",\"n\":1}" && !kept.text.contains("hunter2"), "\(kept.text)")
+        #expect(events.last?["event"] as? String == "binary" && events.last?["bytes"] as? Int == 3)
+    }
+
     @Test func badSettingsAreConfigErrorsWithTheirPosition() throws {
         let mode = try checkRoute("websocket", "{ mode: tunnel }")
         #expect(mode.status != 0 && mode.stderrText.contains(":5:") && mode.stderrText.contains("expected relay or off, found 'tunnel'"), "\(mode.stderrText)")

@@ -150,6 +150,14 @@ try:
     out["fault_facts"] = wait(lambda: driver.execute_script(
         "const d = document.getElementById('d-facts'); const t = Array.from(d.querySelectorAll('dt'));"
         " const i = t.findIndex(x => x.textContent === 'faults'); return i < 0 ? null : d.querySelectorAll('dd')[i].textContent"), 5)
+    # A stream's last events, kept while the page watches, redacted.
+    get("/api/sse?n=3", "stream-1")
+    wait(lambda: "stream-1" in ids(), 5)
+    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='stream-1']").click()
+    out["stream_events"] = wait(lambda: driver.execute_script(
+        "const l = Array.from(document.querySelectorAll('#d-events li')); if (l.length < 3) return null;"
+        " return {title: document.getElementById('d-stream-title').textContent,"
+        " events: l.map(li => li.querySelector('pre').textContent), meta: l.map(li => li.querySelector('.meta').textContent)}"), 5)
     # The page asks for the unkept flow's evidence and gets a 404, which Chromium logs.
     out["console_errors"] = [e["message"] for e in driver.get_log("browser")
                              if e["level"] == "SEVERE" and "/-/failures/gone-1 " not in e["message"]]

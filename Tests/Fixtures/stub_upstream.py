@@ -104,6 +104,18 @@ class Stub(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(seconds / 20)
             return
+        if name == "sse":
+            # `n` events 50 ms apart, each with a password, then the connection's end.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for i in range(int(q.get("n", "3"))):
+                self.wfile.write(b'event: tick\ndata: {"i": %d, "password": "hunter2"}\n\n' % i)
+                self.wfile.flush()
+                time.sleep(0.05)
+            self.close_connection = True
+            return
         if name == "slow":
             time.sleep(float(q.get("seconds", "2")))
             return self.reply(status, b'{"slow":true}')

@@ -43,6 +43,11 @@ enum InspectorAssets {
           <aside id="details" hidden>
             <div class="bar"><h2 id="d-title"></h2><button id="d-close" type="button" title="close (Esc)">×</button></div>
             <dl id="d-facts"></dl>
+            <section id="d-stream" hidden>
+              <h3 id="d-stream-title">Events</h3>
+              <p id="d-stream-note" class="note"></p>
+              <ol id="d-events" class="events"></ol>
+            </section>
             <section id="d-failure" hidden>
               <div id="d-reproduce">
               <h3>Reproduce offline</h3>
@@ -110,6 +115,10 @@ enum InspectorAssets {
         h2 { font-size: 14px; margin: 4px 0; overflow-wrap: anywhere; } h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
         dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 12px; margin: 0; }
         dt { color: var(--muted); max-width: 16em; overflow-wrap: anywhere; } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+        ol.events { list-style: none; padding: 0; margin: 0; }
+        ol.events li { border-bottom: 1px solid var(--line); padding: 4px 0; }
+        ol.events .meta { color: var(--muted); margin-right: 6px; }
+        ol.events pre { margin-top: 2px; }
         pre { background: var(--row); border: 1px solid var(--line); padding: 8px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
         .note { color: var(--muted); }
         footer { color: var(--muted); padding: 6px 12px; border-top: 1px solid var(--line); position: sticky; bottom: 0; background: var(--bg); }
@@ -264,6 +273,8 @@ enum InspectorAssets {
           fact(dl, "duration", ms(f.duration_ms)); fact(dl, "upstream time", ms(f.upstream_ms)); fact(dl, "serialize time", ms(f.serialize_ms));
           fact(dl, "bytes", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)); fact(dl, "error", f.error);
           $("d-failure").hidden = true;
+          $("d-stream").hidden = true;
+          if (f.stream) showStream(id, f.stream);
           if (f.outcome === "ok") return;
           const response = await fetch("/-/failures/" + encodeURIComponent(id));
           if (selected !== id) return;
@@ -290,6 +301,31 @@ enum InspectorAssets {
           $("d-body").href = e.reproduce.body_path;
           $("d-body").setAttribute("download", e.reproduce.body_file);
           $("d-note").textContent = "";
+        }
+
+        // A stream's or WebSocket's last events (kept while this page watches /-/events).
+        async function showStream(id, summary) {
+          const ws = summary.kind === "websocket";
+          $("d-stream").hidden = false;
+          $("d-stream-title").textContent = ws ? "Messages (" + summary.messages_to_client + " to the client, " + summary.messages_to_upstream + " to the upstream)"
+                                                 : "Events (" + summary.events + ", " + summary.invalid + " invalid, " + summary.dropped + " dropped)";
+          $("d-events").replaceChildren();
+          $("d-stream-note").textContent = "";
+          const response = await fetch("/-/streams/" + encodeURIComponent(id));
+          if (selected !== id) return;
+          if (!response.ok) {
+            $("d-stream-note").textContent = "No events are kept for this " + (ws ? "WebSocket" : "stream") + " (they are kept only while the inspector is open).";
+            return;
+          }
+          const s = await response.json();
+          $("d-stream-note").textContent = "The last " + s.events.length + " (at most 100, 4 KiB each, redacted).";
+          const list = $("d-events");
+          for (const e of s.events) {
+            const li = el("li");
+            const meta = [time(e.time), e.direction === "send" ? "→ upstream" : e.direction === "receive" ? "← upstream" : null, e.event].filter(Boolean).join(" · ");
+            li.append(el("span", meta, "meta"), el("span", bytes(e.bytes) + (e.truncated ? " (cut)" : ""), "meta"), el("pre", e.data));
+            list.append(li);
+          }
         }
 
         function move(step) {

@@ -20,6 +20,7 @@ extension Worker {
         (["GET", "HEAD"], "/-/failures", Worker.serveFailureList),
         (["GET", "HEAD"], "/-/failures/*", Worker.serveFailure),
         (["GET", "HEAD"], "/-/failures/*/body", Worker.serveFailureBody),
+        (["GET", "HEAD"], "/-/streams/*", Worker.serveStreamEvents),
         (["GET", "HEAD"], "/-/ui", Worker.serveInspector),
         (["GET", "HEAD"], "/-/ui/", Worker.serveInspector),
         (["GET", "HEAD"], "/-/ui/app.js", Worker.serveInspectorScript),

@@ -33,6 +33,26 @@ extension Worker {
                       body: evidence.body, outcome: .ok)
     }
 
+    /// `GET /-/streams/<request-id>`: a stream's or WebSocket's last events, kept while
+    /// someone watched `/-/events` (the inspector does).
+    func serveStreamEvents(_ r: AdminRequest) {
+        let id = Self.requestID(r.parameter)
+        guard let stream = shared.streams.find(id) else {
+            return r.writer.problem(.noSuchStream(id), route: nil)
+        }
+        let events: [JSONValue] = stream.entries.map { e in
+            var fields: [(String, JSONValue)] = [("time", .string(UTCTimestamp.format(unixSeconds: e.time, fraction: .milliseconds)))]
+            if let direction = e.direction { fields.append(("direction", .string(direction))) }
+            if let label = e.label { fields.append(("event", .string(label))) }
+            fields.append(("data", .string(String(decoding: e.data, as: UTF8.self))))
+            fields.append(("bytes", .number(String(e.bytes))))
+            fields.append(("truncated", .bool(e.bytes > e.data.count)))
+            return .object(fields)
+        }
+        r.writer.sendJSON(NormalizedJSON(.object([("request_id", .string(stream.requestID)), ("kind", .string(stream.kind)),
+                                                  ("open", .bool(stream.open)), ("events", .array(events))])).bytes)
+    }
+
     /// The request id a path segment names (percent-decoded).
     static func requestID(_ segment: String) -> String {
         String(decoding: Percent.decode(Array(segment.utf8)), as: UTF8.self)

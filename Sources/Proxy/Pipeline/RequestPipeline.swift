@@ -172,6 +172,26 @@ final class RequestPipeline {
         for relay in Array(openWebSockets.values) { relay.shutdown() }
     }
 
+    /// Keeps one event of a stream or WebSocket for the inspector, while someone watches
+    /// `/-/events`, and hands the last ones to the process's log at most four times a second.
+    func noteStreamEvent(_ recent: inout RecentEvents?, _ context: RequestContext, kind: String, direction: String?, label: String?,
+                         data: [UInt8]) {
+        guard shared.hub.hasSubscribers else { return }
+        if recent == nil { recent = RecentEvents() }
+        // In place: a copy of the ring per event would cost what the ring holds.
+        recent?.add(StreamLog.Entry(time: clock.wall(), direction: direction, label: label, data: data, redaction: config.capture))
+        let now = clock.now()
+        guard let published = recent?.published, now - published >= 0.25, let entries = recent?.entries else { return }
+        recent?.published = now
+        shared.streams.put(requestID: context.requestID, kind: kind, open: true, entries: entries)
+    }
+
+    /// A stream's end: its last events, if any were kept, stay for the inspector.
+    func publishStreamEvents(_ recent: RecentEvents?, _ context: RequestContext, kind: String) {
+        guard let recent else { return }
+        shared.streams.put(requestID: context.requestID, kind: kind, open: false, entries: recent.entries)
+    }
+
     func requestStarted() {
         inFlight += 1
         telemetry.metrics.setInflight(inFlight)

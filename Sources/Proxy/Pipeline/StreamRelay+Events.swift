@@ -131,6 +131,8 @@ extension StreamRelay {
     /// One event: its fields, then its data a `data:` line per line.
     func appendEvent(_ event: EventStreamParser.Event, data: [UInt8]) {
         events += 1
+        pipeline.noteStreamEvent(&recentEvents, context, kind: kind.name, direction: nil,
+                                 label: event.event.map { String(decoding: $0, as: UTF8.self) }, data: data)
         appendFields(event)
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) { appendField("data", Array(line)) }
         out.append(0x0A)
@@ -138,6 +140,7 @@ extension StreamRelay {
 
     func appendErrorEvent(_ problem: [UInt8]) {
         events += 1
+        pipeline.noteStreamEvent(&recentEvents, context, kind: kind.name, direction: nil, label: "serializerd-error", data: problem)
         appendField("event", Array("serializerd-error".utf8))
         appendField("data", problem)
         out.append(0x0A)
@@ -145,6 +148,7 @@ extension StreamRelay {
 
     func appendLine(_ record: [UInt8]) {
         events += 1
+        pipeline.noteStreamEvent(&recentEvents, context, kind: kind.name, direction: nil, label: nil, data: record)
         out.append(contentsOf: record)
         out.append(0x0A)
     }

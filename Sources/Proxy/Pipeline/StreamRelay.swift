@@ -47,6 +47,8 @@ final class StreamRelay {
     /// The serializer passes event data as it is (`text`, `raw`).
     let passes: Bool
     let counters: StreamCounters?
+    /// The last events, for the inspector (kept only while someone watches).
+    var recentEvents: RecentEvents?
 
     init(_ context: RequestContext, route: Route, pipeline: RequestPipeline, kind: StreamKind) {
         self.context = context
@@ -308,6 +310,7 @@ final class StreamRelay {
         if cut { context.request.abortStream() } else { context.request.endStream() }
         let duration = pipeline.clock.now() - context.started
         writeRecording(now: pipeline.clock.now())
+        pipeline.publishStreamEvents(recentEvents, context, kind: kind.name)
         context.streamSummary = summary(duration: duration)
         context.recorder.record(context, status: status ?? self.status, bytesOut: bytesOut, outcome: outcome, duration: duration,
                                 responseContentType: nil)

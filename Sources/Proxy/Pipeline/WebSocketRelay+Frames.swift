@@ -111,6 +111,7 @@ extension WebSocketRelay {
         }
         guard !frame.isControl else { return }
         bytesToUpstream += frame.payloadCount
+        note(frame.opcode, frame, direction: "send")
         if frame.fin {
             toUpstreamCount += 1
             counters?.message(toClient: false)
@@ -134,6 +135,7 @@ extension WebSocketRelay {
         }
         bytesToClient += frame.payloadCount
         client.write(frame.raw)
+        note(frame.opcode, frame, direction: "receive")
         if frame.fin { delivered() }
     }
 
@@ -173,7 +175,15 @@ extension WebSocketRelay {
     private func sendText(_ bytes: [UInt8]) {
         bytesToClient += bytes.count
         client.write(WebSocketFrameWriter.frame(opcode: WebSocketOpcode.text, payload: bytes, mask: nil))
+        pipeline.noteStreamEvent(&recentEvents, context, kind: "websocket", direction: "receive", label: "text", data: bytes)
         delivered()
+    }
+
+    /// A data frame for the inspector (its payload unmasked only while someone watches).
+    private func note(_ opcode: UInt8, _ frame: WebSocketFrame, direction: String) {
+        guard pipeline.shared.hub.hasSubscribers else { return }
+        let label = opcode == WebSocketOpcode.text ? "text" : opcode == WebSocketOpcode.binary ? "binary" : "continuation"
+        pipeline.noteStreamEvent(&recentEvents, context, kind: "websocket", direction: direction, label: label, data: frame.payload)
     }
 
     // MARK: ends

@@ -35,6 +35,8 @@ final class WebSocketRelay {
     private var timer: Timer?
     var counters: WebSocketCounters?
     var toClient = 0, toUpstreamCount = 0, bytesToClient = 0, bytesToUpstream = 0
+    /// The last messages, for the inspector (kept only while someone watches).
+    var recentEvents: RecentEvents?
     /// Message payload bytes from the upstream (the completion event's `bytes_in`).
     var bytesFromUpstream = 0
     /// An upstream text message being reassembled for `normalize: json`.
@@ -247,6 +249,7 @@ final class WebSocketRelay {
         pipeline.openWebSockets[ObjectIdentifier(self)] = nil
         let duration = pipeline.clock.now() - context.started
         context.streamSummary = summary(duration: duration)
+        pipeline.publishStreamEvents(recentEvents, context, kind: "websocket")
         context.recorder.record(context, status: 101, bytesOut: bytesToClient,
                                 outcome: .init(label: label, serializer: nil, reply: nil, error: error,
                                                upstreamBytes: bytesFromUpstream),

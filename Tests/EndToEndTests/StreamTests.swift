@@ -329,6 +329,33 @@ struct StreamTests {
         #expect(whole.status == 200 && whole.text.contains(#"\"i\": 1"#), "\(whole.text)")
     }
 
+    @Test func hostileEventsEndClearlyAndTheStreamGoesOn() throws {
+        let proxy = try Self.harness("{ on_invalid: error_event }", extra: "    websocket: { max_message: 1MiB }\n")
+        defer { proxy.finish() }
+        // 10 MiB on one line: refused by max_message and skipped, never held (the daemon's
+        // peak memory grows by less than the line).
+        let pid = proxy.daemon.process.processIdentifier
+        let before = Self.peakKiB(pid)
+        let huge = try Reader(proxy, "/live/huge?mb=10")
+        #expect(huge.wait(timeout: 30) { _, ended in ended })
+        let lines = Self.dataLines(huge.body.text)
+        #expect(lines.count == 2 && lines[0].contains("longer than 1048576 bytes") && lines[1] == "{\"after\":1}", "\(huge.body.text.prefix(500))")
+        let grew = Self.peakKiB(pid) - before
+        #expect(grew < 6 << 10, "peak RSS grew \(grew) KiB")
+        // 1 MB of nesting: refused by the serializer's depth bound, no crash, the next event served.
+        let nested = try Reader(proxy, "/live/nested?depth=500000")
+        #expect(nested.wait(timeout: 30) { _, ended in ended })
+        let after = Self.dataLines(nested.body.text)
+        #expect(after.count == 2 && after[0].contains("urn:serializerd:") && after[1] == "{\"after\":1}", "\(nested.body.text.prefix(500))")
+    }
+
+    /// The process's peak resident memory so far (VmHWM), KiB.
+    static func peakKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first { !$0.isEmpty } ?? "") ?? 0
+    }
+
     @Test func badStreamSettingsAreConfigErrors() throws {
         let run = try checkRoute("stream", "{ on_invalid: ignore }")
         #expect(run.status != 0 && run.stderrText.contains(":5:") && run.stderrText.contains("expected pass, error_event, drop or close, found 'ignore'"))

@@ -10,6 +10,8 @@ went away mid-answer. Each path is a scenario; the query tunes it:
   /endless  an SSE event every `gap` s until the client leaves
   /flood    application/octet-stream as fast as the socket takes it, up to `mb` MiB
   /sent     {"flood": bytes written so far by /flood}
+  /huge     one SSE data line of `mb` MiB with no line end for its length, then a small event
+  /nested   an SSE event whose data is `depth` nested JSON arrays (about 2 × depth bytes)
   /status   n: an SSE content type with that status and a short body; hang=1: the body
             never ends"""
 import json, socket, struct, threading, time
@@ -148,6 +150,21 @@ class Client(threading.Thread):
     def do_sent(self, q):
         body = json.dumps(SENT).encode()
         self.send(b"HTTP/1.1 200 X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+
+    def do_huge(self, q):
+        self.head(200, "text/event-stream", b"Transfer-Encoding: chunked\r\n")
+        self.chunk(b"data: ")
+        block = b"x" * 65536
+        for _ in range(int(q.get("mb", 10)) * 16):
+            self.chunk(block)
+        self.chunk(b'\n\ndata: {"after": 1}\n\n')
+        self.ending("close", "huge")
+
+    def do_nested(self, q):
+        depth = int(q.get("depth", 500000))
+        self.head(200, "text/event-stream", b"Transfer-Encoding: chunked\r\n")
+        self.chunk(b"data: " + b"[" * depth + b"]" * depth + b'\n\ndata: {"after": 1}\n\n')
+        self.ending("close", "nested")
 
     def do_status(self, q):
         body = b'{"error":"nope"}'

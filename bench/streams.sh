@@ -4,7 +4,8 @@
 #   latency  STREAMS streams of a 1 KB JSON event every 10 ms for DUR seconds: the time
 #            from the origin's write to the client's read (p50, p99; bench/streams/latency.c
 #            reads), the direct path's beside it, and the proxy's CPU per event (utime +
-#            stime from /proc)
+#            stime from /proc). The origin is bench/streams/origin.c (LATENCY_ORIGIN=c,
+#            the default: little jitter of its own) or origin.py (LATENCY_ORIGIN=python)
 #   rate     one stream as fast as it goes for DUR seconds: events per second
 #   memory   OPEN streams held open: the proxy's RSS above its idle RSS
 #   slow     one client reading 10 KB/s of a 100 MiB byte stream for 20 s: serializerd's
@@ -35,6 +36,7 @@ NGINX_PORT=18281 SD_PORT=18282
 bench_start "$WORK" "nginx-light python3 gcc" nginx python3 gcc
 gcc -O2 -o "$WORK/latency" bench/streams/latency.c
 gcc -O2 -o "$WORK/wsecho" bench/streams/wsecho.c
+gcc -O2 -o "$WORK/origin-c" bench/streams/origin.c
 ulimit -n 16384
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -44,6 +46,10 @@ python3 -u bench/streams/origin.py > "$WORK/origin.port" &
 PIDS+=($!)
 for _ in $(seq 100); do [ -s "$WORK/origin.port" ] && break; sleep 0.1; done
 ORIGIN=$(head -1 "$WORK/origin.port")
+"$WORK/origin-c" "${GAP:-10}" 1024 > "$WORK/origin-c.port" &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$WORK/origin-c.port" ] && break; sleep 0.1; done
+CORIGIN=$(head -1 "$WORK/origin-c.port")
 
 { nginx_preamble "$WORK"
   cat <<CONF
@@ -52,6 +58,10 @@ ORIGIN=$(head -1 "$WORK/origin.port")
     listen 127.0.0.1:$NGINX_PORT;
     location / {
       proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection "";
+      proxy_buffering off; proxy_read_timeout 1h;
+    }
+    location /c/ {
+      proxy_pass http://127.0.0.1:$CORIGIN/; proxy_http_version 1.1; proxy_set_header Connection "";
       proxy_buffering off; proxy_read_timeout 1h;
     }
     location /ws {
@@ -77,6 +87,10 @@ routes:
     upstream: http://127.0.0.1:$ORIGIN/
     response: { serializer: json }
     stream: { bytes: [application/octet-stream] }
+  - name: c
+    match: { prefix: /sc/ }
+    upstream: http://127.0.0.1:$CORIGIN/
+    response: { serializer: json }
   - name: ws
     match: { prefix: /w/ }
     upstream: http://127.0.0.1:$ORIGIN/
@@ -95,12 +109,15 @@ tick=$(getconf CLK_TCK)
 if [[ " $PARTS " == *" latency "* ]]; then
 echo "| round | path | events | p50 µs | p99 µs | CPU µs per event |"
 echo "|---|---|---:|---:|---:|---:|"
+# The C origin ticks every GAP ms itself; the Python one reads it from the query.
+if [ "${LATENCY_ORIGIN:-c}" = c ]; then direct_port=$CORIGIN direct=/tick nginx_path=/c/tick sd_path=/sc/tick
+else direct_port=$ORIGIN direct="/tick?gap_ms=${GAP:-10}" nginx_path="/tick?gap_ms=${GAP:-10}" sd_path="/s/tick?gap_ms=${GAP:-10}"; fi
 for round in $(seq "$ROUNDS"); do
-  line=$("$WORK/latency" "$ORIGIN" "/tick?gap_ms=${GAP:-10}" "$STREAMS" "$DUR")
+  line=$("$WORK/latency" "$direct_port" "$direct" "$STREAMS" "$DUR")
   echo "| $round | direct | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | — |"
   for peer in nginx serializerd; do
-    if [ $peer = nginx ]; then port=$NGINX_PORT path="/tick?gap_ms=${GAP:-10}"; pid=$(pgrep -P "$NGINX_PID" | head -1)
-    else port=$SD_PORT path="/s/tick?gap_ms=${GAP:-10}"; pid=$SD_PID; fi
+    if [ $peer = nginx ]; then port=$NGINX_PORT path=$nginx_path; pid=$(pgrep -P "$NGINX_PID" | head -1)
+    else port=$SD_PORT path=$sd_path; pid=$SD_PID; fi
     before=$(cpu "$pid")
     line=$("$WORK/latency" "$port" "$path" "$STREAMS" "$DUR")
     after=$(cpu "$pid")

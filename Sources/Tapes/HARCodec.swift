@@ -28,7 +28,7 @@ public enum HARCodec {
         encode(method: entry.request.method, url: entry.request.url, requestHeaders: { entry.request.headers.forEach($0) },
                requestBody: entry.request.body, status: entry.status, responseHeaders: { entry.responseHeaders.forEach($0) },
                responseBody: entry.responseBody,
-               startedAt: entry.startedAt, duration: entry.duration, capture: nil, chunks: entry.chunks)
+               startedAt: entry.startedAt, duration: entry.duration, capture: nil, chunks: entry.chunks, messages: entry.messages)
     }
 
     /// The fields of a list.
@@ -46,7 +46,8 @@ public enum HARCodec {
     /// `TapeEntry`): recording encodes each exchange once, as it completes.
     public static func encode(method: String, url: String, requestHeaders: Fields, requestBody: [UInt8], status: Int,
                               responseHeaders: Fields, responseBody: [UInt8], startedAt: Double, duration: Double,
-                              capture: Redaction?, httpVersion: String? = nil, chunks: [StreamChunk]? = nil) -> [UInt8] {
+                              capture: Redaction?, httpVersion: String? = nil, chunks: [StreamChunk]? = nil,
+                              messages: [WebSocketMessage]? = nil) -> [UInt8] {
         // HAR names versions as they appear on the wire: HTTP/1.1, HTTP/2 (h2), HTTP/3.
         let version = "HTTP/" + (httpVersion ?? "1.1")
         let url = capture?.url(url) ?? url
@@ -106,6 +107,29 @@ public enum HARCodec {
                 o.raw("]")
             }
             o.raw("]}")
+        }
+        if let messages {
+            // Chrome's form: binary data in base64 (opcode 2 says so).
+            o.raw(",\"_webSocketMessages\":[")
+            for (k, m) in messages.enumerated() {
+                o.raw(k == 0 ? "{\"type\":" : ",{\"type\":")
+                o.raw(m.sent ? "\"send\"" : "\"receive\"")
+                o.raw(",\"time\":")
+                // Seconds since the epoch, to the millisecond, as a JSON number.
+                Array(String((m.time * 1000).rounded() / 1000).utf8).withUnsafeBufferPointer { o.bytes($0) }
+                o.raw(",\"opcode\":")
+                o.int(m.opcode)
+                o.raw(",\"data\":")
+                if m.opcode == 1 {
+                    m.data.withUnsafeBufferPointer { o.quoted($0) }
+                } else {
+                    o.raw("\"")
+                    Base64.encode(m.data).withUnsafeBufferPointer { o.bytes($0) }
+                    o.raw("\"")
+                }
+                o.raw("}")
+            }
+            o.raw("]")
         }
         o.raw("}")
         return o.finish()
@@ -269,7 +293,37 @@ public enum HARCodec {
         if let time = member("time", e), case .number(let text) = time, let ms = Double(text), ms >= 0, ms.isFinite { duration = ms / 1000 }
         return TapeEntry(request: TapeRequest(method: method, url: url, headers: HeaderFields(requestHeaders), body: requestBody),
                          status: status, responseHeaders: headers, responseBody: responseBody, startedAt: started, duration: duration,
-                         chunks: try chunks(e, bodyCount: responseBody.count))
+                         chunks: try chunks(e, bodyCount: responseBody.count), messages: try messages(e))
+    }
+
+    /// `_webSocketMessages`: Chrome's `type` (send | receive), `time`, `opcode`, `data`.
+    static func messages(_ e: [(String, JSONValue)]) throws(HARError) -> [WebSocketMessage]? {
+        guard let list = member("_webSocketMessages", e) else { return nil }
+        guard case .array(let items) = list else { throw HARError("_webSocketMessages is not a list") }
+        var messages: [WebSocketMessage] = []
+        for item in items {
+            guard case .object(let m) = item, case .string(let type)? = member("type", m), type == "send" || type == "receive",
+                  case .number(let opcodeText)? = member("opcode", m), let opcode = Int(opcodeText), opcode == 1 || opcode == 2,
+                  case .string(let text)? = member("data", m) else {
+                throw HARError("_webSocketMessages holds an entry without type (send or receive), opcode (1 or 2) and data")
+            }
+            var time = 0.0
+            switch member("time", m) {
+            case .number(let t)?: time = Double(t) ?? 0
+            case .string(let t)?: time = Double(t) ?? 0
+            default: break
+            }
+            guard time.isFinite, time >= 0 else { throw HARError("_webSocketMessages holds a time that is not a number of seconds") }
+            let data: [UInt8]
+            if opcode == 2 {
+                guard let bytes = Base64.decode(Array(text.utf8)) else { throw HARError("_webSocketMessages holds binary data that is not base64") }
+                data = bytes
+            } else {
+                data = Array(text.utf8)
+            }
+            messages.append(WebSocketMessage(sent: type == "send", time: time, opcode: opcode, data: data))
+        }
+        return messages
     }
 
     /// `_serializerd.chunks`: pairs of whole numbers, offsets rising within the body.

@@ -192,10 +192,13 @@ public final class Tape: Sendable {
         public let body: [UInt8]
         /// A recorded stream's timing; nil for an answer recorded whole.
         public let chunks: [StreamChunk]?
+        /// A recorded WebSocket's messages.
+        public let messages: [WebSocketMessage]?
 
         init(_ entry: TapeEntry, at index: Int) {
             self.entry = index
             chunks = entry.chunks
+            messages = entry.messages
             status = entry.status
             var kept = HeaderFields()
             entry.responseHeaders.appending(where: { !Self.date.contains($0) }, to: &kept)

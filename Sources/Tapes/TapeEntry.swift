@@ -19,10 +19,13 @@ public struct TapeEntry: Sendable, Equatable {
     /// A streamed answer's timing (`_serializerd.chunks`): when each piece of the body
     /// arrived after the head; nil for an answer recorded whole.
     public var chunks: [StreamChunk]?
+    /// A WebSocket's messages both ways (Chrome's `_webSocketMessages`); nil for others.
+    public var messages: [WebSocketMessage]?
 
     public init(request: TapeRequest, status: Int, responseHeaders: HeaderFields, responseBody: [UInt8],
-                startedAt: Double, duration: Double, chunks: [StreamChunk]? = nil) {
+                startedAt: Double, duration: Double, chunks: [StreamChunk]? = nil, messages: [WebSocketMessage]? = nil) {
         self.chunks = chunks
+        self.messages = messages
         self.request = request
         self.status = status
         self.responseHeaders = responseHeaders
@@ -39,6 +42,10 @@ public struct TapeEntry: Sendable, Equatable {
         copy.request = TapeRequest(method: request.method, url: capture.url(request.url), headers: capture.headers(request.headers),
                                    body: capture.body(request.body, contentType: requestType) ?? request.body)
         copy.responseHeaders = capture.headers(responseHeaders)
+        copy.messages = messages?.map { m in
+            guard m.opcode == 1, let redacted = capture.body(m.data, contentType: "application/json") else { return m }
+            return WebSocketMessage(sent: m.sent, time: m.time, opcode: m.opcode, data: redacted)
+        }
         if let chunks {
             (copy.responseBody, copy.chunks) = StreamRedaction.redact(responseBody, chunks: chunks, capture: capture, contentType: contentType)
         } else {
@@ -53,6 +60,23 @@ public struct TapeEntry: Sendable, Equatable {
     public static func == (a: TapeEntry, b: TapeEntry) -> Bool {
         a.request == b.request && a.status == b.status && a.responseBody == b.responseBody
             && a.responseHeaders == b.responseHeaders && a.startedAt == b.startedAt && a.duration == b.duration && a.chunks == b.chunks
+            && a.messages == b.messages
+    }
+}
+
+/// One WebSocket message as HAR keeps it: `sent` by the client (`type: send`) or
+/// received from the upstream, when (wall-clock seconds), its opcode (1 text, 2 binary).
+public struct WebSocketMessage: Sendable, Equatable {
+    public let sent: Bool
+    public let time: Double
+    public let opcode: Int
+    public let data: [UInt8]
+
+    public init(sent: Bool, time: Double, opcode: Int, data: [UInt8]) {
+        self.sent = sent
+        self.time = time
+        self.opcode = opcode
+        self.data = data
     }
 }
 

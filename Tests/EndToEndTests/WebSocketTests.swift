@@ -277,6 +277,47 @@ struct WebSocketTests {
         #expect(events.last?["event"] as? String == "binary" && events.last?["bytes"] as? Int == 3)
     }
 
+    @Test func aConversationIsRecordedThenReplayedWithTheUpstreamGone() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ws-tape-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let top = "tapes: { dir: \(dir) }\ncapture: { redact_json: [/password] }\n"
+        let recording = try ProxyHarness(routes: "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: {stub}\n    tape: { mode: record }\n",
+                                         top: top, script: "ws_upstream.py")
+        let m = #"[[1,"hello"]]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let live = try WSClient(recording.port, "/ws/script?m=" + m)
+        #expect(live.next()?.text == "hello")
+        live.send(opcode: 1, Array("{\"password\":\"hunter2\"}".utf8))
+        #expect(live.next()?.text == "{\"password\":\"hunter2\"}")
+        live.send(opcode: 2, [1, 2, 3])
+        #expect(live.next()?.payload == [1, 2, 3])
+        live.send(opcode: 8, [0x03, 0xE8])
+        #expect(live.next()?.opcode == 8)
+        #expect(live.connection.waitForClose())
+        #expect(recording.daemon.waitForLine { $0.contains("\"kind\":\"websocket\"") } != nil)
+        #expect(recording.finish() == 0)
+        let har = try String(contentsOfFile: dir + "/ws.har", encoding: .utf8)
+        #expect(har.contains("\"_webSocketMessages\":[{\"type\":\"receive\"") && har.contains("\"status\":101"), "\(har.prefix(3000))")
+        #expect(har.contains("[redacted]") && !har.contains("hunter2") && har.contains("\"opcode\":2,\"data\":\"AQID\""), "\(har.prefix(3000))")
+
+        for timing in ["recorded", "fast"] {
+            let routes = "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: http://127.0.0.1:9/v1\n"
+                + "    tape: { mode: replay, timing: \(timing) }\n"
+            let replaying = try ProxyHarness(routes: routes, top: top, script: "ws_upstream.py")
+            defer { replaying.finish() }
+            let ws = try WSClient(replaying.port, "/ws/script?m=" + m)
+            #expect(ws.header("Sec-WebSocket-Accept") == WSClient.accept(ws.key) && ws.header("Serializerd-Source") == "tape")
+            // The upstream's first message at once, then after each client message what followed it.
+            #expect(ws.next()?.text == "hello", "\(timing)")
+            ws.send(opcode: 1, Array("anything".utf8))
+            #expect(ws.next()?.text == "{\"password\":\"[redacted]\"}", "\(timing)")
+            ws.send(opcode: 2, [9])
+            #expect(ws.next()?.payload == [1, 2, 3], "\(timing)")
+            ws.send(opcode: 8, [0x03, 0xE8])
+            #expect(ws.next().map { $0.opcode == 8 && $0.closeCode == 1000 } == true)
+            #expect(replaying.daemon.waitForLine { $0.contains("\"source\":\"tape\"") && $0.contains("\"kind\":\"websocket\"") } != nil)
+        }
+    }
+
     @Test func badSettingsAreConfigErrorsWithTheirPosition() throws {
         let mode = try checkRoute("websocket", "{ mode: tunnel }")
         #expect(mode.status != 0 && mode.stderrText.contains(":5:") && mode.stderrText.contains("expected relay or off, found 'tunnel'"), "\(mode.stderrText)")

@@ -37,12 +37,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     for entry in entries {
         // A stream is redacted line by line and encoded from its redacted entry (never from
         // buffers): its chunks must still point inside the body, in order.
-        if entry.chunks != nil {
+        if entry.chunks != nil || entry.messages != nil {
             let redacted = entry.redacted(by: capture)
             let offsets = redacted.chunks?.map(\.offset) ?? []
             precondition(offsets == offsets.sorted() && (offsets.last ?? 0) <= redacted.responseBody.count, "redaction moved a chunk out of its body")
             guard let back = try? HARCodec.decodeEntry(HARCodec.encode(redacted)) else { preconditionFailure("a redacted stream does not read back") }
-            precondition(back.chunks == redacted.chunks && back.responseBody == redacted.responseBody, "a redacted stream changed on the way back")
+            precondition(back.chunks == redacted.chunks && back.responseBody == redacted.responseBody
+                         && back.messages?.map(\.data) == redacted.messages?.map(\.data), "a redacted stream changed on the way back")
             continue
         }
         let fromBuffers = HARCodec.encode(method: entry.request.method, url: entry.request.url, requestHeaders: { entry.request.headers.forEach($0) },
@@ -60,7 +61,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     do { again = try HARCodec.decode(file) } catch { preconditionFailure("a written tape does not read back: \(error)") }
     precondition(again.count == entries.count, "entries lost on the way back")
     for (a, b) in zip(entries, again) {
-        precondition(a.request == b.request && a.status == b.status && a.responseBody == b.responseBody && a.chunks == b.chunks,
+        precondition(a.request == b.request && a.status == b.status && a.responseBody == b.responseBody && a.chunks == b.chunks
+                     && a.messages?.map(\.data) == b.messages?.map(\.data),
                      "an entry changed on the way back")
         _ = TapeMatch(body: .json).parts(a.request, redaction: Redaction()).key
     }

@@ -60,7 +60,7 @@ final class RequestContext {
     @exclusivity(unchecked) var network: NetworkPlan?
     /// Heard when the upstream answers (a recording tape): the request sent, the answer,
     /// when it left (wall clock) and how long it took.
-    var upstreamAnswered: ((UpstreamRequest, UpstreamResponse, Double, Double, [StreamChunk]?) -> Void)?
+    var upstreamAnswered: ((UpstreamRequest, UpstreamResponse, Double, Double, RecordedTiming) -> Void)?
     /// The request serializerd sent upstream (or would have: a tape or a mock answered),
     /// for the full HAR.
     @exclusivity(unchecked) var upstreamSent: UpstreamSent?
@@ -82,10 +82,21 @@ final class RequestContext {
     var streamRecording: StreamRecording?
     /// A recorded stream being replayed into `stream`.
     var streamReplay: StreamReplay?
+    /// A recorded WebSocket being replayed.
+    var webSocketReplay: WebSocketReplay?
     /// The request became a WebSocket: what relays it.
     var webSocket: WebSocketRelay?
     /// The completion event's `stream` object, once a stream has ended.
     var streamSummary: String?
+
+    /// How an answer arrived over time, for its tape entry: a stream's chunks, a
+    /// WebSocket's messages; neither for a whole answer.
+    struct RecordedTiming {
+        var chunks: [StreamChunk]?
+        var messages: [WebSocketMessage]?
+
+        static let whole = RecordedTiming()
+    }
 
     struct CacheNote {
         var result: CacheResult

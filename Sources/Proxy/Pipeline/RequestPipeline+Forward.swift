@@ -60,7 +60,7 @@ extension RequestPipeline {
             }
             let seconds = clock.now() - sent
             context.upstreamSeconds = (context.upstreamSeconds ?? 0) + seconds
-            if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds, nil) }
+            if let heard = context.upstreamAnswered, case .success(let reply) = result { heard(upstream, reply, sentWall, seconds, .whole) }
             if let unconditional, case .success(let reply) = result, reply.status == 304, let stale = context.cached?.stale,
                !stale.isValidated(byETag: reply.headers.first("ETag"),
                                   lastModified: reply.headers.first("Last-Modified")) {
@@ -200,13 +200,14 @@ extension RequestPipeline {
     /// An upstream exchange onto the route's tape, redacted by `capture` first (DESIGN §2).
     /// Encoded once, here, from the buffers the exchange already has.
     func record(_ request: UpstreamRequest, reply: UpstreamResponse, into tape: Tape, started: Double, seconds: Double,
-                chunks: [StreamChunk]? = nil) {
+                timing: RequestContext.RecordedTiming = .whole) {
         let capture = config.capture
         let entry = TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers, body: request.body),
                               status: reply.status, responseHeaders: reply.headers, responseBody: reply.body,
-                              startedAt: started, duration: seconds, chunks: chunks)
-        // A stream's redaction moves its chunks' offsets: it is encoded from its redacted entry.
-        if chunks != nil {
+                              startedAt: started, duration: seconds, chunks: timing.chunks, messages: timing.messages)
+        // A stream's redaction moves its chunks' offsets, a WebSocket's is per message: such
+        // an entry is encoded from its redacted self.
+        if timing.chunks != nil || timing.messages != nil {
             let redacted = entry.redacted(by: capture)
             _ = tape.record(encoded: HARCodec.encode(redacted)) { redacted }
             return

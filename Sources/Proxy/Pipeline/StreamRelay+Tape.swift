@@ -56,7 +56,7 @@ extension StreamRelay {
         recording.written = true
         context.streamRecording = recording
         reply.body = recording.body
-        heard(recording.request, reply, recording.startedWall, now - context.upstreamSentAt, recording.chunks)
+        heard(recording.request, reply, recording.startedWall, now - context.upstreamSentAt, .init(chunks: recording.chunks))
         context.streamRecording?.body = []
     }
 }

@@ -85,7 +85,7 @@ final class StreamRelay {
         context.upstreamSeconds = pipeline.clock.now() - context.upstreamSentAt
         // A recording tape keeps the error answer whole, as any other.
         if failure == nil, let recording = context.streamRecording, let heard = context.upstreamAnswered {
-            heard(recording.request, answer, recording.startedWall, context.upstreamSeconds ?? 0, nil)
+            heard(recording.request, answer, recording.startedWall, context.upstreamSeconds ?? 0, .whole)
         }
         pipeline.complete(failure.map { .failure($0) } ?? .success(answer), context)
         if let task = context.upstreamTask { pipeline.session.cancel(task) }

@@ -110,6 +110,7 @@ extension WebSocketRelay {
             return arm(Self.closeWait)
         }
         guard !frame.isControl else { return }
+        recording?.add(frame, sent: true, now: pipeline.clock.wall())
         bytesToUpstream += frame.payloadCount
         note(frame.opcode, frame, direction: "send")
         if frame.fin {
@@ -129,6 +130,7 @@ extension WebSocketRelay {
             return arm(Self.closeWait)
         }
         if frame.isControl { return client.write(frame.raw) }
+        recording?.add(frame, sent: false, now: pipeline.clock.wall())
         bytesFromUpstream += frame.payloadCount
         if route.messageSerializer != nil, frame.opcode == WebSocketOpcode.text || (frame.opcode == 0 && textMessage != nil) {
             return normalize(frame)

@@ -35,6 +35,10 @@ final class WebSocketRelay {
     private var timer: Timer?
     var counters: WebSocketCounters?
     var toClient = 0, toUpstreamCount = 0, bytesToClient = 0, bytesToUpstream = 0
+    /// A recording tape's copy of the conversation.
+    var recording: WebSocketRecording?
+    /// The upstream's 101 head (for the tape).
+    var upstreamHead = HeaderFields()
     /// The last messages, for the inspector (kept only while someone watches).
     var recentEvents: RecentEvents?
     /// Message payload bytes from the upstream (the completion event's `bytes_in`).
@@ -161,6 +165,8 @@ final class WebSocketRelay {
             return handshakeFailed(.unavailable(code: 8, message: "the upstream's Sec-WebSocket-Accept does not match the key"))
         }
         handshakeEnded()
+        upstreamHead = headers
+        if context.upstreamAnswered != nil { recording = WebSocketRecording() }
         var reply = HeaderFields()
         reply.append("Upgrade", "websocket")
         reply.append("Connection", "Upgrade")
@@ -250,6 +256,7 @@ final class WebSocketRelay {
         let duration = pipeline.clock.now() - context.started
         context.streamSummary = summary(duration: duration)
         pipeline.publishStreamEvents(recentEvents, context, kind: "websocket")
+        writeRecording(now: pipeline.clock.now())
         context.recorder.record(context, status: 101, bytesOut: bytesToClient,
                                 outcome: .init(label: label, serializer: nil, reply: nil, error: error,
                                                upstreamBytes: bytesFromUpstream),

@@ -30,9 +30,9 @@ extension Route {
         if network { stages.append(NetworkStage()) }
         stages.append(RequestSerializationStage())
         if mocks { stages.append(MockStage()) }
-        // A WebSocket is neither taped nor cached: it leaves before either.
-        if websockets { stages.append(WebSocketStage()) }
+        // A tape records and replays WebSockets too; the cache never sees one.
         if let tape { stages.append(TapeStage(tape: tape)) }
+        if websockets { stages.append(WebSocketStage()) }
         if let cache { stages.append(CacheStage(rule: cache)) }
         if streams { stages.append(StreamStage()) }
         stages.append(UpstreamStage())

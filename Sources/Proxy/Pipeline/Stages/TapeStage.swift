@@ -23,8 +23,8 @@ struct TapeStage: RequestStage {
         }
         if tape.records {
             let recording = tape.tape
-            context.upstreamAnswered = { [unowned pipeline] request, reply, started, seconds, chunks in
-                pipeline.record(request, reply: reply, into: recording, started: started, seconds: seconds, chunks: chunks)
+            context.upstreamAnswered = { [unowned pipeline] request, reply, started, seconds, timing in
+                pipeline.record(request, reply: reply, into: recording, started: started, seconds: seconds, timing: timing)
             }
         }
         return .passed
@@ -32,6 +32,7 @@ struct TapeStage: RequestStage {
 
     private func replay(_ replayed: Tape.Replayed, _ context: RequestContext, route: Route, in pipeline: RequestPipeline) {
         context.source = .tape
+        if let messages = replayed.messages { return replayWebSocket(replayed, messages: messages, context, route: route, in: pipeline) }
         let reply = UpstreamResponse(status: replayed.status, headers: HeaderFields(lines: replayed.headerLines),
                                      contentType: replayed.contentType, body: replayed.body, url: context.url)
         if let chunks = replayed.chunks, StreamReplay.start(reply, chunks: chunks, timing: tape.timing, context, route: route, in: pipeline) {
@@ -44,6 +45,22 @@ struct TapeStage: RequestStage {
         }
         pipeline.complete(.success(reply), context) { result, unsafe in
             tape.keep(Tape.Served(owner: owner, result: result, unsafeNumbers: unsafe), for: replayed.entry)
+        }
+    }
+
+    /// A recorded WebSocket: the handshake is checked as a relay checks it, then answered here.
+    private func replayWebSocket(_ replayed: Tape.Replayed, messages: [WebSocketMessage], _ context: RequestContext, route: Route,
+                                 in pipeline: RequestPipeline) {
+        switch WebSocketStage.check(context, route: route) {
+        case .valid(let key, let client):
+            WebSocketReplay.start(context, route: route, in: pipeline, key: key, client: client,
+                                  recorded: HeaderFields(lines: replayed.headerLines), messages: messages, timing: tape.timing)
+        case .answered:
+            break
+        case .refused(let failure):
+            context.reply.problem(failure, route: route.name)
+        case .notWebSocket:
+            context.reply.problem(.webSocketHandshake("the recording matched is a WebSocket: only its handshake replays it"), route: route.name)
         }
     }
 }

@@ -6,14 +6,37 @@ import HTTPCore
 /// anything else goes on as a plain one (Upgrade is hop-by-hop).
 struct WebSocketStage: RequestStage {
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
+        switch Self.check(context, route: route) {
+        case .notWebSocket: return .passed
+        case .answered: return .answered
+        case .refused(let failure): return .refused(failure)
+        case .valid(let key, let tunnel):
+            let relay = WebSocketRelay(context, route: route, pipeline: pipeline, client: tunnel, key: key)
+            context.webSocket = relay
+            relay.connect()
+            return .answered
+        }
+    }
+
+    enum Handshake {
+        /// Not `Upgrade: websocket`: an ordinary request (another Upgrade is hop-by-hop).
+        case notWebSocket
+        /// Answered already (426).
+        case answered
+        case refused(ProxyFailure)
+        case valid(key: String, tunnel: any TunnelReplier)
+    }
+
+    /// The handshake checked (RFC 6455 §4.2.1): what a relay or a tape's replay may answer.
+    static func check(_ context: RequestContext, route: Route) -> Handshake {
         let request = context.request
-        guard request.asksUpgrade, Self.hasToken(request.fields, "upgrade", "websocket") else { return .passed }
+        guard request.asksUpgrade, hasToken(request.fields, "upgrade", "websocket") else { return .notWebSocket }
         guard request.method == "GET" else { return .refused(.webSocketHandshake("a WebSocket handshake is a GET, not \(request.method)")) }
-        guard Self.hasToken(request.fields, "connection", "upgrade") else {
+        guard hasToken(request.fields, "connection", "upgrade") else {
             return .refused(.webSocketHandshake("the handshake's Connection header does not name upgrade"))
         }
         let keys = request.fields.values("Sec-WebSocket-Key")
-        guard keys.count == 1, let key = keys.first, Self.isValidKey(key) else {
+        guard keys.count == 1, let key = keys.first, isValidKey(key) else {
             return .refused(.webSocketHandshake("the handshake needs one Sec-WebSocket-Key: 16 bytes in base64"))
         }
         let versions = request.fields.values("Sec-WebSocket-Version")
@@ -26,10 +49,7 @@ struct WebSocketStage: RequestStage {
         guard let tunnel = request as? any TunnelReplier else {
             return .refused(.webSocketHandshake("this connection cannot be upgraded"))
         }
-        let relay = WebSocketRelay(context, route: route, pipeline: pipeline, client: tunnel, key: key)
-        context.webSocket = relay
-        relay.connect()
-        return .answered
+        return .valid(key: key, tunnel: tunnel)
     }
 
     /// Whether a comma-separated field names `token` (case-insensitive).

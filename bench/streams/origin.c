@@ -1,8 +1,9 @@
 /* An SSE origin in C for bench/streams.sh's latency part, so that the origin adds little
  * jitter of its own: prints its port, then answers every request with a chunked
  * text/event-stream of one event of about SIZE bytes every GAP_MS on each connection,
- * each event's data carrying "t", the CLOCK_MONOTONIC ns it was written. One thread,
- * one timerfd tick per GAP_MS writing to every open stream. Loopback only.
+ * each event's data carrying "t", the CLOCK_MONOTONIC ns it was written. One thread; a
+ * 0.5 ms timerfd tick writes each stream whose turn has come, the streams' turns spread
+ * over the gap (not all at once, which would measure a burst's queue). Loopback only.
  *   origin GAP_MS SIZE */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -26,6 +27,7 @@ static long long now_ns(void) {
 }
 
 static int streaming[MAX_CONNS];   /* by fd: 1 once the head has gone */
+static long long due[MAX_CONNS];   /* by fd: when its next event is due (ns) */
 
 int main(int argc, char **argv) {
     if (argc != 3) { fprintf(stderr, "origin GAP_MS SIZE\n"); return 2; }
@@ -43,7 +45,9 @@ int main(int argc, char **argv) {
     struct epoll_event ev = { .events = EPOLLIN, .data.fd = listener };
     epoll_ctl(ep, EPOLL_CTL_ADD, listener, &ev);
     int timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-    struct itimerspec spec = { .it_interval = { gap_ms / 1000, (gap_ms % 1000) * 1000000L }, .it_value = { gap_ms / 1000, (gap_ms % 1000) * 1000000L } };
+    struct itimerspec spec = { .it_interval = { 0, 500000L }, .it_value = { 0, 500000L } };
+    long long gap = (long long)gap_ms * 1000000LL;
+    unsigned spread = 0;
     timerfd_settime(timer, 0, &spec, NULL);
     ev.data.fd = timer;
     epoll_ctl(ep, EPOLL_CTL_ADD, timer, &ev);
@@ -70,8 +74,11 @@ int main(int argc, char **argv) {
             } else if (fd == timer) {
                 unsigned long long ticks;
                 if (read(timer, &ticks, sizeof ticks) < 0) continue;
+                long long now = now_ns();
                 for (int c = 0; c < MAX_CONNS; c++) {
-                    if (!streaming[c]) continue;
+                    if (!streaming[c] || due[c] > now) continue;
+                    due[c] += gap;
+                    if (due[c] < now) due[c] = now + gap;   /* never a burst to catch up */
                     int body = snprintf(event, (size_t)size + 256, "data: {\"t\": %lld, \"kind\": \"tick\", \"values\": [1.25, 2.5, 3.75], \"pad\": \"%.*s\"}\n\n",
                                         now_ns(), size > 120 ? size - 120 : 0, pad);
                     int n = snprintf(chunk, (size_t)size + 300, "%x\r\n%s\r\n", body, event);
@@ -82,7 +89,11 @@ int main(int argc, char **argv) {
                 if (got <= 0) { streaming[fd] = 0; close(fd); continue; }
                 /* A request's head (GETs only): the stream starts. */
                 if (!streaming[fd] && memmem(buf, (size_t)got, "\r\n\r\n", 4)) {
-                    if (write(fd, head, sizeof head - 1) == (ssize_t)(sizeof head - 1)) streaming[fd] = 1;
+                    if (write(fd, head, sizeof head - 1) == (ssize_t)(sizeof head - 1)) {
+                        streaming[fd] = 1;
+                        /* Turns spread over the gap in steps of 1/64 of it. */
+                        due[fd] = now_ns() + gap * (spread++ % 64) / 64;
+                    }
                 }
             }
         }

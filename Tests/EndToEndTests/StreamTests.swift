@@ -142,7 +142,8 @@ struct StreamTests {
     @Test func networkConditionsApplyToStreams() throws {
         var extra = ""
         for (name, network) in [("late", "{ latency: 400ms }"), ("cut", "{ fail_rate: 1, faults: [truncate], seed: 7 }"),
-                                ("reset", "{ fail_rate: 1, faults: [reset] }"), ("chaos", #"{ chaos: ["drop=/nested"] }"#)] {
+                                ("reset", "{ fail_rate: 1, faults: [reset] }"), ("chaos", #"{ chaos: ["drop=/nested"] }"#),
+                                ("slow", "{ down: 2KiB }")] {
             extra += "  - name: \(name)\n    match: { prefix: /\(name)/ }\n    upstream: {stub}\n    network: \(network)\n"
         }
         let proxy = try Self.harness(extra: extra)
@@ -169,6 +170,13 @@ struct StreamTests {
         let lines = Self.dataLines(chaos.body.text)
         #expect(lines.count == 3 && lines.allSatisfy { !$0.contains("nested") && $0.contains("\"i\":") }, "\(chaos.body.text)")
         #expect(proxy.daemon.waitForLine { $0.contains("\"route\":\"chaos\"") && $0.contains("\"faults\":\"drop=/nested\"") } != nil)
+        // `down` paces every byte: 8 events of about 80 bytes at 2 KiB/s take about 0.3 s
+        // though the upstream sends them at once, and all of them arrive, the end too.
+        let paced = try Reader(proxy, "/slow/sse?n=8")
+        let started = Date()
+        #expect(paced.wait { $1 })
+        let took = Date().timeIntervalSince(started)
+        #expect(Self.dataLines(paced.body.text).count == 8 && took >= 0.2, "\(took) s: \(paced.body.text)")
     }
 
     @Test func eachOnInvalidMode() throws {

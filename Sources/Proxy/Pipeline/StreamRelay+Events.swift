@@ -24,9 +24,27 @@ extension StreamRelay {
 
     func flush() {
         guard !out.isEmpty, open else { return }
-        bytesOut += out.count
-        context.request.write(out)
-        out.removeAll(keepingCapacity: true)
+        guard let rate = downRate else {
+            bytesOut += out.count
+            context.request.write(out)
+            return out.removeAll(keepingCapacity: true)
+        }
+        // `network.down`: what the pace allows leaves now (about 50 steps a second); the
+        // rest waits here, counted by the backpressure, for the pace timer.
+        let now = pipeline.clock.now()
+        if paceStart == 0 { paceStart = now }
+        let step = min(max(rate / 50, 1), 256 << 10)
+        let allowed = Int(min((now - paceStart) * Double(rate), Double(Int.max >> 1))) + step - paceSent
+        let take = min(max(0, allowed), out.count)
+        if take > 0 {
+            paceSent += take
+            bytesOut += take
+            context.request.write(Array(out[..<take]))
+            out.removeFirst(take)
+        }
+        guard !out.isEmpty else { return }
+        if paceTimer == nil { paceTimer = pipeline.makeTimer?({ [weak self] in self?.paceTick() }) }
+        paceTimer?.schedule(after: max(0.001, paceStart + Double(paceSent) / Double(rate) - now))
     }
 
     func handle(_ item: EventStreamParser.Item) {

@@ -41,6 +41,12 @@ final class StreamRelay {
     private var stalledAt = (bytes: -1, since: 0.0)
     private var idleTimer: Timer?
     var out: [UInt8] = []
+    /// `network.down` for this stream (bytes a second), and its pace so far.
+    var downRate: Int?
+    var paceStart = 0.0, paceSent = 0
+    var paceTimer: Timer?
+    /// The end of a paced stream, waiting for its last bytes to leave.
+    var finishing: (CompletionRecorder.Outcome, Bool)?
     var events = 0, invalid = 0, dropped = 0, bytesOut = 0, bytesIn = 0
     /// The upstream's head, for the completion event.
     private var head: UpstreamResponse?
@@ -141,6 +147,7 @@ final class StreamRelay {
         case .whole:
             break
         }
+        downRate = shaping.bytesPerSecond
         guard shaping.delay > 0, let timer = pipeline.makeTimer?({ [weak self] in self?.openClient() }) else { return openClient() }
         holdTimer = timer
         timer.schedule(after: shaping.delay)
@@ -185,7 +192,8 @@ final class StreamRelay {
             answerCollected()
             return .stop
         }
-        if paused || context.request.bufferedBytes + (open ? 0 : out.count) >= Self.highWater {
+        // What waits here (a held head, a pace) counts as what the client has not taken.
+        if paused || context.request.bufferedBytes + out.count >= Self.highWater {
             if !paused { stalledAt = (context.request.bufferedBytes, pipeline.clock.now()) }
             paused = true
             return .pause
@@ -282,8 +290,19 @@ final class StreamRelay {
                               error: "the client closed the connection during the stream"), cut: true, status: CompletionRecorder.clientGoneStatus)
     }
 
+    /// The pace allows more: it leaves, and a paused upstream resumes once half has gone.
+    func paceTick() {
+        guard !ended, open else { return }
+        flush()
+        if out.isEmpty, let (outcome, cut) = finishing {
+            finishing = nil
+            return finish(outcome: outcome, cut: cut)
+        }
+        if out.count + context.request.bufferedBytes < Self.highWater / 2 { drained() }
+    }
+
     private func drained() {
-        guard paused, !ended, open else { return }
+        guard paused, !ended, open, out.count + context.request.bufferedBytes < Self.highWater / 2 || downRate == nil else { return }
         paused = false
         if let task = context.upstreamTask { pipeline.session.resume(task) } else { context.streamReplay?.resume() }
     }
@@ -296,11 +315,19 @@ final class StreamRelay {
             pendingEnd = (outcome, cut)
             return
         }
+        // A paced stream that ends whole ends once its last bytes have left at the pace.
+        if !cut, status == nil, open, !out.isEmpty, downRate != nil {
+            finishing = (outcome, cut)
+            if let task = context.upstreamTask { pipeline.session.cancel(task) }
+            return
+        }
         ended = true
         defer { done() }
         counters?.closed()
         holdTimer?.cancel()
         holdTimer = nil
+        paceTimer?.cancel()
+        paceTimer = nil
         idleTimer?.cancel()
         idleTimer = nil
         if let task = context.upstreamTask { pipeline.session.cancel(task) }

@@ -149,7 +149,24 @@ extension Connection {
     /// chunks run to 128 KiB, not worth copying once more to frame them.
     func writeChunk(_ bytes: [UInt8]) {
         guard streamChunked else { return queue(bytes) }
-        queue([Array((String(bytes.count, radix: 16) + "\r\n").utf8), bytes, [0x0D, 0x0A]])
+        queue([Self.chunkSizeLine(bytes.count), bytes, Self.crlf])
+    }
+
+    static let crlf: [UInt8] = [0x0D, 0x0A]
+
+    /// `<size in hex>` CR LF, made without a String (one per chunk of a live stream).
+    static func chunkSizeLine(_ size: Int) -> [UInt8] {
+        var digits = 1
+        while size >> (4 * digits) > 0 { digits += 1 }
+        return [UInt8](unsafeUninitializedCapacity: digits + 2) { buffer, count in
+            for k in 0..<digits {
+                let nibble = (size >> (4 * (digits - 1 - k))) & 0xF
+                buffer[k] = UInt8(nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10)
+            }
+            buffer[digits] = 0x0D
+            buffer[digits + 1] = 0x0A
+            count = digits + 2
+        }
     }
 
     /// The last chunk; the connection closes once it has left.

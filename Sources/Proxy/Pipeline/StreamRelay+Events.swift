@@ -141,17 +141,32 @@ extension StreamRelay {
 
     func appendField(_ name: StaticString, _ value: [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+        out.append(UInt8(ascii: ":"))
+        out.append(UInt8(ascii: " "))
         out.append(contentsOf: value)
         out.append(0x0A)
     }
 
+    /// One `data:` line and the event's blank line.
+    private func appendData(_ value: [UInt8]) {
+        out.append(contentsOf: Self.dataPrefix)
+        out.append(contentsOf: value)
+        out.append(0x0A)
+        out.append(0x0A)
+    }
+
+    static let dataPrefix = Array("data: ".utf8)
+
     /// One event: its fields, then its data a `data:` line per line.
     func appendEvent(_ event: EventStreamParser.Event, data: [UInt8]) {
         events += 1
-        pipeline.noteStreamEvent(&recentEvents, context, kind: kind.name, direction: nil,
-                                 label: event.event.map { String(decoding: $0, as: UTF8.self) }, data: data)
+        if pipeline.shared.hub.hasSubscribers {
+            pipeline.noteStreamEvent(&recentEvents, context, kind: kind.name, direction: nil,
+                                     label: event.event.map { String(decoding: $0, as: UTF8.self) }, data: data)
+        }
         appendFields(event)
+        // Normalized JSON is one line: split (and copied) only when the data has several.
+        guard data.contains(0x0A) else { return appendData(data) }
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) { appendField("data", Array(line)) }
         out.append(0x0A)
     }

@@ -76,45 +76,56 @@ public struct ResponseReader {
                 try append(input[...])
                 input.removeAll()
                 return end ? done() : .needMore
-            case .chunkSize:
-                let lf = input.firstIndex(of: 0x0A)
-                // The same bound whether the line's end has come or not.
-                if (lf ?? input.count) > 1024 { throw .malformed("a chunk-size line is longer than 1024 bytes") }
-                guard let lf else { return try needMore(end) }
-                let size = try Self.chunkSize(input[..<lf])
-                input.removeFirst(lf + 1)
-                if body.count + size > maxBody { throw .bodyTooLarge(limit: maxBody) }
-                framing = size == 0 ? .trailers : .chunkData(size)
-            case .chunkData(let left):
-                let take = min(left, input.count)
-                try append(input[..<take])
-                input.removeFirst(take)
-                if left - take > 0 {
-                    framing = .chunkData(left - take)
-                    return try needMore(end)
-                }
-                framing = .chunkDataEnd
-            case .chunkDataEnd:
-                // CR LF or LF, nothing else: judged on the bytes so far, never held.
-                if input.first == 0x0A {
-                    input.removeFirst(1)
-                } else if input.count >= 2, input[0] == 0x0D, input[1] == 0x0A {
-                    input.removeFirst(2)
-                } else if input.isEmpty || input == [0x0D] {
-                    return try needMore(end)
-                } else {
-                    throw .malformed("a chunk's data is not followed by CRLF")
-                }
-                framing = .chunkSize
-            case .trailers:
-                let lf = input.firstIndex(of: 0x0A)
-                if (lf ?? input.count) > maxHead { throw .headTooLarge(limit: maxHead) }
-                guard let lf else { return try needMore(end) }
-                let blank = lf == 0 || (lf == 1 && input[0] == 0x0D)
-                input.removeFirst(lf + 1)
-                if blank { return done() }
+            case .chunkSize, .chunkData, .chunkDataEnd, .trailers:
+                if let event = try chunked(end: end) { return event }
             }
         }
+    }
+
+    /// One step of a chunked body (RFC 9112 §7.1); nil when the next step may run now.
+    private mutating func chunked(end: Bool) throws(Failure) -> Event? {
+        switch framing {
+        case .chunkSize:
+            let lf = input.firstIndex(of: 0x0A)
+            // The same bound whether the line's end has come or not.
+            if (lf ?? input.count) > 1024 { throw .malformed("a chunk-size line is longer than 1024 bytes") }
+            guard let lf else { return try needMore(end) }
+            let size = try Self.chunkSize(input[..<lf])
+            input.removeFirst(lf + 1)
+            if body.count + size > maxBody { throw .bodyTooLarge(limit: maxBody) }
+            framing = size == 0 ? .trailers : .chunkData(size)
+        case .chunkData(let left):
+            let take = min(left, input.count)
+            try append(input[..<take])
+            input.removeFirst(take)
+            if left - take > 0 {
+                framing = .chunkData(left - take)
+                return try needMore(end)
+            }
+            framing = .chunkDataEnd
+        case .chunkDataEnd:
+            // CR LF or LF, nothing else: judged on the bytes so far, never held.
+            if input.first == 0x0A {
+                input.removeFirst(1)
+            } else if input.count >= 2, input[0] == 0x0D, input[1] == 0x0A {
+                input.removeFirst(2)
+            } else if input.isEmpty || input == [0x0D] {
+                return try needMore(end)
+            } else {
+                throw .malformed("a chunk's data is not followed by CRLF")
+            }
+            framing = .chunkSize
+        case .trailers:
+            let lf = input.firstIndex(of: 0x0A)
+            if (lf ?? input.count) > maxHead { throw .headTooLarge(limit: maxHead) }
+            guard let lf else { return try needMore(end) }
+            let blank = lf == 0 || (lf == 1 && input[0] == 0x0D)
+            input.removeFirst(lf + 1)
+            if blank { return done() }
+        default:
+            break
+        }
+        return nil
     }
 
     private func needMore(_ end: Bool) throws(Failure) -> Event {

@@ -15,16 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "clock.h"
 
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "latency PORT PATH STREAMS SECONDS\n"); return 2; }
@@ -64,7 +55,7 @@ int main(int argc, char **argv) {
         }
     }
     if (n == 0) { printf("events 0 p50_us 0 p99_us 0\n"); return 0; }
-    qsort(samples, n, sizeof *samples, cmp);
+    qsort(samples, n, sizeof *samples, cmp_samples);
     printf("events %zu p50_us %.1f p99_us %.1f\n", n, samples[n / 2], samples[(size_t)(n * 0.99)]);
     return 0;
 }

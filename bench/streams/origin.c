@@ -18,13 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CONNS 8192
+#include "clock.h"
 
-static long long now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#define MAX_CONNS 8192
 
 static int streaming[MAX_CONNS];   /* by fd: 1 once the head has gone */
 static long long due[MAX_CONNS];   /* by fd: when its next event is due (ns) */

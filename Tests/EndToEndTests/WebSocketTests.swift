@@ -315,6 +315,11 @@ struct WebSocketTests {
             ws.send(opcode: 8, [0x03, 0xE8])
             #expect(ws.next().map { $0.opcode == 8 && $0.closeCode == 1000 } == true)
             #expect(replaying.daemon.waitForLine { $0.contains("\"source\":\"tape\"") && $0.contains("\"kind\":\"websocket\"") } != nil)
+            // A replay still open when the daemon stops gets 1001, as a relayed one does.
+            let open = try WSClient(replaying.port, "/ws/script?m=" + m)
+            #expect(open.next()?.text == "hello")
+            #expect(replaying.daemon.stop() == 0)
+            #expect(open.next().map { $0.opcode == 8 && $0.closeCode == 1001 } == true, "\(timing)")
         }
     }
 

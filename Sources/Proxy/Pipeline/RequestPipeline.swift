@@ -70,7 +70,7 @@ final class RequestPipeline {
     /// Network conditions set at runtime (`/-/network`), shared by all workers.
     let networkOverrides: NetworkOverrides
     /// The worker's open WebSockets, for `/-/inflight`.
-    var openWebSockets: [ObjectIdentifier: WebSocketRelay] = [:]
+    var openWebSockets: [ObjectIdentifier: any OpenWebSocket] = [:]
     /// Where a WebSocket's upstream bytes are read into: one buffer for the worker's
     /// WebSockets, which are read one at a time.
     private(set) lazy var tunnelScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
@@ -167,7 +167,7 @@ final class RequestPipeline {
         return methods.sorted()
     }
 
-    /// Shutdown: every open WebSocket closes with 1001 (none ends on its own).
+    /// Shutdown: every open WebSocket, relayed or replayed, closes with 1001 (none ends on its own).
     func closeWebSockets() {
         for relay in Array(openWebSockets.values) { relay.shutdown() }
     }

@@ -8,7 +8,14 @@ import Upstream
 /// the route's policy), the handshake goes out on that connection, and after the
 /// upstream's 101 frames flow both ways as they arrive, parsed for bounds and
 /// visibility. Any other answer to the handshake takes the ordinary response path.
-final class WebSocketRelay {
+/// An open WebSocket as the worker sees it: listed in `/-/inflight`, closed at shutdown.
+protocol OpenWebSocket: AnyObject {
+    func progress(now: Double) -> TransferProgress
+    /// The daemon stops: 1001.
+    func shutdown()
+}
+
+final class WebSocketRelay: OpenWebSocket {
     /// Bytes waiting for a slow side before the other side is no longer read.
     static let highWater = 256 << 10
     /// After one side's close frame, the other has this long to answer it.
@@ -276,7 +283,13 @@ final class WebSocketRelay {
     }
 
     func summary(duration: Double) -> String {
-        "{\"kind\":\"websocket\",\"messages_to_client\":\(toClient),\"messages_to_upstream\":\(toUpstreamCount),"
+        Self.summary(toClient: toClient, toUpstream: toUpstreamCount, bytesToClient: bytesToClient, bytesToUpstream: bytesToUpstream,
+                     closeCode: closeCode, duration: duration)
+    }
+
+    /// The completion event's and `/-/inflight`'s `stream` object of a WebSocket (DESIGN §9).
+    static func summary(toClient: Int, toUpstream: Int, bytesToClient: Int, bytesToUpstream: Int, closeCode: Int?, duration: Double) -> String {
+        "{\"kind\":\"websocket\",\"messages_to_client\":\(toClient),\"messages_to_upstream\":\(toUpstream),"
             + "\"bytes_to_client\":\(bytesToClient),\"bytes_to_upstream\":\(bytesToUpstream),"
             + "\"close_code\":\(closeCode.map(String.init) ?? "null"),\"duration_ms\":\(Int((duration * 1000).rounded()))}"
     }

@@ -10,7 +10,7 @@ import Upstream
 /// the client's first message at once, then after each client message the ones that
 /// followed it in the recording — with their recorded spacing (`tape.timing: recorded`) or
 /// at once (`fast`). The client's frames are read as a relay reads them.
-final class WebSocketReplay {
+final class WebSocketReplay: OpenWebSocket {
     let context: RequestContext
     let route: Route
     unowned let pipeline: RequestPipeline
@@ -60,6 +60,7 @@ final class WebSocketReplay {
         context.webSocketReplay = replay
         replay.counters = pipeline.telemetry.metrics.webSocket(route: route.name)
         replay.counters?.opened()
+        pipeline.openWebSockets[ObjectIdentifier(replay)] = replay
         replay.lastFrame = pipeline.clock.now()
         replay.armIdle(route.websocket.idle)
         let started = client.startTunnel(headers: headers, onInput: { [weak replay] in replay?.clientInput($0) },
@@ -176,13 +177,31 @@ final class WebSocketReplay {
         idle = nil
         client.endStream()
         counters?.closed()
+        pipeline.openWebSockets[ObjectIdentifier(self)] = nil
         let duration = pipeline.clock.now() - context.started
-        context.streamSummary = "{\"kind\":\"websocket\",\"messages_to_client\":\(toClient),\"messages_to_upstream\":\(toUpstream),"
-            + "\"bytes_to_client\":\(bytesToClient),\"bytes_to_upstream\":\(bytesToUpstream),"
-            + "\"close_code\":\(closeCode.map(String.init) ?? "null"),\"duration_ms\":\(Int((duration * 1000).rounded()))}"
+        context.streamSummary = summary(duration: duration)
         context.recorder.record(context, status: 101, bytesOut: bytesToClient,
                                 outcome: .init(label: label, serializer: nil, reply: nil, error: error, upstreamBytes: 0),
                                 duration: duration, responseContentType: nil)
         context.webSocketReplay = nil
+    }
+
+    /// The daemon stops: the client gets 1001, as from a relay.
+    func shutdown() {
+        guard !ended else { return }
+        closeCode = WebSocketClose.goingAway
+        client.write(WebSocketClose.frame(code: WebSocketClose.goingAway, reason: "the server is stopping", mask: nil))
+        finish(label: "unavailable", error: "the server is stopping")
+    }
+
+    func progress(now: Double) -> TransferProgress {
+        TransferProgress(tag: UpstreamRequest.Tag(requestID: context.requestID, route: route.name, method: "GET", path: context.path),
+                         started: context.started, bytesUp: bytesToUpstream, bytesDown: bytesToClient, totalUp: nil, totalDown: nil,
+                         stream: summary(duration: now - context.started))
+    }
+
+    private func summary(duration: Double) -> String {
+        WebSocketRelay.summary(toClient: toClient, toUpstream: toUpstream, bytesToClient: bytesToClient, bytesToUpstream: bytesToUpstream,
+                               closeCode: closeCode, duration: duration)
     }
 }

@@ -77,7 +77,4 @@ extension SessionManager {
         for tunnel in Array(openTunnels.values) { tunnel.abort() }
         tunnels?.abortTunnels()
     }
-
-    /// Open tunnels, this session's and its tunnel session's.
-    public var tunnelCount: Int { openTunnels.count + (tunnels?.openTunnels.count ?? 0) }
 }

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "samples.h"
 
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "latency PORT PATH STREAMS SECONDS\n"); return 2; }
@@ -34,8 +34,7 @@ int main(int argc, char **argv) {
         struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
         epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
     }
-    size_t cap = 1 << 20, n = 0;
-    double *samples = malloc(cap * sizeof *samples);
+    struct samples samples = samples_new((size_t)1 << 20);
     static char buf[1 << 16];
     long long end = now_ns() + (long long)(seconds * 1e9);
     struct epoll_event ready[256];
@@ -50,12 +49,10 @@ int main(int argc, char **argv) {
              * this read is one event's. */
             for (char *p = buf; (p = strstr(p, "\"t\":")) != NULL; p += 4) {
                 long long t = strtoll(p + 4, NULL, 10);
-                if (t > 0 && n < cap) samples[n++] = (at - t) / 1000.0;
+                if (t > 0) samples_add(&samples, at - t);
             }
         }
     }
-    if (n == 0) { printf("events 0 p50_us 0 p99_us 0\n"); return 0; }
-    qsort(samples, n, sizeof *samples, cmp_samples);
-    printf("events %zu p50_us %.1f p99_us %.1f\n", n, samples[n / 2], samples[(size_t)(n * 0.99)]);
+    samples_report(&samples, "events");
     return 0;
 }

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "samples.h"
 
 #define MAX_CONNS 8192
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "samples.h"
 
 struct conn { int fd; long long sent; size_t got; };
 
@@ -95,8 +95,7 @@ int main(int argc, char **argv) {
         c[i].sent = now_ns();
         if (send_all(c[i].fd, frame, frame_len) != 0) return 1;
     }
-    size_t cap = 1 << 22, n = 0;
-    double *samples = malloc(cap * sizeof *samples);
+    struct samples samples = samples_new((size_t)1 << 22);
     static char buf[1 << 16];
     long long end = now_ns() + (long long)(seconds * 1e9);
     struct epoll_event ready[256];
@@ -109,15 +108,13 @@ int main(int argc, char **argv) {
             if (got == 0) { epoll_ctl(ep, EPOLL_CTL_DEL, x->fd, NULL); continue; }
             if (x->got >= echo_len) {
                 long long at = now_ns();
-                if (n < cap) samples[n++] = (at - x->sent) / 1000.0;
+                samples_add(&samples, at - x->sent);
                 x->got -= echo_len;
                 x->sent = at;
                 if (send_all(x->fd, frame, frame_len) != 0) epoll_ctl(ep, EPOLL_CTL_DEL, x->fd, NULL);
             }
         }
     }
-    if (n == 0) { printf("messages 0 p50_us 0 p99_us 0\n"); return 0; }
-    qsort(samples, n, sizeof *samples, cmp_samples);
-    printf("messages %zu p50_us %.1f p99_us %.1f\n", n, samples[n / 2], samples[(size_t)(n * 0.99)]);
+    samples_report(&samples, "messages");
     return 0;
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Instructions per request, counted by valgrind's callgrind: deterministic where wall-clock
+# figures on these shared machines move by ±20–40 %, so a change of a few percent in the
+# request path shows up in one run. User space only (the kernel's share is not counted).
+#
+# Three proxies in front of the same nginx origin, on loopback only, one connection
+# (wrk -c1, bounded by -d):
+#   serializerd   release build (debug info stripped: valgrind cannot read Swift's)
+#   C             bench/reference/evcurl_proxy.c, bodies passed through
+#   C+options     the same with the libcurl options serializerd sets on every task
+# For each body size: warm up, zero the counters, count DUR of requests, and report
+# instructions per request by shared object, with serializerd ÷ C+options.
+#
+#   bench/instructions.sh            # SIZES="small medium" DUR=4s
+#   BEFORE=/tmp/old-serializerd PROXIES="serializerd before" bench/instructions.sh
+#                                    # a change against an earlier build, same machine
+#   PROXIES="serializerd-cache before-cache"   # cache hits (a route with `cache:`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+SIZES=${SIZES:-small medium}
+DUR=${DUR:-4s}
+WORK=${WORK:-/tmp/serializerd-instructions}
+ORIGIN=18181 PORT=18184
+
+bench_start "$WORK" "nginx-light wrk valgrind gcc python3 curl binutils" nginx wrk valgrind callgrind_control gcc python3 curl strip
+bench_payloads "$WORK/www"
+strip --strip-debug -o "$WORK/serializerd" "$BIN"
+PROXIES=${PROXIES:-serializerd C C+options}
+[ -z "${BEFORE:-}" ] || strip --strip-debug -o "$WORK/before" "$BEFORE"
+bench_build_reference "$WORK/evcurl_proxy"
+
+{ nginx_preamble "$WORK"; cat <<EOF
+  server { listen 127.0.0.1:$ORIGIN; root $WORK/www; }
+}
+EOF
+} > "$WORK/nginx.conf"
+{ bench_config "$PORT" "$ORIGIN"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd.yaml"
+
+nginx -c "$WORK/nginx.conf"
+VG=""
+cleanup() {
+  [ -z "$VG" ] || kill "$VG" 2>/dev/null || true
+  kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# count NAME SIZE URL_PREFIX COMMAND... → appends "NAME SIZE OBJECT INSTRUCTIONS_PER_REQUEST" rows
+count() {
+  local name=$1 size=$2 prefix=$3; shift 3
+  rm -f "$WORK/cg.out"*
+  valgrind --tool=callgrind --compress-strings=no --compress-pos=no --callgrind-out-file="$WORK/cg.out" "$@" \
+    > "$WORK/logs/$name-$size.log" 2>&1 &
+  VG=$!
+  for _ in $(seq 150); do curl -fs -o /dev/null "$prefix/$size.json" && break; sleep 0.2; done
+  wrk -t1 -c1 -d2s "$prefix/$size.json" > /dev/null
+  callgrind_control -z "$VG" > /dev/null 2>&1
+  local n
+  n=$(wrk -t1 -c1 -d"$DUR" "$prefix/$size.json" | awk '/requests in/ {print $1}')
+  callgrind_control -d "$VG" > /dev/null 2>&1
+  for _ in $(seq 50); do [ -s "$WORK/cg.out.1" ] && break; sleep 0.2; done
+  kill "$VG"; wait "$VG" 2>/dev/null || true; VG=""; cp "$WORK/cg.out.1" "/tmp/cg/$name-$size.out"; echo "$n" > "/tmp/cg/$name-$size.n"
+  python3 - "$WORK/cg.out.1" "$n" "$name" "$size" >> "$WORK/results.tsv" <<'EOF'
+import collections, sys
+objects = collections.Counter(); ob = None; calls = False
+for line in open(sys.argv[1]):
+    if line.startswith("ob="):
+        ob = line[3:].strip().rsplit("/", 1)[-1]
+    elif line.startswith("calls="):
+        calls = True        # the next cost line is a callee's, not this function's own
+    elif line[:1].isdigit() or line[:1] in "+-*":
+        if calls:
+            calls = False
+        elif len(line.split()) > 1:
+            objects[ob] += int(line.split()[1])
+n = int(sys.argv[2])
+for ob, cost in objects.items():
+    label = "own" if ob in ("serializerd", "before", "evcurl_proxy") else ob.split(".so")[0].split("-")[0] if ".so" in ob else "other"
+    label = label if label in ("own", "libcurl", "libc", "libevent") else "other"
+    print(sys.argv[3], sys.argv[4], label, round(cost / n))
+EOF
+}
+
+: > "$WORK/results.tsv"
+for size in $SIZES; do
+  for proxy in $PROXIES; do
+    case $proxy in
+      serializerd|before) count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/$proxy" serve --config "$WORK/serializerd.yaml" ;;
+      # Cache hits of the normalized output (every request after the first).
+      serializerd-cache|before-cache)
+        count "$proxy" "$size" "http://127.0.0.1:$PORT/cached" "$WORK/${proxy%-cache}" serve --config "$WORK/serializerd.yaml" ;;
+      C) count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" ;;
+      C+options) count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options ;;
+    esac
+  done
+done
+
+python3 - "$WORK/results.tsv" <<'EOF'
+import collections, sys
+rows = collections.defaultdict(collections.Counter)
+for line in open(sys.argv[1]):
+    name, size, label, value = line.split()
+    rows[(name, size)][label] += int(value)
+labels = ["own", "libcurl", "libc", "libevent", "other"]
+names = list(dict.fromkeys(n for n, _ in rows))
+reference = "C+options" if "C+options" in names else names[-1]
+print("| body | proxy | instructions per request | own code (incl. Swift runtime) | libcurl | libc | libevent | other | ÷ " + reference + " |")
+print("|---|---|---|" + "---|" * len(labels) + "---|")
+for size in dict.fromkeys(s for _, s in rows):
+    base = sum(rows[(reference, size)].values())
+    for name in names:
+        r = rows[(name, size)]
+        total = sum(r.values())
+        print(f"| {size} | {name} | {total:,} | " + " | ".join(f"{r[l]:,}" for l in labels) + f" | {total / base:.3f}× |")
+EOF

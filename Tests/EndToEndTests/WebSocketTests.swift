@@ -284,7 +284,9 @@ struct WebSocketTests {
         let recording = try ProxyHarness(routes: "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: {stub}\n    tape: { mode: record }\n",
                                          top: top, script: "ws_upstream.py")
         let m = #"[[1,"hello"]]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let live = try WSClient(recording.port, "/ws/script?m=" + m)
+        // The upstream answers each client message 0.4 s after it came.
+        let target = "/ws/script?m=" + m + "&delay=0.4"
+        let live = try WSClient(recording.port, target)
         #expect(live.next()?.text == "hello")
         live.send(opcode: 1, Array("{\"password\":\"hunter2\"}".utf8))
         #expect(live.next()?.text == "{\"password\":\"hunter2\"}")
@@ -304,19 +306,23 @@ struct WebSocketTests {
                 + "    tape: { mode: replay, timing: \(timing) }\n"
             let replaying = try ProxyHarness(routes: routes, top: top, script: "ws_upstream.py")
             defer { replaying.finish() }
-            let ws = try WSClient(replaying.port, "/ws/script?m=" + m)
+            let ws = try WSClient(replaying.port, target)
             #expect(ws.header("Sec-WebSocket-Accept") == WSClient.accept(ws.key) && ws.header("Serializerd-Source") == "tape")
             // The upstream's first message at once, then after each client message what followed it.
             #expect(ws.next()?.text == "hello", "\(timing)")
+            let sent = Date()
             ws.send(opcode: 1, Array("anything".utf8))
             #expect(ws.next()?.text == "{\"password\":\"[redacted]\"}", "\(timing)")
+            // Its recorded distance from the client's message, or none.
+            let waited = Date().timeIntervalSince(sent)
+            #expect(timing == "recorded" ? waited >= 0.3 : waited < 0.2, "\(timing): \(waited) s")
             ws.send(opcode: 2, [9])
             #expect(ws.next()?.payload == [1, 2, 3], "\(timing)")
             ws.send(opcode: 8, [0x03, 0xE8])
             #expect(ws.next().map { $0.opcode == 8 && $0.closeCode == 1000 } == true)
             #expect(replaying.daemon.waitForLine { $0.contains("\"source\":\"tape\"") && $0.contains("\"kind\":\"websocket\"") } != nil)
             // A replay still open when the daemon stops gets 1001, as a relayed one does.
-            let open = try WSClient(replaying.port, "/ws/script?m=" + m)
+            let open = try WSClient(replaying.port, target)
             #expect(open.next()?.text == "hello")
             #expect(replaying.daemon.stop() == 0)
             #expect(open.next().map { $0.opcode == 8 && $0.closeCode == 1001 } == true, "\(timing)")

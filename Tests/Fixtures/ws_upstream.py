@@ -4,7 +4,7 @@ Prints its port on the first line of stdout, then one line per thing a test wait
   `headers <json>`       the handshake's fields, lower-cased names
   `closed <path> <how>`  how a connection ended: `code=<n>` (a close frame came) or `gone`
 Paths, after the handshake (the query tunes them):
-  /echo     each message back as it came (fragmented ones reassembled); ping → pong;
+  /echo     each message back as it came (fragmented ones reassembled), `delay` s later; ping → pong;
             a close frame → the same close frame, then the end
   /script   sends `m` (JSON list of [opcode, text]) at once, then echoes
   /frag     a text message of `parts` fragments with a ping between them, then echoes
@@ -17,7 +17,7 @@ Paths, after the handshake (the query tunes them):
   /masked   a masked frame (a server must not mask)
 With `--tls CERT KEY` it speaks TLS (wss). Other handshakes: /refuse answers 403 with a JSON body (chunked when `chunked=1`);
 /badaccept answers 101 with a wrong Sec-WebSocket-Accept."""
-import base64, hashlib, json, os, socket, struct, threading
+import base64, hashlib, json, os, socket, struct, threading, time
 from urllib.parse import urlparse, parse_qs
 
 from loopback_server import serve
@@ -117,6 +117,7 @@ class Client(threading.Thread):
             self.sock.close()
 
     def echo(self, q=None, path="echo"):
+        delay = float((q or {}).get("delay", 0))
         message, kind = b"", None
         while True:
             fin, opcode, payload, masked = self.read_frame()
@@ -137,13 +138,15 @@ class Client(threading.Thread):
                 kind = opcode
             message += payload
             if fin:
+                if delay:
+                    time.sleep(delay)
                 self.sock.sendall(frame(kind, message))
                 message = b""
 
     def do_script(self, q):
         for opcode, text in json.loads(q.get("m", "[]")):
             self.sock.sendall(frame(opcode, text.encode()))
-        self.echo(path="script")
+        self.echo(q, path="script")
 
     def do_frag(self, q):
         parts = int(q.get("parts", 3))

@@ -22,6 +22,10 @@ import Testing
         #expect(events("data: never ended\n").isEmpty)
         let long = "data: " + String(repeating: "x", count: 100) + "\n\ndata: ok\n\n"
         #expect(events(long, maxEvent: 50) == [.tooLong, .event(.init(data: Array("ok".utf8)))])
+        // The whole block is skipped, not only its long line, however the bytes arrive.
+        let block = "data: " + String(repeating: "x", count: 100) + "\ndata: tail\n\ndata: ok\n\n"
+        #expect(events(block, maxEvent: 50) == [.tooLong, .event(.init(data: Array("ok".utf8)))])
+        #expect(events(block, maxEvent: 50, bytewise: true) == events(block, maxEvent: 50))
     }
 
     @Test func recordsSplitOnLinesOrRecordSeparators() {

@@ -89,7 +89,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     precondition(whole == referenceEvents(input), "SSE: the parser and the reference disagree")
     precondition(events(input, maxEvent: 1 << 30, pieces: [cut]) == whole, "SSE: a split at \(cut) changes the events")
     precondition(events(input, maxEvent: 1 << 30, pieces: everyByte) == whole, "SSE: byte-at-a-time changes the events")
-    // Bounded: nothing held beyond the limit, whatever the input.
+    // Bounded: nothing held beyond the limit, whatever the input, and the same blocks
+    // skipped however the bytes arrive.
+    let limited = events(input, maxEvent: 64, pieces: [])
+    precondition(events(input, maxEvent: 64, pieces: everyByte) == limited, "SSE: byte-at-a-time changes what the limit skips")
     for item in events(input, maxEvent: 64, pieces: [cut]) {
         if case .event(let e) = item {
             let held = (e.data?.count ?? 0) + (e.event?.count ?? 0) + (e.id?.count ?? 0) + (e.retry?.count ?? 0)

@@ -145,27 +145,56 @@ extension Connection {
         queue(head.bytes)
     }
 
-    /// The chunk's size line, its bytes and CRLF go out in one writev: a live stream's
-    /// chunks run to 128 KiB, not worth copying once more to frame them.
+    /// With nothing waiting, the size line (on the stack), the bytes and CRLF leave in one
+    /// writev: a live stream writes a chunk per event or two, and neither copies nor
+    /// allocates for it. Only what the socket did not take is kept.
     func writeChunk(_ bytes: [UInt8]) {
         guard streamChunked else { return queue(bytes) }
-        queue([Self.chunkSizeLine(bytes.count), bytes, Self.crlf])
+        guard machine.isOpen, !bytes.isEmpty else { return }
+        guard output.isEmpty else { return queue([Self.chunkSizeLine(bytes.count), bytes, Self.crlf]) }
+        let digits = Self.hexDigits(bytes.count)
+        let sent = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { line in
+            Self.writeHex(bytes.count, digits: digits, into: line)
+            line[digits] = 0x0D
+            line[digits + 1] = 0x0A
+            return bytes.withUnsafeBytes { body in
+                Self.crlf.withUnsafeBytes { end in
+                    withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { vectors in
+                        vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(line.baseAddress!), iov_len: digits + 2)
+                        vectors[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress!), iov_len: body.count)
+                        vectors[2] = iovec(iov_base: UnsafeMutableRawPointer(mutating: end.baseAddress!), iov_len: 2)
+                        return writev(fd, vectors.baseAddress, 3)
+                    }
+                }
+            }
+        }
+        if sent == digits + bytes.count + 4 { return }
+        keepUnsent([Self.chunkSizeLine(bytes.count), bytes, Self.crlf], sent: max(0, sent))
     }
 
     static let crlf: [UInt8] = [0x0D, 0x0A]
 
-    /// `<size in hex>` CR LF, made without a String (one per chunk of a live stream).
+    /// `<size in hex>` CR LF, made without a String.
     static func chunkSizeLine(_ size: Int) -> [UInt8] {
-        var digits = 1
-        while size >> (4 * digits) > 0 { digits += 1 }
+        let digits = hexDigits(size)
         return [UInt8](unsafeUninitializedCapacity: digits + 2) { buffer, count in
-            for k in 0..<digits {
-                let nibble = (size >> (4 * (digits - 1 - k))) & 0xF
-                buffer[k] = UInt8(nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10)
-            }
+            writeHex(size, digits: digits, into: buffer)
             buffer[digits] = 0x0D
             buffer[digits + 1] = 0x0A
             count = digits + 2
+        }
+    }
+
+    private static func hexDigits(_ size: Int) -> Int {
+        var digits = 1
+        while size >> (4 * digits) > 0 { digits += 1 }
+        return digits
+    }
+
+    private static func writeHex(_ size: Int, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        for k in 0..<digits {
+            let nibble = (size >> (4 * (digits - 1 - k))) & 0xF
+            buffer[k] = UInt8(nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10)
         }
     }
 
@@ -216,7 +245,12 @@ extension Connection {
             }
         }
         // The arrays are not mutated while writev runs, so their storage stays put.
-        var sent = max(0, writev(fd, vectors, Int32(vectors.count)))
+        keepUnsent(parts, sent: max(0, writev(fd, vectors, Int32(vectors.count))))
+    }
+
+    /// What a write into an empty queue left of `parts` waits for the socket.
+    private func keepUnsent(_ parts: [[UInt8]], sent: Int) {
+        var sent = sent
         for part in parts where !part.isEmpty {
             if sent >= part.count {
                 sent -= part.count

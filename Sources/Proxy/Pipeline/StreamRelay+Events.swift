@@ -166,7 +166,7 @@ extension StreamRelay {
         }
         appendFields(event)
         // Normalized JSON is one line: split (and copied) only when the data has several.
-        guard data.contains(0x0A) else { return appendData(data) }
+        guard data.containsByte(0x0A) else { return appendData(data) }
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) { appendField("data", Array(line)) }
         out.append(0x0A)
     }

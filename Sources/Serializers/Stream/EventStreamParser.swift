@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// An incremental `text/event-stream` reader (WHATWG HTML, "Parsing an event stream"):
 /// lines end in CR LF, LF or CR, in any mix, even split across reads; `data` lines join
 /// with LF; `event`, `id` and `retry` are kept as sent; a line starting with `:` is a
@@ -29,7 +31,10 @@ public struct EventStreamParser {
     }
 
     public let maxEvent: Int
+    /// The part of an unfinished line that came in earlier reads.
     private var line: [UInt8] = []
+    /// The current line has bytes (held in `line` unless skipping).
+    private var lineStarted = false
     private var pending = Event()
     /// Bytes the pending block holds.
     private var held = 0
@@ -56,83 +61,109 @@ public struct EventStreamParser {
                 if bomMatched == Self.bom.count { started = true }
             } else {
                 started = true
-                line.append(contentsOf: Self.bom[..<bomMatched])
+                Self.bom.withUnsafeBytes { take(UnsafeRawBufferPointer(rebasing: $0[..<bomMatched])) }
             }
         }
         while i < n {
-            let byte = bytes[i]
             if afterCR {
                 afterCR = false
-                if byte == 0x0A {
+                if bytes[i] == 0x0A {
                     i += 1
                     continue
                 }
             }
-            if byte == 0x0D || byte == 0x0A {
-                afterCR = byte == 0x0D
-                endLine(emit)
-                i += 1
-                continue
-            }
-            // The rest of this line in one copy.
-            var end = i + 1
-            while end < n, bytes[end] != 0x0D, bytes[end] != 0x0A { end += 1 }
-            if !skipping {
-                if held + line.count + (end - i) > maxEvent {
-                    skipping = true
-                    line.removeAll()
-                } else {
-                    line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[i..<end]))
-                }
-            }
-            i = end
+            let end = bytes.lineBreak(from: i, to: n)
+            let piece = UnsafeRawBufferPointer(rebasing: bytes[i..<end])
+            // The line goes on in the next read.
+            guard end < n else { return take(piece) }
+            afterCR = bytes[end] == 0x0D
+            endLine(piece, emit)
+            i = end + 1
         }
     }
 
     /// The stream ended: an unfinished block is dropped (as the WHATWG parser does).
     public mutating func finish() {
         line.removeAll()
+        lineStarted = false
         pending = Event()
         held = 0
         skipping = false
     }
 
-    private mutating func endLine(_ emit: (Item) -> Void) {
-        defer { line.removeAll(keepingCapacity: line.capacity <= 4096) }
-        if line.isEmpty {
-            if skipping {
-                emit(.tooLong)
-            } else if pending != Event() {
-                emit(.event(pending))
-            }
-            pending = Event()
-            held = 0
-            skipping = false
-            return
+    /// Part of a line that has not ended yet.
+    private mutating func take(_ piece: UnsafeRawBufferPointer) {
+        guard !piece.isEmpty else { return }
+        lineStarted = true
+        guard !skipping else { return }
+        if held + line.count + piece.count > maxEvent {
+            skipping = true
+            line.removeAll()
+        } else {
+            line.append(contentsOf: piece)
         }
+    }
+
+    /// A line ended; `rest` is its part in this read. A line that came whole in one read
+    /// is read where it lies, without a copy.
+    private mutating func endLine(_ rest: UnsafeRawBufferPointer, _ emit: (Item) -> Void) {
+        guard lineStarted || !rest.isEmpty else { return endBlock(emit) }
+        defer { lineStarted = false }
+        if !lineStarted {
+            if skipping { return }
+            if held + rest.count > maxEvent { return skipping = true }
+            return field(rest, emit)
+        }
+        take(rest)
         if skipping { return }
+        let whole = line
+        line = []
+        whole.withUnsafeBytes { field($0, emit) }
+        line = whole
+        line.removeAll(keepingCapacity: line.capacity <= 4096)
+    }
+
+    private mutating func endBlock(_ emit: (Item) -> Void) {
+        if skipping {
+            emit(.tooLong)
+        } else if pending != Event() {
+            emit(.event(pending))
+        }
+        pending = Event()
+        held = 0
+        skipping = false
+    }
+
+    /// One non-empty line of the pending block.
+    private mutating func field(_ line: UnsafeRawBufferPointer, _ emit: (Item) -> Void) {
         if line[0] == UInt8(ascii: ":") {
             return emit(.comment(Array(line[1...])))
         }
-        let colon = line.firstIndex(of: UInt8(ascii: ":"))
-        let name = colon.map { line[..<$0] } ?? line[...]
-        var value = colon.map { line[($0 + 1)...] } ?? []
-        if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        let colon = line.firstIndex(ofByte: UInt8(ascii: ":"), from: 0, to: line.count)
+        let name = UnsafeRawBufferPointer(rebasing: line[..<(colon ?? line.count)])
+        var valueStart = colon.map { $0 + 1 } ?? line.count
+        if valueStart < line.count, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+        let value = UnsafeRawBufferPointer(rebasing: line[valueStart...])
         held += line.count + 1
-        switch Array(name) {
-        case Self.data:
+        if Self.is(name, Self.data) {
             if pending.data == nil {
                 pending.data = Array(value)
             } else {
                 pending.data!.append(0x0A)
                 pending.data!.append(contentsOf: value)
             }
-        case Self.event: pending.event = Array(value)
-        // An id with NUL is ignored (WHATWG).
-        case Self.id: if !value.contains(0) { pending.id = Array(value) }
-        case Self.retry: if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { pending.retry = Array(value) }
-        default: break
+        } else if Self.is(name, Self.event) {
+            pending.event = Array(value)
+        } else if Self.is(name, Self.id) {
+            // An id with NUL is ignored (WHATWG).
+            if value.firstIndex(ofByte: 0, from: 0, to: value.count) == nil { pending.id = Array(value) }
+        } else if Self.is(name, Self.retry) {
+            if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { pending.retry = Array(value) }
         }
+    }
+
+    private static func `is`(_ name: UnsafeRawBufferPointer, _ field: [UInt8]) -> Bool {
+        name.count == field.count && name.elementsEqual(field)
     }
 
     static let data = Array("data".utf8), event = Array("event".utf8), id = Array("id".utf8), retry = Array("retry".utf8)

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// An incremental NDJSON / JSON Lines / JSON text sequence reader: records end in LF (a
 /// CR before it is dropped); for `application/json-seq` (RFC 7464) each record also
 /// starts with RS, and RS alone ends the previous one. Blank records are skipped. A
@@ -24,8 +26,8 @@ public struct RecordSplitter {
                 i += 1
                 continue
             }
-            var stop = i + 1
-            while stop < n, bytes[stop] != 0x0A, !(sequence && bytes[stop] == 0x1E) { stop += 1 }
+            var stop = bytes.firstIndex(ofByte: 0x0A, from: i + 1, to: n) ?? n
+            if sequence { stop = bytes.firstIndex(ofByte: 0x1E, from: i + 1, to: stop) ?? stop }
             if !skipping {
                 if record.count + (stop - i) > maxRecord {
                     skipping = true

@@ -1,5 +1,6 @@
 internal import CCurl
 internal import CShims
+import HTTPCore
 import Synchronization
 
 /// A route's cookies kept by the daemon (`cookies: jar`, AF's HTTPShouldHandleCookies):
@@ -37,40 +38,81 @@ public final class CookieJar: @unchecked Sendable {
         public let expires: Int
     }
 
-    /// The cookies held now.
+    /// The cookies held now (libcurl's list keeps an expired one until its next pass).
     public func cookies() -> [Cookie] {
-        guard let easy = curl_easy_init() else { return [] }
-        defer { curl_easy_cleanup(easy) }
-        guard (try? attach(to: easy)) != nil else { return [] }
-        var list: UnsafeMutableRawPointer?
-        guard cshim_easy_getinfo_pointer(easy, CURLINFO_COOKIELIST, &list) == CURLE_OK else { return [] }
-        var out: [Cookie] = []
-        var node = list?.assumingMemoryBound(to: curl_slist.self)
-        while let current = node {
-            if let line = current.pointee.data {
-                // Netscape format: domain, tailmatch, path, secure, expires, name, value.
-                let fields = String(cString: line).split(separator: "\t", omittingEmptySubsequences: false)
-                if fields.count >= 7 {
-                    var domain = String(fields[0])
-                    if domain.hasPrefix("#HttpOnly_") { domain.removeFirst("#HttpOnly_".count) }
-                    out.append(Cookie(domain: domain, path: String(fields[2]), name: String(fields[5]), secure: fields[3] == "TRUE",
-                                      expires: Int(fields[4]) ?? 0))
-                }
+        let now = Int(Clock.wall())
+        return held().filter { $0.expires == 0 || $0.expires > now }.map { Cookie(domain: $0.domain, path: $0.path, name: $0.name, secure: $0.secure, expires: $0.expires) }
+    }
+
+    /// The `Cookie` field for a request to `url` that libcurl does not make itself (a
+    /// connect-only handshake); nil when no cookie applies.
+    public func header(for url: String, now: Int) -> String? {
+        guard let target = Self.target(url) else { return nil }
+        return JarCookie.header(held(), host: target.host, path: target.path, secure: target.secure, now: now)
+    }
+
+    /// Keeps the cookies an answer libcurl did not read (a handshake's 101) sets.
+    public func store(setCookies: [String], from url: String, now: Int) {
+        guard !setCookies.isEmpty, let target = Self.target(url) else { return }
+        withHandle { easy in
+            for value in setCookies {
+                guard let cookie = JarCookie(setCookie: value, host: target.host, requestPath: target.path, now: now) else { continue }
+                // A secure cookie is kept only from a secure answer (RFC 6265bis §5.6 step 8).
+                if cookie.secure && !target.secure { continue }
+                _ = cshim_easy_setopt_string(easy, CURLOPT_COOKIELIST, cookie.netscapeLine)
             }
-            node = current.pointee.next
         }
-        curl_slist_free_all(list?.assumingMemoryBound(to: curl_slist.self))
-        return out
+    }
+
+    private func held() -> [JarCookie] {
+        withHandle { easy in
+            var list: UnsafeMutableRawPointer?
+            guard cshim_easy_getinfo_pointer(easy, CURLINFO_COOKIELIST, &list) == CURLE_OK else { return [] }
+            defer { curl_slist_free_all(list?.assumingMemoryBound(to: curl_slist.self)) }
+            var out: [JarCookie] = []
+            var node = list?.assumingMemoryBound(to: curl_slist.self)
+            while let current = node {
+                if let line = current.pointee.data, let cookie = JarCookie(netscapeLine: String(cString: line)) { out.append(cookie) }
+                node = current.pointee.next
+            }
+            return out
+        } ?? []
+    }
+
+    /// A handle attached to the jar for one call.
+    private func withHandle<T>(_ body: (UnsafeMutableRawPointer) -> T) -> T? {
+        guard let easy = curl_easy_init() else { return nil }
+        defer { curl_easy_cleanup(easy) }
+        guard (try? attach(to: easy)) != nil else { return nil }
+        return body(easy)
+    }
+
+    /// Host, path and whether the scheme is secure, of `scheme://host[:port]/path?query`.
+    static func target(_ url: String) -> (host: String, path: String, secure: Bool)? {
+        let b = Array(url.utf8)
+        guard let colon = b.firstIndex(of: UInt8(ascii: ":")), b[colon...].starts(with: "://".utf8) else { return nil }
+        let scheme = String(decoding: b[..<colon], as: UTF8.self).lowercased()
+        let start = colon + 3
+        let end = b[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? b.count
+        var authority = b[start..<end]
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
+        let host: ArraySlice<UInt8>
+        if authority.first == UInt8(ascii: "["), let close = authority.firstIndex(of: UInt8(ascii: "]")) {
+            host = authority[...close]
+        } else {
+            host = authority.prefix { $0 != UInt8(ascii: ":") }
+        }
+        guard !host.isEmpty else { return nil }
+        let path = b[end...].prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        return (String(decoding: host, as: UTF8.self).lowercased(), path.first == UInt8(ascii: "/") ? String(decoding: path, as: UTF8.self) : "/",
+                scheme == "https" || scheme == "wss")
     }
 
     /// Forgets every cookie; how many there were.
     @discardableResult
     public func clear() -> Int {
-        let count = cookies().count
-        guard let easy = curl_easy_init() else { return 0 }
-        defer { curl_easy_cleanup(easy) }
-        guard (try? attach(to: easy)) != nil else { return 0 }
-        _ = cshim_easy_setopt_string(easy, CURLOPT_COOKIELIST, "ALL")
+        let count = held().count
+        withHandle { _ = cshim_easy_setopt_string($0, CURLOPT_COOKIELIST, "ALL") }
         return count
     }
 }

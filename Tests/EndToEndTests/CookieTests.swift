@@ -64,6 +64,29 @@ struct CookieTests {
         #expect(try proxy.get("/kept/echo").status == 200)
     }
 
+    /// libcurl sends nothing of a jar on a connect-only handshake: the daemon applies it.
+    @Test func aJarsCookiesGoWithAWebSocketHandshakeAndItsAnswerSetsThem() throws {
+        let proxy = try ProxyHarness(routes: "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: {stub}\n    cookies: jar\n",
+                                     script: "ws_upstream.py")
+        defer { proxy.finish() }
+        let login = try proxy.get("/ws/login")
+        #expect(login.status == 200 && login.header("Set-Cookie") == nil)
+        // The jar's cookie for this path goes up, not one for another path, nor the client's.
+        let ws = try WSClient(proxy.port, "/ws/setcookie", extra: "Cookie: mine=1\r\n")
+        #expect(ws.header("Set-Cookie") == nil, "\(ws.head)")
+        ws.send(opcode: 1, Array("hi".utf8))
+        #expect(ws.next()?.text == "hi")
+        let first = proxy.stub.waitForLine { $0.hasPrefix("headers ") } ?? ""
+        #expect(first.contains("\"cookie\": \"session=abc\"") && !first.contains("mine") && !first.contains("elsewhere"), "\(first)")
+        // The 101 set one cookie and expired the other: the next handshake carries the new one.
+        _ = try WSClient(proxy.port, "/ws/echo")
+        #expect(proxy.stub.waitForText { $0.components(separatedBy: "headers ").count == 3 })
+        let second = proxy.stub.text.split(whereSeparator: \.isNewline).last { $0.hasPrefix("headers ") } ?? ""
+        #expect(second.contains("\"cookie\": \"fresh=new1\""), "\(second)")
+        let names = (proxy.json(try proxy.get("/-/cookies/ws"))?["cookies"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(names.sorted() == ["elsewhere", "fresh"], "\(names)")
+    }
+
     @Test func aBadSettingIsAConfigError() throws {
         let run = try checkRoute("cookies", "keep")
         #expect(run.status != 0 && run.stderrText.contains(":5:") && run.stderrText.contains("expected pass or jar, found 'keep'"))

@@ -94,6 +94,11 @@ class Client(threading.Thread):
                 body = json.dumps(SENT).encode()
                 self.sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
                 return
+            if path == "login":
+                body = b'{"ok":true}'
+                self.sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: session=abc; Path=/\r\n"
+                                  b"Set-Cookie: elsewhere=no; Path=/other\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+                return
             print("headers", json.dumps(fields), flush=True)
             if path == "refuse":
                 body = b'{"error":"no sockets for you","n":1.50}'
@@ -106,8 +111,10 @@ class Client(threading.Thread):
             accept = base64.b64encode(hashlib.sha1(fields["sec-websocket-key"].encode() + GUID).digest())
             if path == "badaccept":
                 accept = base64.b64encode(b"x" * 20)
-            self.sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                              b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+            # setcookie: the 101 sets a cookie and drops the session's.
+            cookies = b"Set-Cookie: fresh=new1; Path=/\r\nSet-Cookie: session=; Max-Age=0; Path=/\r\n" if path == "setcookie" else b""
+            self.sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" + cookies
+                              + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
             getattr(self, "do_" + path, self.echo)(q)
         except (EOFError, BrokenPipeError, ConnectionResetError):
             print("closed", path, "gone", flush=True)

@@ -115,6 +115,10 @@ final class WebSocketRelay: OpenWebSocket {
         if !kept.isEmpty { fields.append("Sec-WebSocket-Extensions", kept.map { String($0.trimmingSpaces) }.joined(separator: ", ")) }
         fields.append("Upgrade", "websocket")
         fields.append("Connection", "Upgrade")
+        // Connect-only: libcurl sends nothing of the jar, so its cookies are added here.
+        if let jar = route.cookies, let cookie = jar.header(for: context.url, now: Int(pipeline.clock.wall())) {
+            fields.append("Cookie", cookie)
+        }
         let (authority, target) = Self.split(context.url)
         var bytes = Array("GET \(target) HTTP/1.1\r\nHost: \(authority)\r\n".utf8)
         bytes += fields.bytes
@@ -182,7 +186,11 @@ final class WebSocketRelay: OpenWebSocket {
         for name in ["Sec-WebSocket-Protocol", "Sec-WebSocket-Extensions"] {
             if let value = headers.first(name) { reply.append(name, value) }
         }
-        if context.passesCookies { for cookie in headers.values("Set-Cookie") { reply.append("Set-Cookie", cookie) } }
+        if let jar = route.cookies {
+            jar.store(setCookies: headers.values("Set-Cookie"), from: context.url, now: Int(pipeline.clock.wall()))
+        } else {
+            for cookie in headers.values("Set-Cookie") { reply.append("Set-Cookie", cookie) }
+        }
         reply.append("X-Request-Id", context.requestID)
         reply.append("Serializerd-Source", RequestContext.Source.upstream.rawValue)
         reply.append("Server-Timing", "upstream;dur=" + NumberText.milliseconds(context.upstreamSeconds ?? 0))

@@ -20,7 +20,11 @@ final class WSClient {
         key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         connection.send("GET \(target) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                         + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\(extra)\r\n")
-        guard expectSwitch else { return }
+        if expectSwitch { try finishHandshake() }
+    }
+
+    /// Reads the 101 (for a client made with `expectSwitch: false`, after all were sent).
+    func finishHandshake() throws {
         let raw = connection.read { RawHTTP.find([13, 10, 13, 10], in: $0) != nil }
         guard let end = RawHTTP.find([13, 10, 13, 10], in: raw) else { throw TestFailure("no handshake answer: \(String(decoding: raw, as: UTF8.self))") }
         head = String(decoding: raw[..<(end + 4)], as: UTF8.self)

@@ -194,7 +194,8 @@ struct WebSocketTests {
             if sent == last { break }
             last = sent
         }
-        #expect(sent == last && sent < 8 << 20, "\(sent)")
+        // The kernel's own buffers (autotuned up to net.ipv4.tcp_rmem's maximum) take some.
+        #expect(sent == last && sent < 16 << 20, "\(sent)")
         // `/-/inflight` shows it (the board is refreshed four times a second).
         var inflight = ""
         let shown = Date().addingTimeInterval(5)
@@ -221,10 +222,12 @@ struct WebSocketTests {
     @Test func manyWebSocketsOpenedAndDroppedAtOnce() throws {
         let proxy = try Self.harness()
         defer { proxy.finish() }
+        // Every handshake is sent before any answer is read.
         var sockets: [WSClient] = []
-        for _ in 0..<300 { sockets.append(try WSClient(proxy.port, "/ws/silent")) }
+        for _ in 0..<1000 { sockets.append(try WSClient(proxy.port, "/ws/silent", expectSwitch: false)) }
+        for socket in sockets { try socket.finishHandshake() }
         let metrics = Metrics(try proxy.get("/metrics").text)
-        #expect(metrics["serializerd_open_streams{route=\"ws\",kind=\"websocket\"}"] == 300)
+        #expect(metrics["serializerd_open_streams{route=\"ws\",kind=\"websocket\"}"] == 1000)
         sockets.removeAll()
         let deadline = Date().addingTimeInterval(10)
         var open = -1.0
@@ -235,6 +238,8 @@ struct WebSocketTests {
             usleep(20_000)
         }
         #expect(open == 0)
+        // Each upstream heard its client go: a close with 1001.
+        #expect(proxy.stub.waitForText { $0.components(separatedBy: "closed silent code=1001").count == 1001 })
         let echo = try WSClient(proxy.port, "/ws/echo")
         echo.send(opcode: 1, Array("after".utf8))
         #expect(echo.next()?.text == "after")

@@ -19,7 +19,7 @@ from urllib.parse import urlparse, parse_qs
 
 from loopback_server import serve
 
-SENT = {"flood": 0}
+SENT = {"flood": 0, "endless": 0}
 
 
 def event(i, kind):
@@ -124,13 +124,14 @@ class Client(threading.Thread):
         self.wait_gone("silent")
 
     def do_endless(self, q):
-        gap = float(q.get("gap", 0.05))
+        gap, pad = float(q.get("gap", 0.05)), b"x" * int(q.get("pad", 0))
         self.head(200, "text/event-stream", b"Transfer-Encoding: chunked\r\n")
         i = 0
         try:
             while True:
-                self.chunk(b"data: {\"i\": %d}\n\n" % i)
+                self.chunk(b"data: {\"i\": %d, \"pad\": \"%s\"}\n\n" % (i, pad) if pad else b"data: {\"i\": %d}\n\n" % i)
                 i += 1
+                SENT["endless"] = i
                 time.sleep(gap)
         except OSError:
             self.closed("endless")

@@ -22,6 +22,14 @@ from urllib.parse import urlparse, parse_qs
 
 from loopback_server import serve
 
+PRINTING = threading.Lock()
+
+
+def say(*parts):
+    """One whole line, never interleaved with another connection's."""
+    with PRINTING:
+        print(*parts, flush=True)
+
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 SENT = {"flood": 0}
 
@@ -99,7 +107,7 @@ class Client(threading.Thread):
                 self.sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: session=abc; Path=/\r\n"
                                   b"Set-Cookie: elsewhere=no; Path=/other\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
                 return
-            print("headers", json.dumps(fields), flush=True)
+            say("headers", json.dumps(fields))
             if path == "refuse":
                 body = b'{"error":"no sockets for you","n":1.50}'
                 if q.get("chunked"):
@@ -117,9 +125,9 @@ class Client(threading.Thread):
                               + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
             getattr(self, "do_" + path, self.echo)(q)
         except (EOFError, BrokenPipeError, ConnectionResetError):
-            print("closed", path, "gone", flush=True)
+            say("closed", path, "gone")
         except OSError:
-            print("closed", path, "gone", flush=True)
+            say("closed", path, "gone")
         finally:
             self.sock.close()
 
@@ -129,11 +137,11 @@ class Client(threading.Thread):
         while True:
             fin, opcode, payload, masked = self.read_frame()
             if not masked:
-                print("closed", path, "unmasked", flush=True)
+                say("closed", path, "unmasked")
                 return
             if opcode == 8:
                 code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 1005
-                print("closed", path, "code=%d" % code, flush=True)
+                say("closed", path, "code=%d" % code)
                 self.sock.sendall(frame(8, payload))
                 return
             if opcode == 9:

@@ -38,6 +38,19 @@ public final class RawConnection: @unchecked Sendable {
         return buffer
     }
 
+    /// One byte, as a client that reads slowly takes it; nil after `timeout` or at the end.
+    public func readByte(timeout: Double = 5) -> UInt8? {
+        if !buffer.isEmpty { return buffer.removeFirst() }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return nil }
+        var byte: UInt8 = 0
+        guard recv(fd, &byte, 1, 0) == 1 else {
+            closedByPeer = true
+            return nil
+        }
+        return byte
+    }
+
     /// Reads until the daemon closes the connection (or `timeout`); true if it closed.
     public func waitForClose(timeout: Double = 5) -> Bool {
         _ = read(timeout: timeout)

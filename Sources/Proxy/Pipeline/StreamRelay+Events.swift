@@ -26,12 +26,12 @@ extension StreamRelay {
         guard !out.isEmpty, open else { return }
         guard let rate = downRate else {
             bytesOut += out.count
-            context.request.write(out)
+            client.write(out)
             return out.removeAll(keepingCapacity: true)
         }
         // `network.down`: what the pace allows leaves now (about 50 steps a second); the
         // rest waits here, counted by the backpressure, for the pace timer.
-        let now = pipeline.clock.now()
+        let now = clock.now()
         if paceStart == 0 { paceStart = now }
         let step = min(max(rate / 50, 1), 256 << 10)
         let allowed = Int(min((now - paceStart) * Double(rate), Double(Int.max >> 1))) + step - paceSent
@@ -39,7 +39,7 @@ extension StreamRelay {
         if take > 0 {
             paceSent += take
             bytesOut += take
-            context.request.write(Array(out[..<take]))
+            client.write(Array(out[..<take]))
             out.removeFirst(take)
         }
         guard !out.isEmpty else { return }
@@ -160,7 +160,7 @@ extension StreamRelay {
     /// One event: its fields, then its data a `data:` line per line.
     func appendEvent(_ event: EventStreamParser.Event, data: [UInt8]) {
         events += 1
-        if pipeline.shared.hub.hasSubscribers {
+        if hub.hasSubscribers {
             pipeline.noteStreamEvent(&recentEvents, context, kind: kind.name, direction: nil,
                                      label: event.event.map { String(decoding: $0, as: UTF8.self) }, data: data)
         }

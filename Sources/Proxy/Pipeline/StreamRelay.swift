@@ -19,6 +19,11 @@ final class StreamRelay {
     let context: RequestContext
     let route: Route
     unowned let pipeline: RequestPipeline
+    /// Held here, not reached through `context` and `pipeline` on each event: each step
+    /// through a reference costs a retain and a release of an object not in the cache.
+    let client: any ClientExchange
+    let clock: PipelineClock
+    let hub: EventHub
     let kind: StreamKind
     private var sse: EventStreamParser?
     private var records: RecordSplitter?
@@ -61,6 +66,9 @@ final class StreamRelay {
         self.route = route
         self.pipeline = pipeline
         self.kind = kind
+        client = context.request
+        clock = pipeline.clock
+        hub = pipeline.shared.hub
         passes = route.response.serializer == .text || route.response.serializer == .raw
         counters = pipeline.telemetry.metrics.stream(route: route.name, kind: kind.name)
     }
@@ -88,7 +96,7 @@ final class StreamRelay {
         idleTimer = nil
         answer.body = out
         out = []
-        context.upstreamSeconds = pipeline.clock.now() - context.upstreamSentAt
+        context.upstreamSeconds = clock.now() - context.upstreamSentAt
         // A recording tape keeps the error answer whole, as any other.
         if failure == nil, let recording = context.streamRecording, let heard = context.upstreamAnswered {
             heard(recording.request, answer, recording.startedWall, context.upstreamSeconds ?? 0, .whole)
@@ -101,7 +109,7 @@ final class StreamRelay {
     /// The upstream's head was validated: the client's head leaves now.
     func start(status: Int, headers: HeaderFields) {
         counters?.opened()
-        let now = pipeline.clock.now()
+        let now = clock.now()
         context.upstreamSeconds = now - context.upstreamSentAt
         self.status = status
         lastByte = now
@@ -157,7 +165,7 @@ final class StreamRelay {
     private func openClient() {
         guard !ended else { return }
         holdTimer = nil
-        let started = context.request.startStream(status: status, headers: replyFields, sendBuffer: Self.kernelSendBuffer,
+        let started = client.startStream(status: status, headers: replyFields, sendBuffer: Self.kernelSendBuffer,
                                                   onDrained: { [weak self] in self?.drained() },
                                                   onClose: { [weak self] in self?.clientLeft() })
         guard started else { return clientLeft() }
@@ -193,12 +201,12 @@ final class StreamRelay {
             return .stop
         }
         // What waits here (a held head, a pace) counts as what the client has not taken.
-        if paused || context.request.bufferedBytes + out.count >= Self.highWater {
-            if !paused { stalledAt = (context.request.bufferedBytes, pipeline.clock.now()) }
+        if paused || client.bufferedBytes + out.count >= Self.highWater {
+            if !paused { stalledAt = (client.bufferedBytes, clock.now()) }
             paused = true
             return .pause
         }
-        lastByte = pipeline.clock.now()
+        lastByte = clock.now()
         bytesIn += bytes.count
         record(bytes, now: lastByte)
         switch kind {
@@ -251,9 +259,9 @@ final class StreamRelay {
     /// `timeouts.client_idle`.
     private func idleCheck() {
         guard !ended else { return }
-        let now = pipeline.clock.now()
+        let now = clock.now()
         if paused {
-            let waiting = context.request.bufferedBytes
+            let waiting = client.bufferedBytes
             if waiting != stalledAt.bytes { stalledAt = (waiting, now) }
             let clientIdle = pipeline.config.timeouts.clientIdle
             if now - stalledAt.since >= clientIdle {
@@ -298,11 +306,11 @@ final class StreamRelay {
             finishing = nil
             return finish(outcome: outcome, cut: cut)
         }
-        if out.count + context.request.bufferedBytes < Self.highWater / 2 { drained() }
+        if out.count + client.bufferedBytes < Self.highWater / 2 { drained() }
     }
 
     private func drained() {
-        guard paused, !ended, open, out.count + context.request.bufferedBytes < Self.highWater / 2 || downRate == nil else { return }
+        guard paused, !ended, open, out.count + client.bufferedBytes < Self.highWater / 2 || downRate == nil else { return }
         paused = false
         if let task = context.upstreamTask { pipeline.session.resume(task) } else { context.streamReplay?.resume() }
     }
@@ -334,9 +342,9 @@ final class StreamRelay {
         var outcome = outcome
         outcome.reply = head
         outcome.upstreamBytes = bytesIn
-        if cut { context.request.abortStream() } else { context.request.endStream() }
-        let duration = pipeline.clock.now() - context.started
-        writeRecording(now: pipeline.clock.now())
+        if cut { client.abortStream() } else { client.endStream() }
+        let duration = clock.now() - context.started
+        writeRecording(now: clock.now())
         pipeline.publishStreamEvents(recentEvents, context, kind: kind.name)
         context.streamSummary = summary(duration: duration)
         context.recorder.record(context, status: status ?? self.status, bytesOut: bytesOut, outcome: outcome, duration: duration,
@@ -346,7 +354,7 @@ final class StreamRelay {
     /// What `/-/inflight` and progress events show of an open stream; nil while it is not
     /// one (an error answer being read).
     var summarySoFar: String? {
-        collecting || ended ? nil : summary(duration: pipeline.clock.now() - context.started)
+        collecting || ended ? nil : summary(duration: clock.now() - context.started)
     }
 
     private func summary(duration: Double) -> String {

@@ -36,6 +36,12 @@ public struct EventStreamParser {
     /// The current line has bytes (held in `line` unless skipping).
     private var lineStarted = false
     private var pending = Event()
+    /// The pending block's data, in storage kept from event to event: an event's data is
+    /// handed over as this array and, once the consumer lets it go, written over by the
+    /// next (copied only if the consumer kept it). Spare room is kept for the JSON
+    /// normalizer, which returns data that is already normal as itself.
+    private var data: [UInt8] = []
+    private var hasData = false
     /// Bytes the pending block holds.
     private var held = 0
     /// The pending block went over `maxEvent`: lines are dropped until its end.
@@ -87,6 +93,8 @@ public struct EventStreamParser {
         line.removeAll()
         lineStarted = false
         pending = Event()
+        data = []
+        hasData = false
         held = 0
         skipping = false
     }
@@ -126,10 +134,13 @@ public struct EventStreamParser {
     private mutating func endBlock(_ emit: (Item) -> Void) {
         if skipping {
             emit(.tooLong)
-        } else if pending != Event() {
+        } else if hasData || pending != Event() {
+            if hasData { pending.data = data }
             emit(.event(pending))
         }
         pending = Event()
+        hasData = false
+        data.removeAll(keepingCapacity: data.capacity <= Self.keptCapacity)
         held = 0
         skipping = false
     }
@@ -146,12 +157,13 @@ public struct EventStreamParser {
         let value = UnsafeRawBufferPointer(rebasing: line[valueStart...])
         held += line.count + 1
         if Self.is(name, Self.data) {
-            if pending.data == nil {
-                pending.data = Array(value)
+            if hasData {
+                data.append(0x0A)
             } else {
-                pending.data!.append(0x0A)
-                pending.data!.append(contentsOf: value)
+                hasData = true
+                data.reserveCapacity(value.count + BodyRoom.bytes)
             }
+            data.append(contentsOf: value)
         } else if Self.is(name, Self.event) {
             pending.event = Array(value)
         } else if Self.is(name, Self.id) {
@@ -162,8 +174,13 @@ public struct EventStreamParser {
         }
     }
 
+    /// Data storage kept between events up to this; a larger event's goes with it.
+    static let keptCapacity = 64 << 10
+
     private static func `is`(_ name: UnsafeRawBufferPointer, _ field: [UInt8]) -> Bool {
-        name.count == field.count && name.elementsEqual(field)
+        guard name.count == field.count else { return false }
+        for k in 0..<name.count where name[k] != field[k] { return false }
+        return true
     }
 
     static let data = Array("data".utf8), event = Array("event".utf8), id = Array("id".utf8), retry = Array("retry".utf8)

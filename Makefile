@@ -17,7 +17,7 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-network bench-inspector install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-network bench-streams bench-inspector install install-files uninstall clean
 
 all: build
 
@@ -178,6 +178,12 @@ bench-failures: bench-deps
 bench-network: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	python3 bench/network_shaping.py
+
+# SSE and WebSockets against nginx (proxy_buffering off; its WebSocket proxy): latency and
+# CPU per event, one stream's rate, memory with 1,000 open, a slow reader.
+bench-streams: bench-deps
+	$(SWIFT) build $(RELEASE) --product serializerd
+	bench/streams.sh
 
 clean:
 	rm -rf .build

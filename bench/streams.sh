@@ -17,7 +17,7 @@
 #            together: the proxy's RSS above its idle RSS
 # serializerd normalizes each event (json route); nginx forwards bytes. WebSocket
 # messages are relayed as they are on both.
-#   bench/streams.sh                      # STREAMS=100 DUR=10 OPEN=1000 ROUNDS=3
+#   bench/streams.sh (make bench-streams) # STREAMS=100 DUR=10 OPEN=1000 ROUNDS=3
 #   PARTS="latency" STREAMS=10 bench/streams.sh   # some parts only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -107,6 +107,7 @@ rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }  # KiB
 tick=$(getconf CLK_TCK)
 
 if [[ " $PARTS " == *" latency "* ]]; then
+RATIOS=()
 echo "| round | path | events | p50 µs | p99 µs | CPU µs per event |"
 echo "|---|---|---:|---:|---:|---:|"
 # The C origin ticks every GAP ms itself; the Python one reads it from the query.
@@ -124,8 +125,12 @@ for round in $(seq "$ROUNDS"); do
     events=$(echo "$line" | awk '{print $2}')
     per=$(awk -v d=$((after - before)) -v t="$tick" -v n="$events" 'BEGIN { printf "%.2f", d / t * 1e6 / n }')
     echo "| $round | $peer | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | $per |"
+    if [ $peer = nginx ]; then nginx_per=$per; else RATIOS+=("$(awk -v a="$per" -v b="$nginx_per" 'BEGIN { printf "%.2f", a / b }')"); fi
   done
 done
+# The steadiest summary of a noisy machine: each round's ratio, then their median.
+printf '%s\n' "${RATIOS[@]}" | sort -n | awk '{ r[NR] = $1 } END {
+  printf "\nCPU per event, serializerd ÷ nginx: %.2f–%.2f×, median %.2f× (%d rounds)\n", r[1], r[NR], (NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2), NR }'
 fi
 
 if [[ " $PARTS " == *" rate "* ]]; then

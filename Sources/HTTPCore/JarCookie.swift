@@ -64,7 +64,7 @@ public struct JarCookie: Equatable, Sendable {
         var parts = setCookie.split(separator: ";", omittingEmptySubsequences: false)
         guard !parts.isEmpty, let equals = parts[0].firstIndex(of: "=") else { return nil }
         let pair = parts.removeFirst()
-        let name = Self.trimmed(pair[..<equals]), value = Self.trimmed(pair[pair.index(after: equals)...])
+        let name = String(pair[..<equals].trimmingSpaces), value = String(pair[pair.index(after: equals)...].trimmingSpaces)
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= Self.maxSize,
               !(name + value).utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
         let host = host.lowercased()
@@ -73,8 +73,8 @@ public struct JarCookie: Equatable, Sendable {
         var maxAge: Int?, expires: Int?
         for part in parts {
             let equals = part.firstIndex(of: "=")
-            let key = Self.trimmed(part[..<(equals ?? part.endIndex)]).lowercased()
-            let argument = equals.map { Self.trimmed(part[part.index(after: $0)...]) } ?? ""
+            let key = part[..<(equals ?? part.endIndex)].trimmingSpaces.lowercased()
+            let argument = equals.map { String(part[part.index(after: $0)...].trimmingSpaces) } ?? ""
             switch key {
             case "expires":
                 if let seconds = HTTPDate.seconds(argument, now: Double(now)) { expires = max(1, Int(seconds)) }
@@ -161,9 +161,5 @@ public struct JarCookie: Equatable, Sendable {
 
     static func isIPAddress(_ host: String) -> Bool {
         host.hasPrefix("[") || host.contains(":") || (!host.isEmpty && host.utf8.allSatisfy { $0 == 0x2E || ($0 >= 0x30 && $0 <= 0x39) })
-    }
-
-    static func trimmed(_ text: Substring) -> String {
-        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

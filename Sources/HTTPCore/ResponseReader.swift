@@ -204,12 +204,7 @@ public struct ResponseReader {
         var size = 0
         var digits = 0
         for byte in line {
-            let value: Int
-            switch byte {
-            case 0x30...0x39: value = Int(byte - 0x30)
-            case 0x41...0x46: value = Int(byte - 0x41 + 10)
-            case 0x61...0x66: value = Int(byte - 0x61 + 10)
-            default:
+            guard let value = Hex.value(byte) else {
                 // An extension or the line's CR ends the size.
                 guard digits > 0, byte == 0x3B || byte == 0x0D || byte == 0x20 || byte == 0x09 else {
                     throw .malformed("a chunk size is not hexadecimal")
@@ -218,7 +213,7 @@ public struct ResponseReader {
             }
             digits += 1
             guard digits <= 15 else { throw .malformed("a chunk size is too large") }
-            size = size << 4 | value
+            size = size << 4 | Int(value)
         }
         guard digits > 0 else { throw .malformed("a chunk size is empty") }
         return size

@@ -192,10 +192,7 @@ extension Connection {
     }
 
     private static func writeHex(_ size: Int, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) {
-        for k in 0..<digits {
-            let nibble = (size >> (4 * (digits - 1 - k))) & 0xF
-            buffer[k] = UInt8(nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10)
-        }
+        for k in 0..<digits { buffer[k] = Hex.digit(UInt8(truncatingIfNeeded: size >> (4 * (digits - 1 - k)))) }
     }
 
     /// The last chunk; the connection closes once it has left.

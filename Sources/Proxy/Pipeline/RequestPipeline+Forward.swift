@@ -202,13 +202,16 @@ extension RequestPipeline {
     func record(_ request: UpstreamRequest, reply: UpstreamResponse, into tape: Tape, started: Double, seconds: Double,
                 timing: RequestContext.RecordedTiming = .whole) {
         let capture = config.capture
-        let entry = TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers, body: request.body),
-                              status: reply.status, responseHeaders: reply.headers, responseBody: reply.body,
-                              startedAt: started, duration: seconds, chunks: timing.chunks, messages: timing.messages)
+        // Made only when the tape keeps entries in memory (or for a stream or WebSocket).
+        func entry() -> TapeEntry {
+            TapeEntry(request: TapeRequest(method: request.method, url: request.url, headers: request.headers, body: request.body),
+                      status: reply.status, responseHeaders: reply.headers, responseBody: reply.body,
+                      startedAt: started, duration: seconds, chunks: timing.chunks, messages: timing.messages)
+        }
         // A stream's redaction moves its chunks' offsets, a WebSocket's is per message: such
         // an entry is encoded from its redacted self.
         if timing.chunks != nil || timing.messages != nil {
-            let redacted = entry.redacted(by: capture)
+            let redacted = entry().redacted(by: capture)
             _ = tape.record(encoded: HARCodec.encode(redacted)) { redacted }
             return
         }
@@ -216,7 +219,7 @@ extension RequestPipeline {
                                       requestBody: request.body, status: reply.status, responseHeaders: { reply.headers.forEach($0) },
                                       responseBody: reply.body, startedAt: started, duration: seconds, capture: capture,
                                       httpVersion: reply.httpVersion)
-        _ = tape.record(encoded: encoded) { entry.redacted(by: capture) }
+        _ = tape.record(encoded: encoded) { entry().redacted(by: capture) }
     }
 }
 

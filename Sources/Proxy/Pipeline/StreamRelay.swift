@@ -343,8 +343,9 @@ final class StreamRelay {
         outcome.reply = head
         outcome.upstreamBytes = bytesIn
         if cut { client.abortStream() } else { client.endStream() }
-        let duration = clock.now() - context.started
-        writeRecording(now: clock.now())
+        let now = clock.now()
+        let duration = now - context.started
+        writeRecording(now: now)
         pipeline.publishStreamEvents(recentEvents, context, kind: kind.name)
         context.streamSummary = summary(duration: duration)
         context.recorder.record(context, status: status ?? self.status, bytesOut: bytesOut, outcome: outcome, duration: duration,

@@ -268,10 +268,11 @@ final class WebSocketRelay: OpenWebSocket {
         client.endStream()
         counters?.closed()
         pipeline.openWebSockets[ObjectIdentifier(self)] = nil
-        let duration = pipeline.clock.now() - context.started
+        let now = pipeline.clock.now()
+        let duration = now - context.started
         context.streamSummary = summary(duration: duration)
         pipeline.publishStreamEvents(recentEvents, context, kind: "websocket")
-        writeRecording(now: pipeline.clock.now())
+        writeRecording(now: now)
         context.recorder.record(context, status: 101, bytesOut: bytesToClient,
                                 outcome: .init(label: label, serializer: nil, reply: nil, error: error,
                                                upstreamBytes: bytesFromUpstream),

@@ -105,6 +105,7 @@ done
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }   # clock ticks
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }  # KiB
 tick=$(getconf CLK_TCK)
+per_unit() { awk -v d="$1" -v t="$tick" -v n="$2" 'BEGIN { printf "%.2f", d / t * 1e6 / n }'; }  # ticks, count → µs each
 
 if [[ " $PARTS " == *" latency "* ]]; then
 RATIOS=()
@@ -123,7 +124,7 @@ for round in $(seq "$ROUNDS"); do
     line=$("$WORK/latency" "$port" "$path" "$STREAMS" "$DUR")
     after=$(cpu "$pid")
     events=$(echo "$line" | awk '{print $2}')
-    per=$(awk -v d=$((after - before)) -v t="$tick" -v n="$events" 'BEGIN { printf "%.2f", d / t * 1e6 / n }')
+    per=$(per_unit $((after - before)) "$events")
     echo "| $round | $peer | $(echo "$line" | awk '{print $2" | "$4" | "$6}') | $per |"
     if [ $peer = nginx ]; then nginx_per=$per; else RATIOS+=("$(awk -v a="$per" -v b="$nginx_per" 'BEGIN { printf "%.2f", a / b }')"); fi
   done
@@ -195,7 +196,7 @@ for round in $(seq "$ROUNDS"); do
     per="—"
     if [ -n "$pid" ]; then
       after=$(cpu "$pid")
-      per=$(awk -v d=$((after - before)) -v t="$tick" -v n="$(echo "$many" | awk '{print $2}')" 'BEGIN { printf "%.2f", d / t * 1e6 / n }')
+      per=$(per_unit $((after - before)) "$(echo "$many" | awk '{print $2}')")
     fi
     echo "| $round | $peer | $(echo "$one" | awk '{print $2" | "$4" | "$6}') | $(echo "$many" | awk '{print $2}') | $per |"
   done

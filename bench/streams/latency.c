@@ -25,11 +25,8 @@ int main(int argc, char **argv) {
     char request[1024];
     snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", argv[2]);
     for (int i = 0; i < streams; i++) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-        a.sin_addr.s_addr = inet_addr("127.0.0.1");
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { perror("connect"); return 1; }
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        int fd = connect_loopback(port);
+        if (fd < 0) return 1;
         if (write(fd, request, strlen(request)) < 0) { perror("write"); return 1; }
         struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
         epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);

@@ -1,16 +1,30 @@
 /* What the C clients and origin of bench/streams.sh share: the monotonic clock every
- * latency is read on (the origin stamps events with it, the clients compare), and the
- * clients' latency samples, bounded, and their report. */
+ * latency is read on (the origin stamps events with it, the clients compare), the
+ * clients' loopback connection, and their latency samples, bounded, and their report. */
 #ifndef BENCH_STREAMS_SAMPLES_H
 #define BENCH_STREAMS_SAMPLES_H
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
 
 static inline long long now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A connection to 127.0.0.1:port with Nagle off; -1 on failure. */
+static inline int connect_loopback(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+    a.sin_addr.s_addr = inet_addr("127.0.0.1");
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { perror("connect"); return -1; }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
 }
 
 static inline int cmp_samples(const void *a, const void *b) {

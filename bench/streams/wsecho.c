@@ -37,11 +37,8 @@ static int send_all(int fd, const void *p, size_t n) {
 
 /* Connects and completes the handshake (blocking); -1 on failure. */
 static int open_ws(int port, const char *path) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-    a.sin_addr.s_addr = inet_addr("127.0.0.1");
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { perror("connect"); return -1; }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    int fd = connect_loopback(port);
+    if (fd < 0) return -1;
     char request[512];
     snprintf(request, sizeof request,
              "GET %s HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

@@ -48,6 +48,11 @@ try:
         "return Array.from(document.querySelectorAll('#rows tr')).map(r => ({id: r.dataset.id,"
         " cells: Array.from(r.cells).map(c => c.textContent), imgs: r.querySelectorAll('img').length}))")
     ids = lambda: [r["id"] for r in rows()]
+
+    def open_row(request_id):
+        """Waits for a flow's row, then opens its details."""
+        wait(lambda: request_id in ids(), 10)
+        driver.find_element(By.CSS_SELECTOR, f"#rows tr[data-id='{request_id}']").click()
     out["initial_rows"] = len(wait(rows) or [])
     out["state"] = wait(lambda: driver.find_element(By.ID, "state").text == "live" and "live") or driver.find_element(By.ID, "state").text
 
@@ -97,8 +102,7 @@ try:
     get("/api/" + "long-segment/" * 30 + "json", "wide-1")
     wait(lambda: "wide-1" in ids(), 5)
     # A failure's details: the problem document and the reproduce command.
-    wait(lambda: "browser-failure" in ids())
-    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='browser-failure']").click()
+    open_row("browser-failure")
     command = wait(lambda: driver.find_element(By.ID, "d-command").text)
     out["command"] = command
     out["problem"] = json.loads(driver.find_element(By.ID, "d-problem").text)
@@ -136,24 +140,21 @@ try:
     out["reach"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('reach').textContent; return t.includes('gone: unreachable') ? t : null"), 10)
     # A failure that kept no upstream response: its note, and no reproduce command or body link.
-    wait(lambda: "gone-1" in ids(), 5)
-    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='gone-1']").click()
+    open_row("gone-1")
     out["unkept"] = wait(lambda: driver.execute_script(
         "const n = document.getElementById('d-note').textContent; if (!n) return null;"
         " const shown = (id) => { const e = document.getElementById(id); return !!(e.offsetWidth || e.offsetHeight); };"
         " return {note: n, command: shown('d-command'), body: shown('d-body'), copy: shown('d-copy'), problem: shown('d-problem')}"), 5)
     # A flow network conditions touched: what they did, in its row and its details.
     get("/lossy/json", "faulted-1")
-    wait(lambda: "faulted-1" in ids(), 5)
+    open_row("faulted-1")
     out["fault_row"] = [r["cells"][6] for r in rows() if r["id"] == "faulted-1"]
-    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='faulted-1']").click()
     out["fault_facts"] = wait(lambda: driver.execute_script(
         "const d = document.getElementById('d-facts'); const t = Array.from(d.querySelectorAll('dt'));"
         " const i = t.findIndex(x => x.textContent === 'faults'); return i < 0 ? null : d.querySelectorAll('dd')[i].textContent"), 5)
     # A stream's last events, kept while the page watches, redacted.
     get("/api/sse?n=3", "stream-1")
-    wait(lambda: "stream-1" in ids(), 5)
-    driver.find_element(By.CSS_SELECTOR, "#rows tr[data-id='stream-1']").click()
+    open_row("stream-1")
     out["stream_events"] = wait(lambda: driver.execute_script(
         "const l = Array.from(document.querySelectorAll('#d-events li')); if (l.length < 3) return null;"
         " return {title: document.getElementById('d-stream-title').textContent,"

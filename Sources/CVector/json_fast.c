@@ -1057,3 +1057,6 @@ static _Thread_local size_t sj_number_checks;
 size_t serializerd_number_checks(void) { return sj_number_checks; }
 void serializerd_note_number_check(void) { sj_number_checks++; }
 
+
+static _Thread_local uint8_t sj_scratch[SERIALIZERD_JSON_SCRATCH];
+uint8_t *serializerd_json_scratch(void) { return sj_scratch; }

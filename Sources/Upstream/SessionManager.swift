@@ -27,9 +27,9 @@ public final class SessionManager {
     @exclusivity(unchecked) private var policyHandles: [String: [UnsafeMutableRawPointer]] = [:]
     private let maxIdleHandles = 64
     /// Depth of calls into libcurl that may call back (a sink may ask to cancel from there).
-    private var insideCurl = 0
+    @exclusivity(unchecked) private var insideCurl = 0
     /// Cancels asked for from inside libcurl, done when it returns.
-    private var cancelling: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var cancelling: [UnsafeMutableRawPointer] = []
     /// Connect-only transfers live in a multi handle of their own: libcurl prunes idle
     /// connections of a multi by the age set on the transfer pruning them, and a tunnel's
     /// connection, idle as libcurl sees it, would be closed under its user.

@@ -82,4 +82,25 @@ import Testing
         let result = s.serialize(UpstreamResponse(status: 200, contentType: "application/json", body: [0x22, 0xE9, 0x22]))
         #expect(result.error?.detail == "json: invalid UTF-8 in string at line 1, column 2 (byte 1)")
     }
+
+    /// A stream's event is normalized without being made into an answer: the same result
+    /// as the answer path for each kind of body, including one over the output cap.
+    @Test func eventsSerializeAsTheirAnswersWould() throws {
+        for serializer in ["json", "xml", "text"] {
+            var settings = ResponseSettings(serializer: try SerializerName(parsing: serializer))
+            settings.maxOutput = 64
+            let events = try ResponseSerializerRegistry.makeForEvents(settings)
+            let bodies = ["", " ", #"{ "a" : 1 }"#, "{bad", "<a>1</a>", "[" + String(repeating: "1,", count: 40) + "1]"]
+            for body in bodies {
+                let direct = events.serialize(event: Array(body.utf8))
+                #expect(direct == events.serialize(response(200, nil, body)), "\(serializer): \(body)")
+            }
+        }
+        // The cap holds on the event path too.
+        var settings = ResponseSettings(serializer: .json)
+        settings.maxOutput = 64
+        let capped = try ResponseSerializerRegistry.makeForEvents(settings).serialize(event: Array(("[" + String(repeating: "1,", count: 40) + "1]").utf8))
+        #expect(capped.value == nil && capped.error?.code == 3840)
+        #expect(try ResponseSerializerRegistry.makeForEvents(settings).serialize(event: Array(#"{ "a" : 1 }"#.utf8)).text == #"{"a":1}"#)
+    }
 }

@@ -26,6 +26,11 @@ ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *
                                           int allow_fragments, size_t max_depth, int kernel,
                                           int in_place, int *output_is_input, size_t numbers[3]);
 
+// This thread's output buffer for small documents (input of at most
+// SERIALIZERD_JSON_SCRATCH - 64 bytes), so that input already normal costs no allocation.
+#define SERIALIZERD_JSON_SCRATCH 4096
+uint8_t *serializerd_json_scratch(void);
+
 // output.numbers' decision for one valid JSON number of `n` bytes (DESIGN §5): 0 when its
 // nearest double prints back as the same value, 1 when not, 2 when this exact check cannot
 // tell and printing decides. On every architecture.

@@ -153,7 +153,7 @@ public final class Route: Sendable {
     /// One event's data through the route's serializer and `output` (DESIGN §9).
     func serializeEvent(_ data: [UInt8], messages: Bool = false) -> SerializationResult {
         let serializer = messages ? messageSerializer ?? eventSerializer : eventSerializer
-        var outcome = serializer.serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
+        var outcome = serializer.serialize(event: data)
         _ = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
         if output.canonical { outcome = Self.canonicalized(outcome) }
         return outcome

@@ -79,7 +79,7 @@ final class RequestContext {
     var upstreamTask: UpstreamTask?
     var upstreamSentAt = 0.0
     /// A recording tape's stream: what it has kept so far (set when the request is sent).
-    var streamRecording: StreamRecording?
+    @exclusivity(unchecked) var streamRecording: StreamRecording?
     /// A recorded stream being replayed into `stream`.
     var streamReplay: StreamReplay?
     /// A recorded WebSocket being replayed.

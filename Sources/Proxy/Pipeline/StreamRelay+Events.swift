@@ -43,7 +43,7 @@ extension StreamRelay {
             out.removeFirst(take)
         }
         guard !out.isEmpty else { return }
-        if paceTimer == nil { paceTimer = pipeline.makeTimer?({ [weak self] in self?.paceTick() }) }
+        if paceTimer == nil { paceTimer = pipeline.makeTimer?({ [link] in link.relay?.paceTick() }) }
         paceTimer?.schedule(after: max(0.001, paceStart + Double(paceSent) / Double(rate) - now))
     }
 

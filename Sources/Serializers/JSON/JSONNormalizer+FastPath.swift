@@ -26,26 +26,50 @@ extension JSONNormalizer {
         let n = input.count - start
         guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }
         let room = inPlace && start == 0 && input.capacity - input.count >= BodyRoom.bytes
-        var valid = false
+        var run = FastRun(countingNumbers: countingNumbers)
+        let out: [UInt8]
+        if n + 64 <= Int(SERIALIZERD_JSON_SCRATCH) {
+            // Small output goes through this thread's scratch, copied out only when it is
+            // not the input: an uninitialized [UInt8] is made by the standard library's
+            // unspecialized path, a generic metadata lookup dearer than the copy.
+            let scratch = serializerd_json_scratch()!
+            let length = fastRun(input, from: start, into: scratch, options: options, kernel: kernel, room: room, &run)
+            if run.outputIsInput != 0 { return (input, run.unsafe) }
+            guard length >= 0 else { return nil }
+            out = Array(UnsafeBufferPointer(start: scratch, count: length))
+        } else {
+            out = [UInt8](unsafeUninitializedCapacity: n + 64) { outBuf, count in
+                let length = fastRun(input, from: start, into: outBuf.baseAddress!, options: options, kernel: kernel, room: room, &run)
+                count = length >= 0 && run.outputIsInput == 0 ? length : 0
+            }
+            if run.outputIsInput != 0 { return (input, run.unsafe) }
+            guard !out.isEmpty else { return nil }   // valid JSON is never empty
+        }
+        return (out, run.unsafe)
+    }
+
+    /// What one run of the C fast path says besides its length.
+    struct FastRun {
+        let countingNumbers: Bool
         var outputIsInput: Int32 = 0
-        var unsafe: Int?
-        // It writes whole blocks past the output it keeps: 64 bytes of room beyond the input.
-        let out = input.withUnsafeBufferPointer { inBuf in
-            [UInt8](unsafeUninitializedCapacity: n + 64) { outBuf, count in
-                // Numbers by verdict: safe, unsafe, left to NumberSafety.
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 3) { numbers in
-                    numbers.initialize(repeating: 0)
-                    let base = inBuf.baseAddress!
-                    let length = serializerd_json_fast_normalize(base + start, n, outBuf.baseAddress!,
-                                                                 options.allowFragments ? 1 : 0, options.maxDepth, Int32(kernel),
-                                                                 room ? 1 : 0, &outputIsInput, countingNumbers ? numbers.baseAddress! : nil)
-                    valid = length >= 0 && outputIsInput == 0
-                    count = valid ? length : 0
-                    unsafe = countingNumbers && numbers[2] == 0 ? numbers[1] : nil
-                }
+        /// Numbers by verdict: safe, unsafe, left to NumberSafety.
+        var numbers: (Int, Int, Int) = (0, 0, 0)
+        /// The count of numbers no double holds exactly, nil when some were left.
+        var unsafe: Int? { countingNumbers && numbers.2 == 0 ? numbers.1 : nil }
+        init(countingNumbers: Bool) { self.countingNumbers = countingNumbers }
+    }
+
+    /// The C fast path over `input[start...]` into `out`, which has room for 64 bytes
+    /// past the input's length (whole blocks are written).
+    static func fastRun(_ input: [UInt8], from start: Int, into out: UnsafeMutablePointer<UInt8>, options: JSONReadOptions,
+                        kernel: Int, room: Bool, _ run: inout FastRun) -> Int {
+        let counting = run.countingNumbers
+        return input.withUnsafeBufferPointer { inBuf in
+            withUnsafeMutableBytes(of: &run.numbers) { counts in
+                serializerd_json_fast_normalize(inBuf.baseAddress! + start, inBuf.count - start, out, options.allowFragments ? 1 : 0,
+                                                options.maxDepth, Int32(kernel), room ? 1 : 0, &run.outputIsInput,
+                                                counting ? counts.baseAddress!.assumingMemoryBound(to: Int.self) : nil)
             }
         }
-        if outputIsInput != 0 { return (input, unsafe) }
-        return valid ? (out, unsafe) : nil
     }
 }

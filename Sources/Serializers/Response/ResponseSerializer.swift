@@ -5,6 +5,14 @@
 /// whose body still parsed); the value then feeds the problem document.
 public protocol ResponseSerializer: Sendable {
     func serialize(_ response: UpstreamResponse) -> SerializationResult
+    /// One event's data of a stream (DESIGN §9), as a 200 answer with no media type.
+    func serialize(event data: [UInt8]) -> SerializationResult
+}
+
+extension ResponseSerializer {
+    public func serialize(event data: [UInt8]) -> SerializationResult {
+        serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
+    }
 }
 
 public struct SerializationResult: Sendable, Equatable {

@@ -42,11 +42,18 @@ public struct ResponseValidation: Sendable, Equatable {
         if let validationError, validationError.involvesContentType {
             return SerializationResult(value: nil, error: validationError, serializer: name)
         }
-        if response.body.isEmpty || response.body == [0x20] {
+        return serialize(body: response.body, as: name, validationError: validationError, transcode: transcode)
+    }
+
+    /// The transcoding half of `serialize(_:as:transcode:)`: for a body with no status or
+    /// media type to check (a stream's event), or one that passed them.
+    public func serialize(body: [UInt8], as name: String, validationError: SerializationError? = nil,
+                          transcode: ([UInt8], OutputBudget) throws(TranscodeError) -> NormalizedJSON) -> SerializationResult {
+        if body.isEmpty || body == [0x20] {
             return SerializationResult(value: .null, error: validationError, serializer: name)
         }
         do {
-            let value = try transcode(response.body, OutputBudget(input: response.body.count, cap: maxOutput))
+            let value = try transcode(body, OutputBudget(input: body.count, cap: maxOutput))
             return SerializationResult(value: value, error: validationError, serializer: name)
         } catch {
             let failure = SerializationError.serializationFailed(

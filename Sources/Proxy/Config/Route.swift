@@ -152,8 +152,10 @@ public final class Route: Sendable {
 
     /// One event's data through the route's serializer and `output` (DESIGN §9).
     func serializeEvent(_ data: [UInt8], messages: Bool = false) -> SerializationResult {
-        let serializer = messages ? messageSerializer ?? eventSerializer : eventSerializer
-        var outcome = serializer.serialize(event: data)
+        // Called where it is stored: bound to a local, the serializer was copied out of
+        // its existential box (and its fields retained) for every event.
+        var outcome = if messages, let messageSerializer { messageSerializer.serialize(event: data) }
+                      else { eventSerializer.serialize(event: data) }
         _ = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
         if output.canonical { outcome = Self.canonicalized(outcome) }
         return outcome

@@ -2,7 +2,7 @@
 # Debian packages they need first (apt, as root or via sudo).
 SWIFT        ?= swift
 CONFIG       ?= config/serializerd.yaml
-APT_PACKAGES := libevent-dev libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config curl
+APT_PACKAGES := libevent-dev libcurl4-openssl-dev libssl-dev libxml2-dev libre2-dev pkg-config curl
 BENCH_DATA   ?= ../shared/bench-data
 # Release builds link Swift's runtime statically: the installed binary needs no Swift
 # toolchain, and the daemon maps ~7 MB less at idle (no Foundation/ICU shared objects).

@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "Tapes", dependencies: ["HTTPCore", "Serializers", "Telemetry", "CPages", .product(name: "Logging", package: "swift-log")]),
         // Network conditions: latency, bandwidth, faults and payload chaos, per route and request.
         .target(name: "Network", dependencies: ["HTTPCore", "Serializers"]),
+        // JSON Schema 2020-12 contracts on the normalized output (DESIGN §10).
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
+        .target(name: "Contracts", dependencies: ["Serializers", "CRE2"]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
@@ -61,6 +64,7 @@ let package = Package(
         .testTarget(name: "ProxyTests", dependencies: ["Proxy", "Serializers", "HTTPCore", "Cache", "TestSupport"]),
         .testTarget(name: "TapesTests", dependencies: ["Tapes", "Serializers", "Telemetry", "TestSupport"]),
         .testTarget(name: "CacheTests", dependencies: ["Cache", "HTTPCore"]),
+        .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Serializers", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Serializers", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),

@@ -26,6 +26,11 @@ for source in Sources/CVector/*.c; do
 done
 rm -f "$modules/libCVector.a"
 ar rcs "$modules/libCVector.a" "$modules"/*.o
+# RE2's C interface (C++), for the targets that link the contracts (-lCRE2 -lre2 -lstdc++).
+mkdir -p "$modules/cre2"
+clang++ -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CRE2/include -c Sources/CRE2/regex.cpp -o "$modules/cre2/regex.o"
+rm -f "$modules/libCRE2.a"
+ar rcs "$modules/libCRE2.a" "$modules/cre2/regex.o"
 # The serializers, built once for every target that tests them (a target's `flags` says
 # -lSerializers), with -enable-testing so that its main.swift may `@testable import` them.
 serializer_flags=(-I Sources/CLibxml2 -I Sources/CPages/include -I Sources/CVector/include -Xcc -I/usr/include/libxml2)

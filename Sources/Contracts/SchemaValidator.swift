@@ -1,0 +1,99 @@
+import Serializers
+
+/// One way an instance fails its schema (DESIGN §10): where in the instance, the keyword,
+/// and where the keyword sits in the schema.
+public struct Violation: Sendable, Equatable, CustomStringConvertible {
+    public let pointer: String
+    public let keyword: String
+    public let schemaLocation: String
+    public let message: String
+    public var description: String { "\(pointer.isEmpty ? "/" : pointer): \(keyword) (\(schemaLocation)): \(message)" }
+}
+
+/// What an evaluation learned of the instance, for `unevaluated*`: the members and
+/// items some passing subschema looked at.
+struct Evaluated {
+    var properties: Set<String> = []
+    var items = 0
+    var allItems = false
+    var itemIndices: Set<Int> = []
+
+    mutating func merge(_ other: Evaluated) {
+        properties.formUnion(other.properties)
+        items = max(items, other.items)
+        allItems = allItems || other.allItems
+        itemIndices.formUnion(other.itemIndices)
+    }
+
+    func covers(item i: Int) -> Bool { allItems || i < items || itemIndices.contains(i) }
+}
+
+extension Schema {
+    /// The violations of `instance`, at most `limit` of them (empty: it passes).
+    public func validate(_ instance: JSONValue, limit: Int = 20) -> [Violation] {
+        var run = ValidationRun(limit: limit)
+        var evaluated = Evaluated()
+        _ = run.check(root, instance, pointer: "", record: true, evaluated: &evaluated)
+        return run.violations
+    }
+
+    public func accepts(_ instance: JSONValue) -> Bool {
+        var run = ValidationRun(limit: 0)
+        var evaluated = Evaluated()
+        return run.check(root, instance, pointer: "", record: false, evaluated: &evaluated)
+    }
+}
+
+struct ValidationRun {
+    let limit: Int
+    var violations: [Violation] = []
+    var depth = 0
+    /// In-place and nested evaluations at once: deeper fails rather than exhausting the stack.
+    static let maxDepth = 2_000
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func report(_ record: Bool, _ node: SchemaNode, _ check: Check, _ pointer: String, _ message: String) {
+        guard record, violations.count < limit else { return }
+        violations.append(Violation(pointer: pointer, keyword: check.keyword,
+                                    schemaLocation: node.location + "/" + check.keyword, message: message))
+    }
+
+    /// Whether `instance` meets `node`; violations recorded only when `record`.
+    mutating func check(_ node: SchemaNode, _ instance: JSONValue, pointer: String, record: Bool,
+                        evaluated: inout Evaluated) -> Bool {
+        if let always = node.always {
+            if !always, record, violations.count < limit {
+                violations.append(Violation(pointer: pointer, keyword: "false", schemaLocation: node.location, message: "no value is allowed here"))
+            }
+            return always
+        }
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maxDepth else {
+            if record, violations.count < limit {
+                violations.append(Violation(pointer: pointer, keyword: "$ref", schemaLocation: node.location,
+                                            message: "the schema applies itself deeper than \(Self.maxDepth) times"))
+            }
+            return false
+        }
+        var valid = true
+        var local = Evaluated()
+        // `unevaluated*` run last, after every other keyword has said what it evaluated.
+        for check in node.checks {
+            switch check {
+            case .unevaluatedProperties, .unevaluatedItems: continue
+            default:
+                if !apply(check, node, instance, pointer, record, &local) { valid = false }
+            }
+        }
+        if node.needsAnnotations {
+            for check in node.checks {
+                if case .unevaluatedProperties = check, !apply(check, node, instance, pointer, record, &local) { valid = false }
+                if case .unevaluatedItems = check, !apply(check, node, instance, pointer, record, &local) { valid = false }
+            }
+        }
+        if valid { evaluated.merge(local) }
+        return valid
+    }
+}

@@ -1,0 +1,51 @@
+// libFuzzer target for the contract's JSON Schema compiler and validator
+// (Sources/Contracts), built by fuzz/run.sh. The input is a schema and an instance, split
+// at the first NUL byte (none: the input is both). Oracles: compiling either succeeds or
+// names a location; validating never traps; `accepts` and an empty `validate` agree; at
+// most `limit` violations come back, each with a pointer the instance has.
+import Serializers
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let split = input.firstIndex(of: 0) ?? input.count
+    let schemaBytes = Array(input[..<split])
+    let instanceBytes = split < input.count ? Array(input[(split + 1)...]) : schemaBytes
+    let options = JSONReadOptions(allowFragments: true, maxDepth: 64)
+    guard let schemaJSON = try? JSONValue.parse(schemaBytes, options: options),
+          let instance = try? JSONValue.parse(instanceBytes, options: options) else { return 0 }
+    let schema: Schema
+    do throws(SchemaError) {
+        schema = try SchemaCompiler.compile(schemaJSON) { _ in nil }
+    } catch {
+        precondition(!error.location.isEmpty && !error.message.isEmpty, "a schema error without a location")
+        return 0
+    }
+    let violations = schema.validate(instance, limit: 5)
+    precondition(violations.count <= 5, "more violations than the limit")
+    precondition(schema.accepts(instance) == violations.isEmpty, "accepts and validate disagree")
+    for violation in violations {
+        precondition(resolves(violation.pointer, in: instance), "a violation at \(violation.pointer), which the instance lacks")
+    }
+    return 0
+}
+
+/// Whether a JSON pointer names a value of the instance.
+func resolves(_ pointer: String, in value: JSONValue) -> Bool {
+    guard !pointer.isEmpty else { return true }
+    var current = value
+    for raw in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+        let token = raw.replacing("~1", with: "/").replacing("~0", with: "~")
+        switch current {
+        case .object(let members):
+            guard let next = members.last(where: { $0.0 == token })?.1 else { return false }
+            current = next
+        case .array(let items):
+            guard let i = Int(token), items.indices.contains(i) else { return false }
+            current = items[i]
+        default:
+            return false
+        }
+    }
+    return true
+}

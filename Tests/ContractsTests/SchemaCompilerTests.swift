@@ -2,7 +2,7 @@
 import Serializers
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct SchemaCompilerTests {
+@Suite(.timeLimit(.minutes(5))) struct SchemaCompilerTests {
     func schema(_ text: String) throws -> Schema {
         try SchemaCompiler.compile(try JSONValue.parse(text))
     }

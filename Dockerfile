@@ -1,12 +1,12 @@
 # syntax=docker/dockerfile:1
 # serializerd in a container: built with the official Swift image, run on slim Debian of
-# the same release (the dynamically linked libevent, libcurl, OpenSSL and libxml2 must match).
+# the same release (the dynamically linked libevent, libcurl, OpenSSL, libxml2 and RE2 must match).
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libevent-dev libcurl4-openssl-dev libssl-dev libxml2-dev pkg-config \
+ && apt-get install -y --no-install-recommends libevent-dev libcurl4-openssl-dev libssl-dev libxml2-dev libre2-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first, so source edits do not re-fetch them.
@@ -23,7 +23,7 @@ RUN swift build -c release --static-swift-stdlib --product serializerd \
 FROM ${RUNTIME_IMAGE}
 # Only the runtime libraries the binary links (ldd): Swift's own are linked statically.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libevent-2.1-7 libcurl4 libssl3 libxml2 ca-certificates tzdata \
+ && apt-get install -y --no-install-recommends libevent-2.1-7 libcurl4 libssl3 libxml2 libre2-9 ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin serializerd
 COPY --from=build /out/serializerd /usr/local/bin/serializerd

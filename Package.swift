@@ -40,7 +40,7 @@ let package = Package(
         // JSON Schema 2020-12 contracts on the normalized output (DESIGN §10).
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
         .target(name: "Contracts", dependencies: ["Serializers", "CRE2"]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network",
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",

@@ -40,6 +40,9 @@ public final class CompletionEvent: @unchecked Sendable {
     /// Numbers in the upstream's payload that a double cannot hold exactly (`output.numbers`);
     /// nil where nobody looked (`keep`, the default, and answers without a payload).
     public let unsafeNumbers: Int?
+    /// How many ways the answer broke the route's contract (DESIGN §10); nil when it has
+    /// none or met it.
+    public let contractViolations: Int?
     /// Where a route's payload came from: upstream, tape, mock or cache; nil without a route.
     public let source: String?
     /// How a caching route's cache met the request: hit, miss, stale, revalidated,
@@ -62,8 +65,9 @@ public final class CompletionEvent: @unchecked Sendable {
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
                 error: String?, responseContentType: String?, unsafeNumbers: Int? = nil, source: String? = nil,
                 cache: String? = nil, httpVersion: String? = nil, faults: String? = nil, exchange: CapturedExchange? = nil,
-                stream: String? = nil) {
+                stream: String? = nil, contractViolations: Int? = nil) {
         self.stream = stream
+        self.contractViolations = contractViolations
         self.httpVersion = httpVersion
         self.faults = faults
         self.startedAt = startedAt

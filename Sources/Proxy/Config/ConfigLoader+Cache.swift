@@ -32,7 +32,8 @@ extension ConfigLoader {
     /// trust, redirects, its request serializer, its response serializer with its options,
     /// and `output`. Not its name, match, timeouts or cache policy: routes that differ only
     /// there share entries.
-    static func fingerprint(_ m: [String: ConfigNode], parts: RouteParts, tls: TLSPolicy?, jar route: String?) -> String {
+    static func fingerprint(_ m: [String: ConfigNode], parts: RouteParts, tls: TLSPolicy?, jar route: String?,
+                            contract: RouteContract? = nil) -> String {
         func yaml(_ key: String) -> String { m[key].flatMap { try? Yams.serialize(node: $0.node) } ?? "-" }
         var text = "headers:"
         for (name, value) in parts.headers { text += "\n" + name.lowercased() + ": " + value }
@@ -42,6 +43,8 @@ extension ConfigLoader {
         text += "\nrequest: " + parts.requestName
         text += "\nresponse: " + yaml("response")
         text += "\noutput: " + yaml("output")
+        // An enforced contract decides what is served, its schema's content included.
+        if let contract, contract.mode == .enforce { text += "\ncontract: \(contract.file) \(contract.digest)" }
         return text
     }
 }

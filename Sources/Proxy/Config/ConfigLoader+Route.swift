@@ -28,6 +28,8 @@ extension ConfigLoader {
         guard var stream = node.attempt({ () throws(ConfigError) in try self.stream(m["stream"]) }) else { return nil }
         guard let websocket = node.attempt({ () throws(ConfigError) in try self.websocket(m["websocket"]) }) else { return nil }
         stream.maxMessage = websocket.maxMessage
+        let contractSetting: RouteContract?? = node.attempt { () throws(ConfigError) in try self.contract(m["contract"]) }
+        guard let contract = contractSetting else { return nil }
         let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
             guard let n = m["cookies"] else { return nil }
             switch try n.string() {
@@ -51,8 +53,8 @@ extension ConfigLoader {
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
             cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network, stream: stream, websocket: websocket,
-            reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
-            fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }))
+            contract: contract, reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
+            fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }, contract: contract))
     }
 
     /// What a route and `defaults:` share: everything but name, match and upstream.

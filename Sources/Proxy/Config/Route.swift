@@ -48,6 +48,8 @@ public final class Route: Sendable {
     public let stream: StreamSettings
     /// `websocket:`: whether `Upgrade: websocket` is relayed, and how (DESIGN §9).
     public let websocket: WebSocketSettings
+    /// `contract:`: the schema the normalized output must meet (DESIGN §10).
+    public let contract: RouteContract?
     /// The response serializer for one event's data: the route's, without its status and
     /// content-type checks (a stream's head was checked once).
     let eventSerializer: any ResponseSerializer
@@ -76,8 +78,9 @@ public final class Route: Sendable {
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
          network: NetworkSettings? = nil, stream: StreamSettings = StreamSettings(), websocket: WebSocketSettings = WebSocketSettings(),
-         reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
+         contract: RouteContract? = nil, reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
+        self.contract = contract
         self.network = network
         hasNetwork = network != nil
         self.stream = stream

@@ -56,7 +56,8 @@ struct CompletionRecorder {
             upstreamDuration: c.upstreamSeconds, serializeDuration: c.serializeSeconds, error: outcome.error,
             responseContentType: responseContentType, unsafeNumbers: c.unsafeNumbers,
             source: c.label.utf8.first == UInt8(ascii: "(") ? nil : c.source.rawValue, cache: c.cache?.result.rawValue,
-            httpVersion: reply?.httpVersion, faults: c.network?.appliedText, exchange: exchange, stream: c.streamSummary))
+            httpVersion: reply?.httpVersion, faults: c.network?.appliedText, exchange: exchange, stream: c.streamSummary,
+            contractViolations: c.contractViolations))
     }
 
     /// The event of a request whose client left before the whole reply was sent.

@@ -71,6 +71,8 @@ final class RequestContext {
     var serializeSeconds: Double?
     /// Unsafe numbers the route's output.numbers found in the payload.
     var unsafeNumbers: Int?
+    /// How many ways the answer broke the route's contract (nil: no contract, or met).
+    var contractViolations: Int?
     /// Set by the stream stage: the answer may stream (DESIGN §9), through this pipeline.
     var streamsVia: RequestPipeline?
     /// The answer streams: what serves it.

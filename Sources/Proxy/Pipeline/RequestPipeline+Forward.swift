@@ -99,15 +99,33 @@ extension RequestPipeline {
         var (answer, damaged) = (reply, false)
         if let plan = context.network, !plan.chaos.isEmpty { (answer, damaged) = damage(reply, chaos: plan.chaos, context) }
         let started = clock.now()
-        let outcome: SerializationResult
+        var outcome: SerializationResult
         (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer)
-        context.serializeSeconds = clock.now() - started
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
+        if let contract = route.contract, outcome.succeeded, let value = outcome.value {
+            outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
+        }
+        context.serializeSeconds = clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             deliver(value, serializer: outcome.serializer, reply: answer, context, route: route, damaged: damaged)
         } else {
             refuse(outcome, reply: answer, context, route: route, damaged: damaged)
         }
+    }
+
+    /// The route's contract on a serialized answer (DESIGN §10): a violation is counted and
+    /// kept as evidence; under `enforce` it fails the answer, which then goes the way of
+    /// any serializer failure (a stored answer, passthrough, the problem document).
+    private func check(_ contract: RouteContract, _ outcome: SerializationResult, value: NormalizedJSON, reply: UpstreamResponse,
+                       _ context: RequestContext, route: Route) -> SerializationResult {
+        let violations = contract.check(value, maxDepth: config.limits.maxJSONDepth)
+        guard !violations.isEmpty else { return outcome }
+        context.contractViolations = violations.count
+        let error = contract.failure(violations)
+        if contract.mode == .enforce { return SerializationResult(value: value, error: error, serializer: outcome.serializer) }
+        keepEvidence(reply, error: error, evidence: UpstreamEvidence(reply, shownURL: config.capture.url(context.url), parsed: value),
+                     route: route, context, hint: nil)
+        return outcome
     }
 
     /// No answer from the upstream: a stored one may stand in, else the problem says why.

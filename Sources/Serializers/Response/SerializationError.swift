@@ -8,6 +8,9 @@ public indirect enum SerializationError: Error, Sendable, Equatable {
     case unacceptableContentType(String?)
     /// Cocoa's NSPropertyListReadCorruptError/JSON read error (3840), with the evidence.
     case serializationFailed(serializer: String, detail: String, underlying: SerializationError?)
+    /// The normalized answer breaks the route's `contract` (DESIGN §10, -1017): the detail
+    /// names each violation's JSON pointer, keyword and schema location.
+    case contractViolation(detail: String)
 
     /// AF's error code.
     public var code: Int {
@@ -15,6 +18,7 @@ public indirect enum SerializationError: Error, Sendable, Equatable {
         case .unacceptableStatus: return -1011
         case .unacceptableContentType: return -1016
         case .serializationFailed: return 3840
+        case .contractViolation: return -1017
         }
     }
 
@@ -24,6 +28,7 @@ public indirect enum SerializationError: Error, Sendable, Equatable {
         case .unacceptableStatus: return "unacceptable-status"
         case .unacceptableContentType: return "unacceptable-content-type"
         case .serializationFailed: return "serialization-failed"
+        case .contractViolation: return "contract-violation"
         }
     }
 
@@ -36,19 +41,22 @@ public indirect enum SerializationError: Error, Sendable, Equatable {
             return "Request failed: unacceptable content-type: \(type ?? "(none)")"
         case .serializationFailed:
             return "The data couldn't be read because it isn't in the correct format."
+        case .contractViolation:
+            return "The answer does not meet the route's contract."
         }
     }
 
     /// The precise reason, where there is more to say than the title.
     public var detail: String? {
         if case .serializationFailed(let serializer, let detail, _) = self { return "\(serializer): \(detail)" }
+        if case .contractViolation(let detail) = self { return detail }
         return nil
     }
 
     public var underlying: SerializationError? {
         switch self {
         case .unacceptableStatus(_, let u): return u
-        case .unacceptableContentType: return nil
+        case .unacceptableContentType, .contractViolation: return nil
         case .serializationFailed(_, _, let u): return u
         }
     }

@@ -12,7 +12,7 @@ extension ResponseSettings {
                 if let ranges = resolvedContentTypes {
                     parts.append("accepted content types: \(ranges.map(\.description).joined(separator: ", ")) (acceptable_content_types)")
                 }
-            case .serializationFailed:
+            case .serializationFailed, .contractViolation:
                 break
             }
             next = current.underlying

@@ -39,6 +39,7 @@ public final class MetricsRecorder: CompletionSink {
         cells.upstreamBytes.add(UInt64(event.bytesIn))
         cells.responseBytes.add(UInt64(event.bytesOut))
         if let unsafe = event.unsafeNumbers, unsafe > 0 { cells.unsafeNumbers.add(UInt64(unsafe)) }
+        if let violations = event.contractViolations, violations > 0 { cells.contractViolations.add(1) }
         if let version = event.httpVersion, let at = RouteCells.httpVersions.firstIndex(of: version) { cells.upstreamRequests[at].add(1) }
         if let cache = event.cache, let at = RouteCells.cacheResults.firstIndex(of: cache) { cells.cache[at].add(1) }
         if let faults = event.faults {

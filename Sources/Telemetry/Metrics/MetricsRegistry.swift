@@ -95,6 +95,7 @@ public final class MetricsRegistry: Sendable {
         var upstreamBytes: [String: UInt64] = [:]
         var responseBytes: [String: UInt64] = [:]
         var unsafeNumbers: [String: UInt64] = [:]
+        var contractViolations: [String: UInt64] = [:]
         var inflight: UInt64 = 0
         for shard in shards.withLock({ $0 }) {
             let tables = shard.tables.withLock { $0 }
@@ -105,6 +106,7 @@ public final class MetricsRegistry: Sendable {
                 upstreamBytes[route, default: 0] += cells.upstreamBytes.value
                 responseBytes[route, default: 0] += cells.responseBytes.value
                 unsafeNumbers[route, default: 0] += cells.unsafeNumbers.value
+                contractViolations[route, default: 0] += cells.contractViolations.value
             }
             for (series, cells) in tables.serialization { serialization[series, default: HistogramSnapshot()].add(cells) }
             inflight &+= shard.inflight.value
@@ -139,6 +141,10 @@ public final class MetricsRegistry: Sendable {
                    "Numbers in upstream payloads that no IEEE 754 double holds exactly (kept, stringified or refused per output.numbers).")
         for (route, value) in unsafeNumbers.sorted(by: { $0.key < $1.key }) where route != RouteLabel.admin && route != RouteLabel.unmatched {
             out.sample("serializerd_unsafe_numbers_total", [("route", route)], value)
+        }
+        out.family("serializerd_contract_violations_total", "counter", "Answers that broke their route's contract (reported or enforced).")
+        for (route, value) in contractViolations.sorted(by: { $0.key < $1.key }) where route != RouteLabel.admin && route != RouteLabel.unmatched {
+            out.sample("serializerd_contract_violations_total", [("route", route)], value)
         }
         out.family("serializerd_upstream_requests_total", "counter", "Upstream exchanges answered, by route and the HTTP version they used.")
         for (route, versions) in upstreamVersions().sorted(by: { $0.key < $1.key }) {

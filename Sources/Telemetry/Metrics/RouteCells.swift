@@ -5,6 +5,8 @@ final class RouteCells: Sendable {
     let upstreamBytes = Cell()
     let responseBytes = Cell()
     let unsafeNumbers = Cell()
+    /// `serializerd_contract_violations_total`: answers that broke the route's contract.
+    let contractViolations = Cell()
     /// `serializerd_cache_requests_total`, one cell per result in `cacheResults` order.
     let cache = (0..<RouteCells.cacheResults.count).map { _ in Cell() }
 

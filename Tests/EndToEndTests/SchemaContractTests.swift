@@ -1,0 +1,107 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// DESIGN §10 through the daemon: a route's `contract` (a JSON Schema on the normalized
+/// output) in `report` and `enforce` mode, on JSON, XML and plist upstreams.
+@Suite(.timeLimit(.minutes(2)))
+struct SchemaContractTests {
+    /// The stub's /json answer is {"a": [1, 2.50, null], "b": "x/y"}: null breaks `items`.
+    static let numbers = #"{"type": "object", "required": ["a"], "properties": {"a": {"type": "array", "items": {"type": "number"}}}}"#
+    /// Its /xml answer normalizes to one `item`, an object: the XML singleton.
+    static let feed = #"{"properties": {"rss": {"properties": {"channel": {"properties": {"item": {"type": "array"}}}}}}}"#
+    static let plist = #"{"properties": {"k": {"type": "string"}}}"#
+    static let versionOne = #"{"properties": {"v": {"const": 1}}, "required": ["v"]}"#
+
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("contracts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (name, text) in [("numbers", Self.numbers), ("feed", Self.feed), ("plist", Self.plist), ("v1", Self.versionOne)] {
+            try text.write(to: directory.appendingPathComponent(name + ".json"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    func contract(_ name: String, _ mode: String) -> String {
+        "    contract: { schema: \(directory.appendingPathComponent(name + ".json").path), mode: \(mode) }\n"
+    }
+
+    func routes() -> String {
+        [route("report", prefix: "/report/", extra: contract("numbers", "report")),
+         route("enforce", prefix: "/enforce/", extra: contract("numbers", "enforce")),
+         route("xml", prefix: "/xml/", extra: "    response: { serializer: xml }\n" + contract("feed", "enforce")),
+         route("plist", prefix: "/plist/", extra: "    response: { serializer: plist }\n" + contract("plist", "enforce")),
+         route("stale", prefix: "/stale/", extra: "    cache: { stale_if_invalid: 60s }\n" + contract("v1", "enforce"))].joined()
+    }
+
+    @Test func reportForwardsCountsAndKeepsTheViolations() throws {
+        let proxy = try ProxyHarness(routes: routes())
+        defer { proxy.finish(); try? FileManager.default.removeItem(at: directory) }
+        let reply = try proxy.get("/report/json", headers: [("X-Request-Id", "reported")])
+        #expect(reply.status == 200)
+        #expect(reply.text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
+        // Counted once per failing answer, and a passing one is not counted.
+        #expect(try proxy.get("/report/json?body=%7B%22a%22%3A%5B1%5D%7D").status == 200)
+        var count: Double?
+        #expect(NetworkConditionsTests.poll {
+            count = Metrics((try? proxy.get("/metrics").text) ?? "")["serializerd_contract_violations_total{route=\"report\"}"]
+            return count != nil
+        })
+        #expect(count == 1)
+        // Evidenced like a failure: the pointer, the keyword and the schema location.
+        let one = try #require(proxy.json(try proxy.get("/-/failures/reported")))
+        let problem = try #require(one["problem"] as? [String: Any])
+        #expect(problem["type"] as? String == "urn:serializerd:contract-violation")
+        let detail = try #require(problem["detail"] as? String)
+        #expect(detail.contains("1 violation of"), "\(detail)")
+        #expect(detail.contains("/a/2: type (file://\(directory.path)/numbers.json#/properties/a/items/type): is null, not number"), "\(detail)")
+    }
+
+    @Test func enforceFailsWithTheViolationNamed() throws {
+        let proxy = try ProxyHarness(routes: routes())
+        defer { proxy.finish(); try? FileManager.default.removeItem(at: directory) }
+        let refused = try proxy.get("/enforce/json")
+        #expect(refused.status == 502)
+        let problem = try #require(proxy.json(refused))
+        #expect(problem["type"] as? String == "urn:serializerd:contract-violation")
+        #expect(problem["code"] as? Int == -1017)
+        #expect((problem["detail"] as? String)?.contains("/a/2: type") == true)
+        // What the serializer made of the body is still shown.
+        #expect(((problem["upstream"] as? [String: Any])?["body"] as? [String: Any])?["b"] as? String == "x/y")
+        // An answer that meets the schema passes.
+        let passing = try proxy.get("/enforce/json?body=%7B%22a%22%3A%5B1%2C2%5D%7D")
+        #expect(passing.status == 200 && passing.text == #"{"a":[1,2]}"#)
+        // The XML singleton and a plist's integer are refused after their serializers.
+        let xml = try proxy.get("/xml/xml")
+        #expect(xml.status == 502 && (proxy.json(xml)?["detail"] as? String)?.contains("/rss/channel/item: type") == true, "\(xml.text)")
+        let plist = try proxy.get("/plist/plist")
+        #expect(plist.status == 502 && (proxy.json(plist)?["detail"] as? String)?.contains("/k: type") == true, "\(plist.text)")
+    }
+
+    @Test func aStoredAnswerStandsInForOneThatBreaksTheContract() throws {
+        let proxy = try ProxyHarness(routes: routes())
+        defer { proxy.finish(); try? FileManager.default.removeItem(at: directory) }
+        let key = "contract-\(UUID().uuidString.prefix(8))"
+        let first = try proxy.get("/stale/cached/\(key)?cc=max-age=0&noetag")
+        #expect(first.status == 200 && first.text.contains("\"v\":1"))
+        #expect(try RawHTTP.request(port: proxy.stubPort, target: "/v1/cachemode/\(key)?v=2").status == 200)
+        // Version 2 breaks the contract: the stored version 1 is served, marked stale.
+        let second = try proxy.get("/stale/cached/\(key)?cc=max-age=0&noetag")
+        #expect(second.status == 200 && second.text.contains("\"v\":1"), "\(second.text)")
+        #expect(second.header("Cache-Status")?.contains("stale") == true, "\(second.header("Cache-Status") ?? "-")")
+    }
+
+    @Test func aBadContractIsAConfigErrorAtItsLine() throws {
+        let bad = directory.appendingPathComponent("bad.json")
+        try #"{"properties": {"a": {"minimun": 1}}}"#.write(to: bad, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let unknown = try checkRoute("contract", "{ schema: \(bad.path) }")
+        #expect(unknown.status != 0)
+        #expect(unknown.stderrText.contains(":5:") && unknown.stderrText.contains("\(bad.path)#/properties/a/minimun: is not a supported keyword"), "\(unknown.stderrText)")
+        let missing = try checkRoute("contract", "{ schema: \(directory.path)/none.json, mode: enforce }")
+        #expect(missing.status != 0 && missing.stderrText.contains("none.json: No such file or directory"), "\(missing.stderrText)")
+        let mode = try checkRoute("contract", "{ schema: \(bad.path), mode: strict }")
+        #expect(mode.status != 0 && mode.stderrText.contains("expected report or enforce, found 'strict'"), "\(mode.stderrText)")
+    }
+}

@@ -17,7 +17,15 @@ public struct SchemaCompiler {
                                            // Read with their keyword (`contains`, `if`).
                                            "minContains", "maxContains", "then", "else"]
 
+    /// What the documents are: a JSON Schema, or an OpenAPI document's schemas (which
+    /// accept its own annotations, and in 3.0 its boolean `exclusiveMinimum`/`Maximum`).
+    enum Dialect { case jsonSchema, openAPI30, openAPI31 }
+
     let load: (String) -> JSONValue?
+    var dialect = Dialect.jsonSchema
+    /// Each document read, by URI: a `$ref` to a place no schema was compiled at yet
+    /// (an OpenAPI document's `#/components/schemas/…`) compiles it there.
+    var sources: [String: JSONValue] = [:]
     var registry: [String: SchemaNode] = [:]
     var nodes: [SchemaNode] = []
     var links: [NodeLink] = []
@@ -28,6 +36,7 @@ public struct SchemaCompiler {
         var compiler = SchemaCompiler(load: load)
         let base = SchemaURI.split(uri).0
         compiler.documents.insert(base)
+        compiler.sources[base] = document
         let root = try compiler.node(document, base: base, pointer: "", depth: 0)
         try compiler.link()
         try SchemaCycles.check(compiler.nodes)
@@ -78,7 +87,14 @@ public struct SchemaCompiler {
             let key = document + "#" + SchemaURI.percentDecoded(fragment ?? "")
             if registry[key] == nil, !documents.contains(document) {
                 documents.insert(document)
-                if let loaded = load(document) { _ = try node(loaded, base: document, pointer: "", depth: 0) }
+                if let loaded = load(document) {
+                    sources[document] = loaded
+                    _ = try node(loaded, base: document, pointer: "", depth: 0)
+                }
+            }
+            let pointer = SchemaURI.percentDecoded(fragment ?? "")
+            if registry[key] == nil, pointer.hasPrefix("/"), let value = sources[document]?.at(pointer: pointer) {
+                _ = try node(value, base: document, pointer: pointer, depth: 0)
             }
             guard let target = registry[key] else {
                 throw SchemaError(location: link.target, message: "$ref \(link.target) names no schema")

@@ -23,6 +23,8 @@ extension KeywordContext {
             guard case .string = member else { throw fail(key, "must be a string") }
         case _ where SchemaCompiler.annotations.contains(key):
             break
+        case _ where compiler.dialect != .jsonSchema && ["example", "discriminator", "xml", "externalDocs"].contains(key):
+            break
         default:
             throw fail(key, "is not a supported keyword")
         }
@@ -59,10 +61,23 @@ extension KeywordContext {
         case "maxProperties": return .maxProperties(try count(key, member))
         case "minLength": return .minLength(try count(key, member))
         case "maxLength": return .maxLength(try count(key, member))
-        case "minimum": return .minimum(try number(key, member))
-        case "maximum": return .maximum(try number(key, member))
-        case "exclusiveMinimum": return .exclusiveMinimum(try number(key, member))
-        case "exclusiveMaximum": return .exclusiveMaximum(try number(key, member))
+        case "exclusiveMinimum", "exclusiveMaximum":
+            guard case .bool(let exclusive) = member, compiler.dialect == .openAPI30 else {
+                let bound = try number(key, member)
+                return key == "exclusiveMinimum" ? .exclusiveMinimum(bound) : .exclusiveMaximum(bound)
+            }
+            // OpenAPI 3.0 (draft 4's form): a flag on `minimum`/`maximum`, read with them.
+            _ = exclusive
+            return nil
+        case "minimum", "maximum":
+            let bound = try number(key, member)
+            let exclusive = compiler.dialect == .openAPI30 && value[key == "minimum" ? "exclusiveMinimum" : "exclusiveMaximum"] == .bool(true)
+            switch (key, exclusive) {
+            case ("minimum", false): return .minimum(bound)
+            case ("minimum", true): return .exclusiveMinimum(bound)
+            case (_, false): return .maximum(bound)
+            default: return .exclusiveMaximum(bound)
+            }
         case "multipleOf":
             let divisor = try number(key, member)
             guard !divisor.isZero, !divisor.negative else { throw fail(key, "must be above zero") }

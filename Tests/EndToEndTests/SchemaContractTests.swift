@@ -13,6 +13,41 @@ struct SchemaContractTests {
     static let plist = #"{"properties": {"k": {"type": "string"}}}"#
     static let versionOne = #"{"properties": {"v": {"const": 1}}, "required": ["v"]}"#
 
+    /// OpenAPI 3.0 in YAML: `/json` by a component (its `b` longer than 2), `/cached/{key}`
+    /// with 3.0's boolean `exclusiveMinimum` (v must be above 1), nothing for `/xml`.
+    static let openAPI = """
+    openapi: 3.0.3
+    info: { title: stub, version: "1" }
+    servers: [{ url: "https://api.example.com/v1" }]
+    paths:
+      /json:
+        get:
+          responses:
+            "200":
+              description: ok
+              content:
+                application/json:
+                  schema: { $ref: "#/components/schemas/Numbers" }
+      /cached/{key}:
+        get:
+          responses:
+            default:
+              description: any
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      v: { type: integer, minimum: 1, exclusiveMinimum: true, nullable: true }
+    components:
+      schemas:
+        Numbers:
+          type: object
+          properties:
+            a: { type: array, items: { type: number, nullable: true } }
+            b: { type: string, maxLength: 2, description: "${NOT_SUBSTITUTED}" }
+    """
+
     let directory: URL
 
     init() throws {
@@ -21,6 +56,7 @@ struct SchemaContractTests {
         for (name, text) in [("numbers", Self.numbers), ("feed", Self.feed), ("plist", Self.plist), ("v1", Self.versionOne)] {
             try text.write(to: directory.appendingPathComponent(name + ".json"), atomically: true, encoding: .utf8)
         }
+        try Self.openAPI.write(to: directory.appendingPathComponent("stub.yaml"), atomically: true, encoding: .utf8)
     }
 
     func contract(_ name: String, _ mode: String) -> String {
@@ -32,7 +68,8 @@ struct SchemaContractTests {
          route("enforce", prefix: "/enforce/", extra: contract("numbers", "enforce")),
          route("xml", prefix: "/xml/", extra: "    response: { serializer: xml }\n" + contract("feed", "enforce")),
          route("plist", prefix: "/plist/", extra: "    response: { serializer: plist }\n" + contract("plist", "enforce")),
-         route("stale", prefix: "/stale/", extra: "    cache: { stale_if_invalid: 60s }\n" + contract("v1", "enforce"))].joined()
+         route("stale", prefix: "/stale/", extra: "    cache: { stale_if_invalid: 60s }\n" + contract("v1", "enforce")),
+         route("openapi", prefix: "/openapi/", extra: "    contract: { openapi: \(directory.appendingPathComponent("stub.yaml").path), mode: enforce }\n")].joined()
     }
 
     @Test func reportForwardsCountsAndKeepsTheViolations() throws {
@@ -92,6 +129,23 @@ struct SchemaContractTests {
         #expect(second.header("Cache-Status")?.contains("stale") == true, "\(second.header("Cache-Status") ?? "-")")
     }
 
+    @Test func anOpenAPIDocumentPicksTheSchemaByPathMethodAndStatus() throws {
+        let proxy = try ProxyHarness(routes: routes())
+        defer { proxy.finish(); try? FileManager.default.removeItem(at: directory) }
+        let refused = try proxy.get("/openapi/json")
+        #expect(refused.status == 502)
+        let detail = try #require(proxy.json(refused)?["detail"] as? String)
+        #expect(detail.contains("/b: maxLength (file://\(directory.path)/stub.yaml#/components/schemas/Numbers/properties/b/maxLength)"), "\(detail)")
+        // The same path with another body: null items are allowed (nullable).
+        #expect(try proxy.get("/openapi/json?body=%7B%22a%22%3A%5Bnull%5D%2C%22b%22%3A%22ok%22%7D").status == 200)
+        // A templated path, under `default`: v = 1 is not above the exclusive minimum.
+        let key = "openapi-\(UUID().uuidString.prefix(8))"
+        let cached = try proxy.get("/openapi/cached/\(key)?cc=")
+        #expect(cached.status == 502 && (proxy.json(cached)?["detail"] as? String)?.contains("/v: exclusiveMinimum") == true, "\(cached.text)")
+        // A path the document does not describe is not checked.
+        #expect(try proxy.get("/openapi/echo").status == 200)
+    }
+
     @Test func aBadContractIsAConfigErrorAtItsLine() throws {
         let bad = directory.appendingPathComponent("bad.json")
         try #"{"properties": {"a": {"minimun": 1}}}"#.write(to: bad, atomically: true, encoding: .utf8)
@@ -101,6 +155,11 @@ struct SchemaContractTests {
         #expect(unknown.stderrText.contains(":5:") && unknown.stderrText.contains("\(bad.path)#/properties/a/minimun: is not a supported keyword"), "\(unknown.stderrText)")
         let missing = try checkRoute("contract", "{ schema: \(directory.path)/none.json, mode: enforce }")
         #expect(missing.status != 0 && missing.stderrText.contains("none.json: No such file or directory"), "\(missing.stderrText)")
+        let both = try checkRoute("contract", "{ schema: \(bad.path), openapi: \(bad.path) }")
+        #expect(both.status != 0 && both.stderrText.contains("expected schema or openapi, not both"), "\(both.stderrText)")
+        try #"{"swagger": "2.0", "paths": {}}"#.write(to: directory.appendingPathComponent("v2.json"), atomically: true, encoding: .utf8)
+        let swagger = try checkRoute("contract", "{ openapi: \(directory.path)/v2.json }")
+        #expect(swagger.status != 0 && swagger.stderrText.contains("expected an OpenAPI 3.0 or 3.1 document"), "\(swagger.stderrText)")
         let mode = try checkRoute("contract", "{ schema: \(bad.path), mode: strict }")
         #expect(mode.status != 0 && mode.stderrText.contains("expected report or enforce, found 'strict'"), "\(mode.stderrText)")
     }

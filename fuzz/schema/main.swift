@@ -1,5 +1,5 @@
-// libFuzzer target for the contract's JSON Schema compiler and validator
-// (Sources/Contracts), built by fuzz/run.sh. The input is a schema and an instance, split
+// libFuzzer target for the contract's JSON Schema compiler and validator, and its OpenAPI
+// reader (Sources/Contracts), built by fuzz/run.sh. The input is a schema and an instance, split
 // at the first NUL byte (none: the input is both). Oracles: compiling either succeeds or
 // names a location; validating never traps; `accepts` and an empty `validate` agree; at
 // most `limit` violations come back, each with a pointer the instance has.
@@ -14,6 +14,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let options = JSONReadOptions(allowFragments: true, maxDepth: 64)
     guard let schemaJSON = try? JSONValue.parse(schemaBytes, options: options),
           let instance = try? JSONValue.parse(instanceBytes, options: options) else { return 0 }
+    // An OpenAPI document too: compiled, then asked for a path taken from the instance.
+    if schemaJSON["openapi"] != nil {
+        do throws(SchemaError) {
+            let document = try OpenAPIContract.compile(schemaJSON, uri: "file:///fuzz/openapi.json")
+            let path: String = if case .string(let s) = instance { s } else { "/" }
+            for status in [200, 404, 500] {
+                if let schema = document.schema(path: path, method: "GET", status: status) {
+                    precondition(schema.accepts(instance) == schema.validate(instance).isEmpty, "accepts and validate disagree")
+                }
+            }
+        } catch {
+            precondition(!error.location.isEmpty, "an OpenAPI error without a location")
+        }
+    }
     let schema: Schema
     do throws(SchemaError) {
         schema = try SchemaCompiler.compile(schemaJSON) { _ in nil }

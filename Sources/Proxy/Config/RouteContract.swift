@@ -2,6 +2,7 @@ import Cache
 import Contracts
 import Glibc
 import Serializers
+import Yams
 
 /// A route's `contract:` (DESIGN §10): the JSON Schema its normalized output must meet,
 /// and what a violation does.
@@ -13,7 +14,14 @@ public struct RouteContract: Sendable {
         case enforce
     }
 
-    public let schema: Schema
+    /// A JSON Schema for every answer, or an OpenAPI document's schema for the
+    /// operation and status of each.
+    public enum Source: Sendable {
+        case schema(Schema)
+        case openAPI(OpenAPIContract)
+    }
+
+    public let source: Source
     public let mode: Mode
     /// The schema file as the config names it, for messages.
     public let file: String
@@ -21,8 +29,17 @@ public struct RouteContract: Sendable {
     /// cache fingerprint.
     public let digest: UInt64
 
-    /// The violations of a normalized answer (at most 20), empty when it meets the schema.
-    func check(_ value: NormalizedJSON, maxDepth: Int) -> [Violation] {
+    /// The violations of a normalized answer (at most 20), empty when it meets the schema
+    /// (or an OpenAPI document has none for the request and status). `path` is the
+    /// request's path after the route's prefix.
+    func check(_ value: NormalizedJSON, maxDepth: Int, path: Substring, method: String, status: Int) -> [Violation] {
+        let schema: Schema
+        switch source {
+        case .schema(let one): schema = one
+        case .openAPI(let document):
+            guard let found = document.schema(path: "/" + path, method: method, status: status) else { return [] }
+            schema = found
+        }
         guard let instance = try? JSONValue.parse(value.bytes, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth)) else {
             return []
         }
@@ -48,30 +65,37 @@ extension ConfigLoader {
     /// A route's `contract:`; nil when absent.
     static func contract(_ node: ConfigNode?) throws(ConfigError) -> RouteContract? {
         guard let node else { return nil }
-        let m = try node.mapping(allowed: ["schema", "mode"])
+        let m = try node.mapping(allowed: ["schema", "openapi", "mode"])
         var mode = RouteContract.Mode.report
         if let n = m["mode"] {
             let text = try n.string()
             guard let parsed = RouteContract.Mode(rawValue: text) else { throw n.error("expected report or enforce, found '\(text)'") }
             mode = parsed
         }
-        guard let schemaNode = m["schema"] else { throw node.error("missing required key 'schema'") }
-        let name = try schemaNode.string()
-        let path = absolute(relative(name, to: schemaNode.file))
+        if m["schema"] != nil && m["openapi"] != nil { throw node.error("expected schema or openapi, not both") }
+        guard let fileNode = m["schema"] ?? m["openapi"] else { throw node.error("missing required key 'schema' (or 'openapi')") }
+        let name = try fileNode.string()
+        let path = absolute(relative(name, to: fileNode.file))
         let directory = String(path[...path.lastIndex(of: "/")!])
-        let bytes = try regularFile(schemaNode, path: path, maxBytes: maxContractFileBytes, what: "a contract")
-        let document = try contractDocument(schemaNode, path: path, bytes: bytes)
+        let bytes = try regularFile(fileNode, path: path, maxBytes: maxContractFileBytes, what: "a contract")
+        let openAPI = m["openapi"] != nil
+        let document = openAPI ? try openAPIDocument(fileNode, path: path, bytes: bytes) : try contractDocument(fileNode, path: path, bytes: bytes)
+        let source: RouteContract.Source
         do throws(SchemaError) {
-            // Other documents are read from the contract's directory or below it, never elsewhere.
-            let schema = try SchemaCompiler.compile(document, uri: "file://" + path) { uri in
-                guard uri.hasPrefix("file://" + directory), !uri.contains("/../") else { return nil }
-                return try? contractDocument(schemaNode, path: String(uri.dropFirst("file://".count)))
+            if openAPI {
+                source = .openAPI(try OpenAPIContract.compile(document, uri: "file://" + path))
+            } else {
+                // Other documents are read from the contract's directory or below it, never elsewhere.
+                source = .schema(try SchemaCompiler.compile(document, uri: "file://" + path) { uri in
+                    guard uri.hasPrefix("file://" + directory), !uri.contains("/../") else { return nil }
+                    return try? contractDocument(fileNode, path: String(uri.dropFirst("file://".count)))
+                })
             }
-            return RouteContract(schema: schema, mode: mode, file: name, digest: OutputTag.hash(bytes))
         } catch {
             let location = error.location.hasPrefix("file://") ? String(error.location.dropFirst("file://".count)) : error.location
-            throw schemaNode.error("\(location): \(error.message)")
+            throw fileNode.error("\(location): \(error.message)")
         }
+        return RouteContract(source: source, mode: mode, file: name, digest: OutputTag.hash(bytes))
     }
 
     /// A schema document: a regular file of at most `maxContractFileBytes`, JSON.
@@ -81,6 +105,49 @@ extension ConfigLoader {
             return try JSONValue.parse(bytes)
         } catch {
             throw node.error("\(path): \(error.description)")
+        }
+    }
+
+    /// An OpenAPI document, JSON or YAML.
+    static func openAPIDocument(_ node: ConfigNode, path: String, bytes: [UInt8]) throws(ConfigError) -> JSONValue {
+        if path.lowercased().hasSuffix(".json") { return try contractDocument(node, path: path, bytes: bytes) }
+        let composed: Yams.Node?
+        do {
+            composed = try Yams.compose(yaml: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw node.error("\(path): \(error)")
+        }
+        guard let composed, let value = yamlValue(composed) else { throw node.error("\(path): expected a YAML mapping") }
+        return value
+    }
+
+    /// YAML as JSON, without the config's `${…}` substitution (a document's text is its own):
+    /// plain scalars that read as null, booleans or JSON numbers are those; the rest strings.
+    static func yamlValue(_ node: Yams.Node) -> JSONValue? {
+        switch node {
+        case .mapping(let mapping):
+            var members: [(String, JSONValue)] = []
+            for (key, value) in mapping {
+                guard let name = key.string, let member = yamlValue(value) else { return nil }
+                members.append((name, member))
+            }
+            return .object(members)
+        case .sequence(let sequence):
+            var items: [JSONValue] = []
+            for value in sequence {
+                guard let item = yamlValue(value) else { return nil }
+                items.append(item)
+            }
+            return .array(items)
+        case .scalar(let scalar):
+            let text = scalar.string
+            guard scalar.style == .plain else { return .string(text) }
+            if ["", "~", "null", "Null", "NULL"].contains(text) { return .null }
+            if ["true", "True", "TRUE", "false", "False", "FALSE"].contains(text) { return .bool(text.lowercased() == "true") }
+            if case .number? = try? JSONValue.parse(text, options: JSONReadOptions(allowFragments: true)) { return .number(text) }
+            return .string(text)
+        default:
+            return nil
         }
     }
 

@@ -118,7 +118,8 @@ extension RequestPipeline {
     /// any serializer failure (a stored answer, passthrough, the problem document).
     private func check(_ contract: RouteContract, _ outcome: SerializationResult, value: NormalizedJSON, reply: UpstreamResponse,
                        _ context: RequestContext, route: Route) -> SerializationResult {
-        let violations = contract.check(value, maxDepth: config.limits.maxJSONDepth)
+        let violations = contract.check(value, maxDepth: config.limits.maxJSONDepth, path: context.remainder, method: context.request.method,
+                                        status: reply.status)
         guard !violations.isEmpty else { return outcome }
         context.contractViolations = violations.count
         let error = contract.failure(violations)

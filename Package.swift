@@ -52,7 +52,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "serializerd-bench",
-            dependencies: ["Serializers", "HTTPCore", "CLibxml2", "Tapes", "Cache"],
+            dependencies: ["Serializers", "HTTPCore", "CLibxml2", "Tapes", "Cache", "Contracts"],
             path: "bench/TranscodeBench"
         ),
 

@@ -28,6 +28,12 @@ final class SchemaNode: @unchecked Sendable {
     /// Whether it (or anything it applies in place) reads `unevaluated*`: only then are
     /// the evaluated members and items of its instance tracked.
     var needsAnnotations = false
+    /// The member names `properties` declares (what `additionalProperties` leaves alone).
+    var declaredProperties: Set<String> = []
+    /// The patterns `patternProperties` declares.
+    var declaredPatterns: [PatternRegex] = []
+    /// How many items `prefixItems` covers (`items` applies after them).
+    var prefixCount = 0
 
     init(location: String) { self.location = location }
 }

@@ -13,9 +13,11 @@ extension ValidationRun {
         case .constant(let value):
             return JSONEquality.equal(value, instance) ? nil : "is not the one allowed value"
         case .required(let names):
-            guard case .object = instance else { return nil }
-            let missing = names.filter { instance[$0] == nil }
-            return missing.isEmpty ? nil : "lacks " + missing.joined(separator: ", ")
+            guard case .object(let members) = instance else { return nil }
+            // One pass over the members, not one per required name.
+            var missing = Set(names)
+            for (name, _) in members where !missing.isEmpty { missing.remove(name) }
+            return missing.isEmpty ? nil : "lacks " + names.filter(missing.contains).joined(separator: ", ")
         case .dependentRequired(let dependencies):
             guard case .object = instance else { return nil }
             for (name, needs) in dependencies where instance[name] != nil {
@@ -37,11 +39,13 @@ extension ValidationRun {
         case .uniqueItems:
             guard case .array(let items) = instance else { return nil }
             return JSONEquality.firstDuplicate(items).map { "items \($0.0) and \($0.1) are equal" }
+        // Characters are code points: never more than the UTF-8 bytes, so those decide
+        // first without counting.
         case .minLength(let n):
-            guard case .string(let s) = instance else { return nil }
+            guard case .string(let s) = instance, s.utf8.count / 4 < n else { return nil }
             return s.unicodeScalars.count >= n ? nil : "is shorter than \(n) characters"
         case .maxLength(let n):
-            guard case .string(let s) = instance else { return nil }
+            guard case .string(let s) = instance, s.utf8.count > n else { return nil }
             return s.unicodeScalars.count <= n ? nil : "is longer than \(n) characters"
         case .pattern(let regex):
             guard case .string(let s) = instance else { return nil }

@@ -67,6 +67,7 @@ public struct SchemaCompiler {
                 try context.compile(key, member)
             }
             self = context.compiler
+            node.settle()
             // OpenAPI 3.0's `nullable: true` adds null to the node's `type`.
             if node.checks.contains(where: { if case .nullable = $0 { true } else { false } }) {
                 node.checks = node.checks.map { if case .type(let types) = $0 { .type(types + [.null]) } else { $0 } }

@@ -92,7 +92,7 @@ enum SchemaURI {
 /// JSON Pointer (RFC 6901) tokens.
 enum JSONPointer {
     static func escape(_ token: String) -> String {
-        guard token.contains("~") || token.contains("/") else { return token }
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         var out = ""
         for c in token {
             switch c {

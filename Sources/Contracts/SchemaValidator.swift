@@ -33,14 +33,14 @@ extension Schema {
     public func validate(_ instance: JSONValue, limit: Int = 20) -> [Violation] {
         var run = ValidationRun(limit: limit)
         var evaluated = Evaluated()
-        _ = run.check(root, instance, pointer: "", record: true, evaluated: &evaluated)
+        _ = run.check(root, instance, record: true, evaluated: &evaluated)
         return run.violations
     }
 
     public func accepts(_ instance: JSONValue) -> Bool {
         var run = ValidationRun(limit: 0)
         var evaluated = Evaluated()
-        return run.check(root, instance, pointer: "", record: false, evaluated: &evaluated)
+        return run.check(root, instance, record: false, evaluated: &evaluated)
     }
 }
 
@@ -48,19 +48,38 @@ struct ValidationRun {
     let limit: Int
     var violations: [Violation] = []
     var depth = 0
+    /// Where in the instance the check is: member names and item indexes, made into a
+    /// JSON pointer only for a violation.
+    var path: [PathToken] = []
+
+    enum PathToken {
+        case member(String)
+        case item(Int)
+    }
+
+    var pointer: String {
+        var out = ""
+        for token in path {
+            switch token {
+            case .member(let name): out += "/" + JSONPointer.escape(name)
+            case .item(let i): out += "/" + String(i)
+            }
+        }
+        return out
+    }
     /// In-place and nested evaluations at once: deeper fails rather than exhausting the stack.
     static let maxDepth = 2_000
 
     init(limit: Int) { self.limit = limit }
 
-    mutating func report(_ record: Bool, _ node: SchemaNode, _ check: Check, _ pointer: String, _ message: String) {
+    mutating func report(_ record: Bool, _ node: SchemaNode, _ check: Check, _ message: String) {
         guard record, violations.count < limit else { return }
         violations.append(Violation(pointer: pointer, keyword: check.keyword,
                                     schemaLocation: node.location + "/" + check.keyword, message: message))
     }
 
     /// Whether `instance` meets `node`; violations recorded only when `record`.
-    mutating func check(_ node: SchemaNode, _ instance: JSONValue, pointer: String, record: Bool,
+    mutating func check(_ node: SchemaNode, _ instance: JSONValue, record: Bool, tracking: Bool = false,
                         evaluated: inout Evaluated) -> Bool {
         if let always = node.always {
             if !always, record, violations.count < limit {
@@ -84,13 +103,13 @@ struct ValidationRun {
             switch check {
             case .unevaluatedProperties, .unevaluatedItems: continue
             default:
-                if !apply(check, node, instance, pointer, record, &local) { valid = false }
+                if !apply(check, node, instance, record, tracking || node.needsAnnotations, &local) { valid = false }
             }
         }
         if node.needsAnnotations {
             for check in node.checks {
-                if case .unevaluatedProperties = check, !apply(check, node, instance, pointer, record, &local) { valid = false }
-                if case .unevaluatedItems = check, !apply(check, node, instance, pointer, record, &local) { valid = false }
+                if case .unevaluatedProperties = check, !apply(check, node, instance, record, tracking || node.needsAnnotations, &local) { valid = false }
+                if case .unevaluatedItems = check, !apply(check, node, instance, record, tracking || node.needsAnnotations, &local) { valid = false }
             }
         }
         if valid { evaluated.merge(local) }

@@ -336,6 +336,14 @@ func run() throws {
         try HARBench.run(CommandLine.arguments[2])
         return
     }
+    if CommandLine.arguments.count >= 4 && CommandLine.arguments[1] == "--contract" {
+        try ContractBench.run(CommandLine.arguments[2], CommandLine.arguments[3], rounds: Int(CommandLine.arguments.dropFirst(4).first ?? "") ?? 5)
+        return
+    }
+    if CommandLine.arguments.count == 6 && CommandLine.arguments[1] == "--contract-phase" {
+        try ContractBench.phase(CommandLine.arguments[2], CommandLine.arguments[3], CommandLine.arguments[4], times: Int(CommandLine.arguments[5]) ?? 1)
+        return
+    }
     if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--numbers-parts" {
         numbersParts(CommandLine.arguments[2])
         return

@@ -105,7 +105,7 @@ struct TapeCommand: ParsableCommand {
                 var lines: [String] = []
                 for route in routes {
                     guard let tape = route.tape?.tape else { continue }
-                    let (checked, failures) = Verification.run(tape.entries, route: route)
+                    let (checked, failures) = Verification.run(tape.entries, route: route, maxDepth: loaded.limits.maxJSONDepth)
                     failed += failures.count
                     lines.append("\(route.name): \(checked) entries, \(checked - failures.count) pass, \(failures.count) would fail (\(tape.path))")
                     lines += failures.map { "  " + $0 }
@@ -137,14 +137,21 @@ struct TapeCommand: ParsableCommand {
 }
 
 /// `tape verify`'s check: each entry's answer through the route's serializers, as a
-/// replay would run it.
+/// replay would run it, then through its contract (a violation is listed in either mode).
 enum Verification {
-    static func run(_ entries: [TapeEntry], route: Route) -> (checked: Int, failures: [String]) {
+    static func run(_ entries: [TapeEntry], route: Route, maxDepth: Int) -> (checked: Int, failures: [String]) {
         var failures: [String] = []
         for (k, entry) in entries.enumerated() {
-            let (outcome, _) = route.serialize(UpstreamResponse(status: entry.status, contentType: entry.contentType, body: entry.responseBody))
-            guard !outcome.succeeded else { continue }
             let (path, query) = entry.request.pathAndQuery
+            var (outcome, _) = route.serialize(UpstreamResponse(status: entry.status, contentType: entry.contentType, body: entry.responseBody))
+            if let contract = route.contract, outcome.succeeded, let value = outcome.value {
+                // The path after the route's prefix is the upstream's after its base path.
+                var remainder = path.hasPrefix(route.upstream.path) ? path.dropFirst(route.upstream.path.count) : path
+                if remainder.hasPrefix("/") { remainder = remainder.dropFirst() }
+                let violations = contract.check(value, maxDepth: maxDepth, path: remainder, method: entry.request.method, status: entry.status)
+                if !violations.isEmpty { outcome = SerializationResult(value: value, error: contract.failure(violations), serializer: outcome.serializer) }
+            }
+            guard !outcome.succeeded else { continue }
             let error = outcome.error
             let reason = error.map { "\($0.typeSuffix): \($0.detail ?? $0.title)" } ?? "no value"
             failures.append("entry \(k): \(entry.request.method) \(path)\(query.map { "?" + $0 } ?? "") (\(entry.status)) → \(reason)")

@@ -64,6 +64,33 @@ struct TapeCommandTests {
         return config
     }
 
+    /// `tape verify` checks each replayed answer against the route's contract too, and
+    /// lists a violation whatever the contract's mode (DESIGN §10).
+    @Test func verifyListsContractViolationsInEitherMode() throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
+        let config = dir + "/serializerd.yaml"
+        try Self.config(dir).write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try ServerBinary.run(["tape", "import", dir + "/saved.har", "--route", "api", "--config", config]).status == 0)
+        // The items answer has "next": null; this contract wants a string there.
+        try #"{"properties": {"next": {"type": "string"}}}"#.write(toFile: dir + "/items.json", atomically: true, encoding: .utf8)
+        for mode in ["report", "enforce"] {
+            try Self.config(dir, response: "    response: { serializer: compound, serializers: [json, text] }\n"
+                            + "    contract: { schema: items.json, mode: \(mode) }")
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let verify = try ServerBinary.run(["tape", "verify", "--config", config])
+            #expect(verify.status == 1, "\(verify.stdoutText)\(verify.stderrText)")
+            #expect(verify.stdoutText.contains("api: 2 entries, 1 pass, 1 would fail"), "\(verify.stdoutText)")
+            #expect(verify.stdoutText.contains("entry 0: GET /v1/items?page=2&api_key=[redacted] (200) → contract-violation: 1 violation of items.json: /next: type"),
+                    "\(verify.stdoutText)")
+        }
+        // A contract the answers meet: both pass.
+        try #"{"properties": {"items": {"type": "array"}}}"#.write(toFile: dir + "/items.json", atomically: true, encoding: .utf8)
+        let passing = try ServerBinary.run(["tape", "verify", "--config", config])
+        #expect(passing.status == 0 && passing.stdoutText.contains("2 pass, 0 would fail"), "\(passing.stdoutText)")
+    }
+
     @Test func importRedactsThenTheDaemonReplaysAndVerifyNamesWhatWouldFail() throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }

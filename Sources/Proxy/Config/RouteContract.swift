@@ -32,7 +32,7 @@ public struct RouteContract: Sendable {
     /// The violations of a normalized answer (at most 20), empty when it meets the schema
     /// (or an OpenAPI document has none for the request and status). `path` is the
     /// request's path after the route's prefix.
-    func check(_ value: NormalizedJSON, maxDepth: Int, path: Substring, method: String, status: Int) -> [Violation] {
+    public func check(_ value: NormalizedJSON, maxDepth: Int, path: Substring, method: String, status: Int) -> [Violation] {
         let schema: Schema
         switch source {
         case .schema(let one): schema = one
@@ -47,7 +47,7 @@ public struct RouteContract: Sendable {
     }
 
     /// The failure a violation makes: each violation's pointer, keyword and schema location.
-    func failure(_ violations: [Violation]) -> SerializationError {
+    public func failure(_ violations: [Violation]) -> SerializationError {
         let count = violations.count == Violation.limit ? "at least \(violations.count) violations" : "\(violations.count) violation" + (violations.count == 1 ? "" : "s")
         return .contractViolation(detail: "\(count) of \(file): " + violations.map(\.description).joined(separator: "; "))
     }

@@ -34,6 +34,16 @@ struct TapeCommandTests {
         return path
     }
 
+    /// A workspace with a tapes directory and the `api` config written; its directory and
+    /// the config's path.
+    static func apiWorkspace() throws -> (String, String) {
+        let dir = try workspace()
+        try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
+        let config = dir + "/serializerd.yaml"
+        try Self.config(dir).write(toFile: config, atomically: true, encoding: .utf8)
+        return (dir, config)
+    }
+
     static func config(_ dir: String, response: String = "") -> String {
         """
         listen: 127.0.0.1:0
@@ -67,11 +77,8 @@ struct TapeCommandTests {
     /// `tape verify` checks each replayed answer against the route's contract too, and
     /// lists a violation whatever the contract's mode (DESIGN §10).
     @Test func verifyListsContractViolationsInEitherMode() throws {
-        let dir = try Self.workspace()
+        let (dir, config) = try Self.apiWorkspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
-        let config = dir + "/serializerd.yaml"
-        try Self.config(dir).write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try ServerBinary.run(["tape", "import", dir + "/saved.har", "--route", "api", "--config", config]).status == 0)
         // The items answer has "next": null; this contract wants a string there.
         try #"{"properties": {"next": {"type": "string"}}}"#.write(toFile: dir + "/items.json", atomically: true, encoding: .utf8)
@@ -92,11 +99,8 @@ struct TapeCommandTests {
     }
 
     @Test func importRedactsThenTheDaemonReplaysAndVerifyNamesWhatWouldFail() throws {
-        let dir = try Self.workspace()
+        let (dir, config) = try Self.apiWorkspace()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir + "/tapes", withIntermediateDirectories: false)
-        let config = dir + "/serializerd.yaml"
-        try Self.config(dir).write(toFile: config, atomically: true, encoding: .utf8)
         let imported = try ServerBinary.run(["tape", "import", dir + "/saved.har", "--route", "api", "--config", config])
         #expect(imported.status == 0, "\(imported.stderrText)")
         #expect(imported.stdoutText.contains("imported 2 entries into \(dir)/tapes/api.har"))

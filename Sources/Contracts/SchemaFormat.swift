@@ -98,11 +98,10 @@ enum SchemaFormat: String, Sendable {
         guard compressions <= 1, !text.contains(":::") else { return false }
         // Empty groups come only from "::" (two at an end, three for "::" alone).
         var empties = 0
-        for (i, group) in groups.enumerated() {
+        for group in groups {
             if group.isEmpty {
                 empties += 1
                 if compressions == 0 { return false }
-                if (i == 0 || i == groups.count - 1), groups.count > 2 { continue }
                 continue
             }
             guard group.count <= 4, group.allSatisfy(isHex) else { return false }

@@ -62,13 +62,10 @@ extension KeywordContext {
         case "minLength": return .minLength(try count(key, member))
         case "maxLength": return .maxLength(try count(key, member))
         case "exclusiveMinimum", "exclusiveMaximum":
-            guard case .bool(let exclusive) = member, compiler.dialect == .openAPI30 else {
-                let bound = try number(key, member)
-                return key == "exclusiveMinimum" ? .exclusiveMinimum(bound) : .exclusiveMaximum(bound)
-            }
             // OpenAPI 3.0 (draft 4's form): a flag on `minimum`/`maximum`, read with them.
-            _ = exclusive
-            return nil
+            if compiler.dialect == .openAPI30, case .bool = member { return nil }
+            let bound = try number(key, member)
+            return key == "exclusiveMinimum" ? .exclusiveMinimum(bound) : .exclusiveMaximum(bound)
         case "minimum", "maximum":
             let bound = try number(key, member)
             let exclusive = compiler.dialect == .openAPI30 && value[key == "minimum" ? "exclusiveMinimum" : "exclusiveMaximum"] == .bool(true)

@@ -14,8 +14,8 @@ struct PressureTests {
         let configPath: String
 
         init(top: String, nofile: Int, workers: Int = 1) throws {
-            (stub, _) = try StubUpstream.start()
-            let stubPort = Int(stub.text.split(separator: "\n").first ?? "") ?? 0
+            let stubPort: Int
+            (stub, stubPort) = try StubUpstream.start()
             configPath = FileManager.default.temporaryDirectory.appendingPathComponent("pressure-\(UUID().uuidString).yaml").path
             let yaml = "listen: 127.0.0.1:0\nworkers: \(workers)\n" + top + "routes:\n"
                 + route("api", prefix: "/api/").replacingOccurrences(of: "{stub}", with: "http://127.0.0.1:\(stubPort)/v1")

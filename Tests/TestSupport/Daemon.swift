@@ -32,12 +32,24 @@ public final class Spawned: @unchecked Sendable {
     public func waitForLine(timeout: TimeInterval = 20, _ match: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            // A terminal ends lines with \r\n: one Character, so split on newlines, not "\n".
-            if let line = text.split(whereSeparator: \.isNewline).map(String.init).first(where: match) { return line }
-            if !alive { return nil }
+            if let line = lines().first(where: match) { return line }
+            if !alive { return lines(includingUnfinished: true).first(where: match) }
             usleep(20_000)
         }
         return nil
+    }
+
+    /// The lines printed so far. A line still being written is left out unless asked for:
+    /// a match on half a line would read a value before it is whole.
+    public func lines(includingUnfinished: Bool = false) -> [String] {
+        var printed = text
+        if !includingUnfinished, let end = printed.lastIndex(where: \.isNewline) {
+            printed = String(printed[...end])
+        } else if !includingUnfinished {
+            return []
+        }
+        // A terminal ends lines with \r\n: one Character, so split on newlines, not "\n".
+        return printed.split(whereSeparator: \.isNewline).map(String.init)
     }
 
     /// Waits (bounded) until everything printed so far satisfies `condition`.

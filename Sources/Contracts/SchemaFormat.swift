@@ -2,8 +2,9 @@
 enum SchemaFormat: String, Sendable {
     case dateTime = "date-time", date, time, email, uri, uuid, ipv4, ipv6
 
-    func accepts(_ s: String) -> Bool {
-        let b = Array(s.utf8)
+    func accepts(_ s: String) -> Bool { accepts(Array(s.utf8)) }
+
+    func accepts(_ b: [UInt8]) -> Bool {
         switch self {
         case .date: return Self.date(b[...])
         case .time: return Self.time(b[...]) != nil

@@ -145,10 +145,8 @@ enum Verification {
             let (path, query) = entry.request.pathAndQuery
             var (outcome, _) = route.serialize(UpstreamResponse(status: entry.status, contentType: entry.contentType, body: entry.responseBody))
             if let contract = route.contract, outcome.succeeded, let value = outcome.value {
-                // The path after the route's prefix is the upstream's after its base path.
-                var remainder = path.hasPrefix(route.upstream.path) ? path.dropFirst(route.upstream.path.count) : path
-                if remainder.hasPrefix("/") { remainder = remainder.dropFirst() }
-                let violations = contract.check(value, maxDepth: maxDepth, path: remainder, method: entry.request.method, status: entry.status)
+                let violations = contract.check(value, maxDepth: maxDepth, path: remainder(path, route: route), method: entry.request.method,
+                                                status: entry.status)
                 if !violations.isEmpty { outcome = SerializationResult(value: value, error: contract.failure(violations), serializer: outcome.serializer) }
             }
             guard !outcome.succeeded else { continue }
@@ -157,5 +155,12 @@ enum Verification {
             failures.append("entry \(k): \(entry.request.method) \(path)\(query.map { "?" + $0 } ?? "") (\(entry.status)) → \(reason)")
         }
         return (entries.count, failures)
+    }
+
+    /// The path after the route's prefix: the upstream's after its base path.
+    static func remainder(_ path: Substring, route: Route) -> Substring {
+        var remainder = path.hasPrefix(route.upstream.path) ? path.dropFirst(route.upstream.path.count) : path
+        if remainder.hasPrefix("/") { remainder = remainder.dropFirst() }
+        return remainder
     }
 }

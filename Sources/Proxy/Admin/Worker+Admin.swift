@@ -33,6 +33,8 @@ extension Worker {
         (["GET", "HEAD"], "/-/inflight", Worker.serveInflight),
         (["GET", "HEAD", "PUT", "DELETE"], "/-/network", Worker.serveNetwork),
         (["GET", "HEAD", "DELETE"], "/-/network/*", Worker.serveNetwork),
+        (["GET", "HEAD"], "/-/drift", Worker.serveDrift),
+        (["GET", "HEAD"], "/-/drift/*", Worker.serveDriftDocument),
     ])
 
     /// An admin request: refused unless the peer and the Host may use admin, then the
@@ -64,7 +66,8 @@ extension Worker {
 
     func serveMetrics(_ r: AdminRequest) {
         r.writer.send(status: 200, headers: HeaderFields([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
-                      body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes), outcome: .ok)
+                      body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes)
+                          + Self.driftMetrics(config.routes), outcome: .ok)
     }
 
     func serveRoutes(_ r: AdminRequest) {

@@ -29,7 +29,8 @@ extension ConfigLoader {
         guard let websocket = node.attempt({ () throws(ConfigError) in try self.websocket(m["websocket"]) }) else { return nil }
         stream.maxMessage = websocket.maxMessage
         let contractSetting: RouteContract?? = node.attempt { () throws(ConfigError) in try self.contract(m["contract"]) }
-        guard let contract = contractSetting else { return nil }
+        guard var contract = contractSetting else { return nil }
+        if contract?.driftAfter != nil { contract?.shapes = state.shapes.shapes(route: name) }
         let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
             guard let n = m["cookies"] else { return nil }
             switch try n.string() {

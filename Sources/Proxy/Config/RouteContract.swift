@@ -5,7 +5,7 @@ import Serializers
 import Yams
 
 /// A route's `contract:` (DESIGN §10): the JSON Schema its normalized output must meet,
-/// and what a violation does.
+/// and what a violation does; and whether its answers' shapes are learned for drift.
 public struct RouteContract: Sendable {
     public enum Mode: String, Sendable, CaseIterable {
         /// The answer is forwarded; the violation is counted and kept as evidence.
@@ -21,13 +21,19 @@ public struct RouteContract: Sendable {
         case openAPI(OpenAPIContract)
     }
 
-    public let source: Source
+    /// Nil when the route only learns shapes.
+    public let source: Source?
     public let mode: Mode
     /// The schema file as the config names it, for messages.
     public let file: String
     /// A hash of the schema file's bytes: an enforced contract is part of the route's
     /// cache fingerprint.
     public let digest: UInt64
+    /// `drift: true`: answers an endpoint's status must have taught before a change is
+    /// reported (`drift_after`); nil when shapes are not learned.
+    public let driftAfter: Int?
+    /// The route's learned shapes (the process's, by route name): set with `driftAfter`.
+    public var shapes: RouteShapes?
 
     /// The violations of a normalized answer (at most 20), empty when it meets the schema
     /// (or an OpenAPI document has none for the request and status). `path` is the
@@ -35,6 +41,7 @@ public struct RouteContract: Sendable {
     public func check(_ value: NormalizedJSON, maxDepth: Int, path: Substring, method: String, status: Int) -> [Violation] {
         let schema: Schema
         switch source {
+        case nil: return []
         case .schema(let one): schema = one
         case .openAPI(let document):
             guard let found = document.schema(path: "/" + path, method: method, status: status) else { return [] }
@@ -65,15 +72,25 @@ extension ConfigLoader {
     /// A route's `contract:`; nil when absent.
     static func contract(_ node: ConfigNode?) throws(ConfigError) -> RouteContract? {
         guard let node else { return nil }
-        let m = try node.mapping(allowed: ["schema", "openapi", "mode"])
+        let m = try node.mapping(allowed: ["schema", "openapi", "mode", "drift", "drift_after"])
         var mode = RouteContract.Mode.report
         if let n = m["mode"] {
             let text = try n.string()
             guard let parsed = RouteContract.Mode(rawValue: text) else { throw n.error("expected report or enforce, found '\(text)'") }
             mode = parsed
         }
+        var driftAfter: Int?
+        if let n = m["drift"], try n.bool() { driftAfter = 20 }
+        if let n = m["drift_after"] {
+            guard driftAfter != nil else { throw n.error("drift_after needs drift: true") }
+            driftAfter = try n.int(in: 1...1_000_000)
+        }
         if m["schema"] != nil && m["openapi"] != nil { throw node.error("expected schema or openapi, not both") }
-        guard let fileNode = m["schema"] ?? m["openapi"] else { throw node.error("missing required key 'schema' (or 'openapi')") }
+        guard let fileNode = m["schema"] ?? m["openapi"] else {
+            guard driftAfter != nil else { throw node.error("missing required key 'schema' (or 'openapi', or drift: true)") }
+            if let n = m["mode"] { throw n.error("mode needs a schema or openapi document to check") }
+            return RouteContract(source: nil, mode: mode, file: "", digest: 0, driftAfter: driftAfter)
+        }
         let name = try fileNode.string()
         let path = absolute(relative(name, to: fileNode.file))
         let directory = String(path[...path.lastIndex(of: "/")!])
@@ -95,7 +112,7 @@ extension ConfigLoader {
             let location = error.location.hasPrefix("file://") ? String(error.location.dropFirst("file://".count)) : error.location
             throw fileNode.error("\(location): \(error.message)")
         }
-        return RouteContract(source: source, mode: mode, file: name, digest: OutputTag.hash(bytes))
+        return RouteContract(source: source, mode: mode, file: name, digest: OutputTag.hash(bytes), driftAfter: driftAfter)
     }
 
     /// A schema document: a regular file of at most `maxContractFileBytes`, JSON.

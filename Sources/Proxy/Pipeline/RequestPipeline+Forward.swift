@@ -1,4 +1,5 @@
 import Cache
+import Contracts
 import EventLoop
 import HTTPCore
 import Serializers
@@ -105,6 +106,7 @@ extension RequestPipeline {
         if let contract = route.contract, outcome.succeeded, let value = outcome.value {
             outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
         }
+        if let shapes = route.contract?.shapes { learn(shapes, outcome, status: answer.status, context, after: route.contract?.driftAfter ?? 1) }
         context.serializeSeconds = clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             deliver(value, serializer: outcome.serializer, reply: answer, context, route: route, damaged: damaged)
@@ -127,6 +129,23 @@ extension RequestPipeline {
         keepEvidence(reply, error: error, evidence: UpstreamEvidence(reply, shownURL: config.capture.url(context.url), parsed: value),
                      route: route, context, hint: nil)
         return outcome
+    }
+
+    /// Drift learning (DESIGN §10): the normalized answer's shape, or that the serializer
+    /// refused what it was sent (an HTML page where JSON always came).
+    private func learn(_ shapes: RouteShapes, _ outcome: SerializationResult, status: Int, _ context: RequestContext, after: Int) {
+        let endpoint = ShapeEndpoint.key(method: context.request.method, path: context.remainder)
+        let wall = clock.wall
+        if let value = outcome.value {
+            value.bytes.withUnsafeBufferPointer { _ = shapes.observe(endpoint: endpoint, status: status, body: $0, after: after, now: wall()) }
+            return
+        }
+        switch outcome.error {
+        case .unacceptableContentType?, .serializationFailed?:
+            shapes.observe(endpoint: endpoint, status: status, body: nil, refusal: outcome.error?.typeSuffix, after: after, now: wall())
+        default:
+            break
+        }
     }
 
     /// No answer from the upstream: a stored one may stand in, else the problem says why.

@@ -1,4 +1,5 @@
 import Cache
+import Contracts
 import EventLoop
 import HTTPCore
 import Network
@@ -88,6 +89,16 @@ public final class Server {
                 changes.notice("reachability_changed", metadata: metadata)
             }
             hub.publish(event: "reachability_changed", json: change.json)
+        }
+        state.shapes.listen { drifts in
+            for drift in drifts {
+                let at = UTCTimestamp.format(unixSeconds: drift.at, fraction: .milliseconds)
+                changes.warning("shape_drift", metadata: [
+                    "route": "\(drift.route)", "endpoint": "\(drift.endpoint)", "status": .stringConvertible(drift.status),
+                    "kind": "\(drift.change.kind.rawValue)", "pointer": "\(drift.change.pointer)", "was": "\(drift.change.was)",
+                    "now": "\(drift.change.now)"])
+                hub.publish(event: "shape_drift", json: NormalizedJSON(drift.json(at: at)).bytes)
+            }
         }
         probes = try HealthProbes(loop: main, budget: budget)
         probes?.apply(config.routes, maxResponseBytes: config.limits.maxResponseBody)

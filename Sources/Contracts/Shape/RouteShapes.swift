@@ -92,7 +92,7 @@ public final class RouteShapes: Sendable {
                 let budget = min(Self.maxPointers - endpointShape.nodes, Self.maxRoutePointers - t.nodes)
                 var walk = ShapeWalk(body, budget: budget, visit: t.visit)
                 walk.run(statusShape.root, report: report)
-                statusShape.readable += 1
+                if !walk.broken { statusShape.readable += 1 }
                 t.visit = walk.visit
                 endpointShape.nodes += walk.added
                 t.nodes += walk.added

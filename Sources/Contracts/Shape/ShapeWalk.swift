@@ -153,8 +153,11 @@ struct ShapeWalk {
                     if fresh && report && node.objects > 1 {
                         changes.append(ShapeChange(kind: .newMember, pointer: child.pointer, was: "absent", now: peek()?.names ?? "?"))
                     }
+                    // A name repeated in one object is present once: `seen` counts objects.
+                    let repeated = child.visit == mine
                     child.visit = mine
                     value(child, report: report && !fresh, depth: depth + 1)
+                    if repeated { child.seen &-= 1 }
                 } else {
                     unlearned += 1
                     skip()

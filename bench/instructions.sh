@@ -15,6 +15,7 @@
 #   BEFORE=/tmp/old-serializerd PROXIES="serializerd before" bench/instructions.sh
 #                                    # a change against an earlier build, same machine
 #   PROXIES="serializerd-cache before-cache"   # cache hits (a route with `cache:`)
+#   PROXIES="serializerd serializerd-drift"    # drift learning on (`contract: {drift: true}`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -36,7 +37,9 @@ bench_build_reference "$WORK/evcurl_proxy"
 }
 EOF
 } > "$WORK/nginx.conf"
-{ bench_config "$PORT" "$ORIGIN"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd.yaml"
+{ bench_config "$PORT" "$ORIGIN"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"
+  # Only when asked for: a build from before drift learning refuses the key.
+  case " $PROXIES " in *-drift\ *) bench_route drift /drift/ "$ORIGIN" "contract: { drift: true }" ;; esac; } > "$WORK/serializerd.yaml"
 
 nginx -c "$WORK/nginx.conf"
 VG=""
@@ -90,6 +93,9 @@ for size in $SIZES; do
       # Cache hits of the normalized output (every request after the first).
       serializerd-cache|before-cache)
         count "$proxy" "$size" "http://127.0.0.1:$PORT/cached" "$WORK/${proxy%-cache}" serve --config "$WORK/serializerd.yaml" ;;
+      # The same answers with drift learning on.
+      serializerd-drift|before-drift)
+        count "$proxy" "$size" "http://127.0.0.1:$PORT/drift" "$WORK/${proxy%-drift}" serve --config "$WORK/serializerd.yaml" ;;
       C) count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" ;;
       C+options) count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options ;;
     esac

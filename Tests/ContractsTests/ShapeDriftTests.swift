@@ -103,6 +103,25 @@ import Testing
         #expect(observe(shapes, deep, endpoint: "GET /deep").isEmpty)
     }
 
+    /// Strings are scanned eight bytes at a time: an escaped quote or backslash at any
+    /// offset, in a name or a value, ends nothing early.
+    @Test func escapesAtEveryOffsetAreReadWhole() {
+        for length in 0..<24 {
+            for at in 0...length {
+                let plain = String(repeating: "x", count: length)
+                for escape in [#"\""#, #"\\"#, #"\u0041"#] {
+                    var text = plain
+                    text.insert(contentsOf: escape, at: text.index(text.startIndex, offsetBy: at))
+                    let shapes = RouteShapes(route: "api")
+                    #expect(observe(shapes, #"{"\#(text)":"\#(text)","n":1}"#, after: 1).isEmpty)
+                    let changes = observe(shapes, #"{"\#(text)":1,"n":1}"#, after: 1)
+                    #expect(changes.count == 1 && changes.first?.kind == .type, "\(text): \(changes)")
+                    #expect(shapes.summary.pointers == 3, "\(text)")
+                }
+            }
+        }
+    }
+
     @Test func brokenBytesLearnNothingTheyCouldReport() {
         let shapes = learned()
         for text in [#"{"id":1,"#, #"{"id" 1}"#, "[1,2", "tru", #""abc"#, "", "{}}", "-"] {

@@ -23,11 +23,15 @@ import Testing
 
     @Test func aBrowserSeesFlowsLiveFiltersThemAndReproducesAFailure() throws {
         let mock = "    mocks:\n      - when: { path: mocked }\n        respond: { json: { mocked: true } }\n"
+        // The stub's /json has a null in `a`, which this schema refuses.
+        let schema = FileManager.default.temporaryDirectory.appendingPathComponent("inspector-\(UUID().uuidString).json").path
+        try SchemaContractTests.numbers.write(toFile: schema, atomically: true, encoding: .utf8)
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: mock) + route("kept", prefix: "/kept/", extra: "    cache: {}\n")
             + "  - name: gone\n    match: { prefix: /gone/ }\n    upstream: http://127.0.0.1:9/\n"
-            + route("lossy", prefix: "/lossy/", extra: "    network: { latency: 5ms, chaos: [\"drop=/b\"] }\n"),
+            + route("lossy", prefix: "/lossy/", extra: "    network: { latency: 5ms, chaos: [\"drop=/b\"] }\n")
+            + route("shaped", prefix: "/shaped/", extra: "    contract: { schema: \(schema), drift: true, drift_after: 1 }\n"),
                                      top: "capture: { redact_json: [/password] }\n")
-        defer { proxy.finish() }
+        defer { proxy.finish(); try? FileManager.default.removeItem(atPath: schema) }
         #expect(try proxy.get("/api/json", headers: [("X-Request-Id", "before-load")]).status == 200)
         let run = try ServerBinary.run([Fixture.path("inspector_browser.py"), String(proxy.port)], timeout: 120,
                                        executable: URL(fileURLWithPath: "/usr/bin/python3"))
@@ -60,6 +64,10 @@ import Testing
         #expect(events == (0..<3).map { "{\"i\":\($0),\"password\":\"[redacted]\"}" }, "\(seen["stream_events"] ?? "")")
         #expect((stream?["meta"] as? [String])?.allSatisfy { $0.contains("tick") } == true && (stream?["title"] as? String)?.hasPrefix("Events (3") == true)
         #expect((seen["console_errors"] as? [String])?.isEmpty == true, "\(seen["console_errors"] ?? "")")
+        // A reported contract violation: its badge, and its evidence in the details.
+        #expect(seen["contract_badge"] as? String == "contract ✗1", "\(seen["contract_badge"] ?? "")")
+        #expect((seen["contract_problem"] as? String)?.contains("/a/2: type") == true, "\(seen["contract_problem"] ?? "")")
+        #expect(seen["drift"] as? String == "shaped: 1 shape change · GET /json new_member /c", "\(seen["drift"] ?? "")")
         #expect((seen["overflow"] as? [String])?.isEmpty == true, "\(seen["overflow"] ?? "")")
         let unkept = seen["unkept"] as? [String: Any]
         #expect((unkept?["note"] as? String)?.contains("No upstream response is kept") == true, "\(seen["unkept"] ?? "")")

@@ -159,6 +159,17 @@ try:
         "const l = Array.from(document.querySelectorAll('#d-events li')); if (l.length < 3) return null;"
         " return {title: document.getElementById('d-stream-title').textContent,"
         " events: l.map(li => li.querySelector('pre').textContent), meta: l.map(li => li.querySelector('.meta').textContent)}"), 5)
+    # An answer that broke its route's contract (reported): a badge in its row, the
+    # violations in its details; then a shape change in the header.
+    get("/shaped/json", "shaped-1")
+    out["contract_badge"] = wait(lambda: driver.execute_script(
+        "const r = document.querySelector('#rows tr[data-id=\"shaped-1\"] .badge'); return r && r.textContent"), 10)
+    open_row("shaped-1")
+    out["contract_problem"] = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('d-problem').textContent; return t.includes('contract-violation') ? t : null"), 5)
+    get("/shaped/json?body=%7B%22a%22%3A%5B1%5D%2C%22b%22%3A%22x%22%2C%22c%22%3A1%7D", "shaped-2")
+    out["drift"] = wait(lambda: driver.execute_script(
+        "const t = document.getElementById('drift').textContent; return t.includes('shaped:') ? t : null"), 10)
     # The page asks for the unkept flow's evidence and gets a 404, which Chromium logs.
     out["console_errors"] = [e["message"] for e in driver.get_log("browser")
                              if e["level"] == "SEVERE" and "/-/failures/gone-1 " not in e["message"]]

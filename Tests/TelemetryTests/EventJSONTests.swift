@@ -24,6 +24,11 @@ import Testing
                         status: Int.max, upstreamStatus: Int.min, contentType: hostile, serializer: hostile, outcome: hostile,
                         bytesIn: -1, bytesOut: 0, duration: 0, upstreamDuration: 1e-7, serializeDuration: 1e13,
                         error: String(repeating: "\u{1}", count: 300), responseContentType: nil, faults: hostile + String(repeating: "\u{1}", count: 80)),
+        // A broken contract adds its count; the widest numbers everywhere.
+        CompletionEvent(startedAt: 0, requestID: "c", route: "r", method: "GET", path: "/", upstreamURL: nil,
+                        status: Int.min, upstreamStatus: Int.min, contentType: nil, serializer: nil, outcome: "ok",
+                        bytesIn: Int.min, bytesOut: Int.min, duration: 1e13, upstreamDuration: 1e13, serializeDuration: 1e13,
+                        error: nil, responseContentType: nil, unsafeNumbers: Int.min, contractViolations: Int.min),
         CompletionEvent(startedAt: 1_763_000_000.999_9, requestID: "", route: "", method: "", path: "", upstreamURL: nil,
                         status: 0, upstreamStatus: nil, contentType: nil, serializer: nil, outcome: "", bytesIn: 0,
                         bytesOut: 0, duration: 0, upstreamDuration: nil, serializeDuration: nil, error: nil,

@@ -7,7 +7,7 @@ enum LearnedDocument {
     struct Response {
         let status: Int
         let answers: Int
-        let root: ShapeNode
+        let tree: ShapeTree
     }
 
     static func make(title: String, endpoints: [(String, [Response])]) -> JSONValue {
@@ -27,7 +27,7 @@ enum LearnedDocument {
             operation.append(("responses", .object(responses.sorted { $0.status < $1.status }.map { response in
                 var members: [(String, JSONValue)] = [("description", .string("Learned from \(response.answers) answer\(response.answers == 1 ? "" : "s")"))]
                 if response.answers > 0 {
-                    members.append(("content", .object([("application/json", .object([("schema", schema(response.root))]))])))
+                    members.append(("content", .object([("application/json", .object([("schema", schema(0, in: response.tree))]))])))
                 }
                 return (String(response.status), .object(members))
             })))
@@ -44,7 +44,8 @@ enum LearnedDocument {
         ])
     }
 
-    static func schema(_ node: ShapeNode) -> JSONValue {
+    static func schema(_ k: Int, in tree: ShapeTree) -> JSONValue {
+        let node = tree.nodes[k]
         let t = node.types
         var types: [String] = []
         if t.contains(.object) { types.append("object") }
@@ -61,17 +62,16 @@ enum LearnedDocument {
         if t.contains(.object) {
             var properties: [(String, JSONValue)] = []
             var required: [JSONValue] = []
-            for member in node.members {
-                guard case .member(let raw) = member.place else { continue }
-                let name = ShapeNode.unescaped(raw)
-                properties.append((name, schema(member)))
-                if member.seen == node.objects { required.append(.string(name)) }
+            for member in tree.members(of: k) {
+                let name = ShapeTree.unescaped(tree.name(of: member))
+                properties.append((name, schema(member, in: tree)))
+                if tree.nodes[member].seen == node.objects { required.append(.string(name)) }
             }
             if !properties.isEmpty { members.append(("properties", .object(properties))) }
             if !required.isEmpty { members.append(("required", .array(required))) }
-            if let anyID = node.anyID { members.append(("additionalProperties", schema(anyID))) }
+            if node.anyID != ShapeNode.none { members.append(("additionalProperties", schema(Int(node.anyID), in: tree))) }
         }
-        if t.contains(.array), let element = node.element { members.append(("items", schema(element))) }
+        if t.contains(.array), node.element != ShapeNode.none { members.append(("items", schema(Int(node.element), in: tree))) }
         return .object(members)
     }
 }

@@ -40,7 +40,7 @@ public final class RouteShapes: Sendable {
         var answers = 0
         var readable = 0
         var refusals: [String] = []
-        let root = ShapeNode(.root, parent: nil)
+        var tree = ShapeTree()
     }
 
     final class Endpoint {
@@ -90,8 +90,8 @@ public final class RouteShapes: Sendable {
             statusShape.answers += 1
             if let body {
                 let budget = min(Self.maxPointers - endpointShape.nodes, Self.maxRoutePointers - t.nodes)
-                var walk = ShapeWalk(body, budget: budget, visit: t.visit)
-                walk.run(statusShape.root, report: report)
+                var walk = ShapeWalk(body, nodes: statusShape.tree.nodes, budget: budget, visit: t.visit)
+                walk.run(&statusShape.tree, report: report)
                 if !walk.broken { statusShape.readable += 1 }
                 t.visit = walk.visit
                 endpointShape.nodes += walk.added
@@ -167,7 +167,7 @@ public final class RouteShapes: Sendable {
     public func document(title: String) -> JSONValue {
         locked { t in
             LearnedDocument.make(title: title, endpoints: t.endpoints.map { key, e in
-                (key, e.statuses.map { status, shape in LearnedDocument.Response(status: status, answers: shape.readable, root: shape.root) })
+                (key, e.statuses.map { status, shape in LearnedDocument.Response(status: status, answers: shape.readable, tree: shape.tree) })
             })
         }
     }

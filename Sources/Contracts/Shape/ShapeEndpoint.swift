@@ -4,18 +4,32 @@ public enum ShapeEndpoint {
     /// Longer paths are cut here: an endpoint's name is bounded.
     static let maxPathBytes = 512
 
-    /// `GET /orders/{id}/lines` for `GET orders/1234/lines`.
+    /// `GET /orders/{id}/lines` for `GET orders/1234/lines`. Made from the bytes in one
+    /// pass: it runs on every answer of a learning route.
     public static func key(method: String, path: Substring) -> String {
-        var out = method + " "
-        var bytes = 0
-        for segment in path.drop(while: { $0 == "/" }).split(separator: "/", omittingEmptySubsequences: false) {
-            let id = Array(segment.utf8).withUnsafeBufferPointer { isID($0) }
-            let step = "/" + (id ? "{id}" : String(segment))
-            bytes += step.utf8.count
-            if bytes > maxPathBytes { break }
-            out += step
+        var path = path
+        return path.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(method.utf8.count + 2 + min(bytes.count, maxPathBytes) + 8)
+            out.append(contentsOf: method.utf8)
+            out.append(0x20)
+            var start = 0
+            while start < bytes.count, bytes[start] == 0x2F { start += 1 }
+            var written = 0
+            while true {
+                var end = start
+                while end < bytes.count, bytes[end] != 0x2F { end += 1 }
+                let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                let id = isID(segment)
+                written += 1 + (id ? 4 : segment.count)
+                if written > maxPathBytes { break }
+                out.append(0x2F)
+                if id { out.append(contentsOf: "{id}".utf8) } else { out.append(contentsOf: segment) }
+                if end >= bytes.count { break }
+                start = end + 1
+            }
+            return String(decoding: out, as: UTF8.self)
         }
-        return out
     }
 
     /// Digits; a UUID; 8 or more hex digits with at least one digit.

@@ -21,9 +21,9 @@ public struct ShapeChange: Sendable, Equatable {
     public let now: String
 }
 
-/// One pass over an answer's normalized JSON that learns its shape into a tree of
-/// `ShapeNode`s and, when `report` holds, lists how it differs from what was learned.
-/// No value tree is built: the bytes are read once, member names compared in place.
+/// One pass over an answer's normalized JSON that learns its shape into a `ShapeTree`
+/// and, when `report` holds, lists how it differs from what was learned. No value tree is
+/// built: the bytes are read once, member names compared in place.
 struct ShapeWalk {
     static let maxDepth = 1_000
     /// Longer member names are not learned (counted).
@@ -39,23 +39,29 @@ struct ShapeWalk {
     var changes: [ShapeChange] = []
     /// The bytes were not one JSON value (never for a serializer's output).
     var broken = false
+    /// The tree's nodes: set again after every node added (which may move them).
+    private var p: UnsafeMutablePointer<ShapeNode>
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, budget: Int, visit: UInt64) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, nodes: ShapeNodes, budget: Int, visit: UInt64) {
         b = bytes
+        p = nodes.base
         self.budget = budget
         self.visit = visit
     }
 
-    /// Learns the whole value into `root`.
-    mutating func run(_ root: ShapeNode, report: Bool) {
-        value(root, report: report, depth: 0)
+    /// Learns the whole value into `tree`.
+    mutating func run(_ tree: inout ShapeTree, report: Bool) {
+        guard !b.isEmpty else { return fail() }
+        p = tree.nodes.base
+        value(0, &tree, report: report, depth: 0)
         space()
         if i != b.count { broken = true }
         if broken { changes.removeAll() }
     }
 
+    @inline(__always)
     private mutating func space() {
-        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+        while i < b.count, b[i] <= 0x20, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
     }
 
     private mutating func fail() {
@@ -77,7 +83,7 @@ struct ShapeWalk {
         }
     }
 
-    private mutating func value(_ node: ShapeNode, report: Bool, depth: Int) {
+    private mutating func value(_ k: Int, _ t: inout ShapeTree, report: Bool, depth: Int) {
         space()
         guard !broken, var type = peek() else { return fail() }
         if depth >= Self.maxDepth { return skip() }
@@ -96,32 +102,34 @@ struct ShapeWalk {
             break
         }
         var inner = report
-        if !node.types.covers(type) {
-            if report && node.seen > 0 {
-                changes.append(ShapeChange(kind: type == .null ? .null : .type, pointer: node.pointer, was: node.types.names, now: type.names))
+        if !p[k].types.contains(type) {
+            if report && p[k].seen > 0 && !p[k].types.covers(type) {
+                changes.append(ShapeChange(kind: type == .null ? .null : .type, pointer: t.pointer(k), was: p[k].types.names, now: type.names))
                 // What follows from this change is not another one.
                 inner = false
             }
+            p[k].types.insert(type)
         }
-        node.types.insert(type)
-        node.seen &+= 1
+        p[k].seen &+= 1
         switch type {
-        case .object: object(node, report: inner, depth: depth)
-        case .array: array(node, report: inner, depth: depth)
+        case .object: object(k, &t, report: inner, depth: depth)
+        case .array: array(k, &t, report: inner, depth: depth)
         case .string:
-            node.strings &+= 1
-            if node.formats != 0 {
-                node.formats = escaped ? 0 : ShapeFormats.matched(UnsafeBufferPointer(rebasing: b[start..<end]), among: node.formats)
+            p[k].strings &+= 1
+            if p[k].formats != 0 {
+                p[k].formats = escaped ? 0 : ShapeFormats.matched(UnsafeBufferPointer(rebasing: b[start..<end]), among: p[k].formats)
             }
         default: break
         }
     }
 
-    private mutating func object(_ node: ShapeNode, report: Bool, depth: Int) {
+    private mutating func object(_ k: Int, _ t: inout ShapeTree, report: Bool, depth: Int) {
         i += 1
-        node.objects &+= 1
+        p[k].objects &+= 1
         visit &+= 1
         let mine = visit
+        // Learned members seen in this object, each once.
+        var present: Int32 = 0
         space()
         if i < b.count, b[i] == UInt8(ascii: "}") {
             i += 1
@@ -132,32 +140,41 @@ struct ShapeWalk {
                 space()
                 guard i < b.count, b[i] == UInt8(ascii: ":") else { return fail() }
                 i += 1
-                space()
                 let name = UnsafeBufferPointer(rebasing: b[start..<end])
-                var child = node.member(named: name)
+                // The name's first eight bytes, read at once where the body has them.
+                let count = end - start
+                let prefix = start + 8 <= b.count
+                    ? UnsafeRawPointer(b.baseAddress!).loadUnaligned(fromByteOffset: start, as: UInt64.self) & (count >= 8 ? ~0 : (1 << (UInt64(count) << 3)) - 1)
+                    : ShapeNode.prefix(name)
+                var child = t.member(of: k, named: name, prefix: prefix)
                 var fresh = false
                 if child == nil {
                     if ShapeEndpoint.isID(name) {
-                        child = node.anyID
-                        if child == nil, let made = make({ ShapeNode(.anyID, parent: node) }) {
-                            node.anyID = made
-                            child = made
+                        let any = p[k].anyID
+                        if any != ShapeNode.none {
+                            child = Int(any)
+                        } else if make() {
+                            child = t.add(.anyID, to: k)
+                            p = t.nodes.base
                             fresh = true
                         }
-                    } else if name.count <= Self.maxNameBytes, budget > 0 {
-                        child = make { node.add(member: Array(name)) }
+                    } else if name.count <= Self.maxNameBytes, make() {
+                        child = t.add(member: name, to: k)
+                        p = t.nodes.base
                         fresh = true
                     }
                 }
                 if let child {
-                    if fresh && report && node.objects > 1 {
-                        changes.append(ShapeChange(kind: .newMember, pointer: child.pointer, was: "absent", now: peek()?.names ?? "?"))
+                    if fresh && report && p[k].objects > 1 {
+                        space()
+                        changes.append(ShapeChange(kind: .newMember, pointer: t.pointer(child), was: "absent", now: peek()?.names ?? "?"))
                     }
                     // A name repeated in one object is present once: `seen` counts objects.
-                    let repeated = child.visit == mine
-                    child.visit = mine
-                    value(child, report: report && !fresh, depth: depth + 1)
-                    if repeated { child.seen &-= 1 }
+                    let repeated = p[child].visit == mine
+                    if !repeated && p[child].place == .member { present += 1 }
+                    p[child].visit = mine
+                    value(child, &t, report: report && !fresh, depth: depth + 1)
+                    if repeated { p[child].seen &-= 1 }
                 } else {
                     unlearned += 1
                     skip()
@@ -171,20 +188,30 @@ struct ShapeWalk {
                 break
             }
         }
-        guard report, node.objects > 1 else { return }
-        for member in node.members where member.visit != mine && member.seen == node.objects - 1 {
-            changes.append(ShapeChange(kind: .missingMember, pointer: member.pointer, was: member.types.names, now: "absent"))
+        // Every learned member present: none can be missing.
+        guard report, p[k].objects > 1, present < p[k].memberCount else { return }
+        let objects = p[k].objects
+        var m = Int(p[k].firstMember)
+        while m != Int(ShapeNode.none) {
+            if p[m].visit != mine && p[m].seen == objects - 1 {
+                changes.append(ShapeChange(kind: .missingMember, pointer: t.pointer(m), was: p[m].types.names, now: "absent"))
+            }
+            m = Int(p[m].nextSibling)
         }
     }
 
-    private mutating func array(_ node: ShapeNode, report: Bool, depth: Int) {
+    private mutating func array(_ k: Int, _ t: inout ShapeTree, report: Bool, depth: Int) {
         i += 1
         space()
         if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return }
         while true {
-            if node.element == nil { node.element = make { ShapeNode(.element, parent: node) } }
-            if let element = node.element {
-                value(element, report: report, depth: depth + 1)
+            var element = p[k].element
+            if element == ShapeNode.none, make() {
+                element = Int32(t.add(.element, to: k))
+                p = t.nodes.base
+            }
+            if element != ShapeNode.none {
+                value(Int(element), &t, report: report, depth: depth + 1)
             } else {
                 unlearned += 1
                 skip()
@@ -199,33 +226,54 @@ struct ShapeWalk {
         }
     }
 
-    private mutating func make(_ node: () -> ShapeNode) -> ShapeNode? {
-        guard budget > 0 else { return nil }
+    /// Takes one node from the budget.
+    private mutating func make() -> Bool {
+        guard budget > 0 else { return false }
         budget -= 1
         added += 1
-        return node()
+        return true
     }
 
     /// A string at `i`: its content's bounds and whether it has escapes; `i` after it.
+    /// Eight bytes at a time while eight remain (a quote or backslash among them found by
+    /// bit arithmetic), then byte by byte; a quote after a backslash is the string's own.
     private mutating func string() -> (Int, Int, Bool)? {
         i += 1
-        let start = i
+        let start = i, n = b.count
+        let raw = UnsafeRawPointer(b.baseAddress!)
         var escaped = false
-        while i < b.count {
+        while true {
+            while i + 8 <= n {
+                let mask = Self.quotesAndBackslashes(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                if mask != 0 {
+                    // The lowest flagged byte is exact (the borrow only flags bytes above it).
+                    i += mask.trailingZeroBitCount >> 3
+                    break
+                }
+                i += 8
+            }
+            guard i < n else { return nil }
             let c = b[i]
-            if c == UInt8(ascii: "\"") {
+            if c == 0x22 {
                 i += 1
                 return (start, i - 1, escaped)
             }
-            if c == UInt8(ascii: "\\") {
+            if c == 0x5C {
                 escaped = true
                 i += 2
-                continue
+            } else {
+                i += 1
             }
-            if c < 0x20 { return nil }
-            i += 1
         }
-        return nil
+    }
+
+    /// The high bit of each byte of `word` that is `"` or `\\` (the classic zero-byte
+    /// test on each xor; bytes above the first may be flagged falsely, never below).
+    @inline(__always)
+    static func quotesAndBackslashes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ 0x2222_2222_2222_2222, slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        return ((quote &- ones) & ~quote | (slash &- ones) & ~slash) & highs
     }
 
     /// A number at `i`; true when it has a fraction or exponent.

@@ -22,6 +22,7 @@ enum InspectorAssets {
           <h1>serializerd</h1>
           <span id="state" class="state">connecting…</span>
           <span id="reach" class="reach" title="upstreams whose reachability changed while this page was open"></span>
+          <span id="drift" class="drift" title="shape changes reported while this page was open (GET /-/drift lists them all)"></span>
           <label>route <select id="f-route"><option value="">all</option></select></label>
           <label>outcome <select id="f-outcome"><option value="">all</option><option value="ok">ok</option><option value="failed">failed</option></select></label>
           <label>status <select id="f-status"><option value="">all</option><option>2xx</option><option>3xx</option><option>4xx</option><option>5xx</option></select></label>
@@ -87,6 +88,9 @@ enum InspectorAssets {
         .inflight progress { width: 12em; }
         .reach .down { color: var(--bad, #c0392b); margin-right: .6em; }
         .reach .up { color: var(--ok); margin-right: .6em; }
+        .drift span, .badge { color: var(--bad, #c0392b); }
+        .drift span { margin-right: .6em; }
+        .badge { border: 1px solid currentColor; border-radius: 3px; padding: 0 4px; margin-left: .5em; font-size: 85%; }
         select, input, button { font: inherit; color: inherit; background: var(--row); border: 1px solid var(--line); border-radius: 4px; padding: 2px 6px; }
         input[type=search] { min-width: 16em; }
         button { cursor: pointer; }
@@ -161,12 +165,23 @@ enum InspectorAssets {
           return true;
         }
 
+        // The outcome, and a badge when the answer broke its route's contract (reported or enforced).
+        function outcome(f) {
+          const td = el("td", f.outcome, outcomeClass(f));
+          if (f.contract_violations) {
+            const n = f.contract_violations;
+            td.append(el("span", "contract ✗" + n, "badge"));
+            td.lastChild.title = n + (n === 1 ? " contract violation" : " contract violations") + ": open the flow for each";
+          }
+          return td;
+        }
+
         function row(f) {
           const tr = el("tr");
           tr.dataset.id = f.request_id;
           tr.flow = f;
           tr.append(el("td", time(f.ts)), el("td", f.method), el("td", f.route), el("td", f.path, "path"),
-                    el("td", f.status, outcomeClass(f)), el("td", f.outcome, outcomeClass(f)), el("td", [f.source || "—", f.cache, f.faults].filter(Boolean).join(" · "), "source"));
+                    el("td", f.status, outcomeClass(f)), outcome(f), el("td", [f.source || "—", f.cache, f.faults].filter(Boolean).join(" · "), "source"));
           const d = el("td"), bar = el("span", null, "dur"), total = Math.max(f.duration_ms || 0, 0.001);
           const up = el("span", null, "up"), ser = el("span", null, "ser");
           up.style.width = Math.min(100, 100 * (f.upstream_ms || 0) / total) + "%";
@@ -272,10 +287,12 @@ enum InspectorAssets {
           fact(dl, "content type", f.content_type); fact(dl, "serializer", f.serializer);
           fact(dl, "duration", ms(f.duration_ms)); fact(dl, "upstream time", ms(f.upstream_ms)); fact(dl, "serialize time", ms(f.serialize_ms));
           fact(dl, "bytes", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)); fact(dl, "error", f.error);
+          fact(dl, "contract violations", f.contract_violations);
           $("d-failure").hidden = true;
           $("d-stream").hidden = true;
           if (f.stream) showStream(id, f.stream);
-          if (f.outcome === "ok") return;
+          // A reported contract violation kept its evidence like a failure.
+          if (f.outcome === "ok" && !f.contract_violations) return;
           const response = await fetch("/-/failures/" + encodeURIComponent(id));
           if (selected !== id) return;
           if (!response.ok) {
@@ -359,6 +376,17 @@ enum InspectorAssets {
               reach.set(c.route, c);
               const box = $("reach");
               box.replaceChildren(...[...reach.values()].map((r) => el("span", r.route + ": " + r.to + " since " + r.at.slice(11, 19), r.to === "unreachable" ? "down" : "up")));
+            } catch (_) {}
+          });
+          // Shape changes by route: how many, and the latest.
+          const drift = new Map();
+          source.addEventListener("shape_drift", (m) => {
+            try {
+              const c = JSON.parse(m.data);
+              const seen = drift.get(c.route) || { count: 0 };
+              drift.set(c.route, { count: seen.count + 1, last: c });
+              $("drift").replaceChildren(...[...drift.entries()].map(([route, d]) => el("span",
+                route + ": " + d.count + (d.count === 1 ? " shape change" : " shape changes") + " · " + d.last.endpoint + " " + d.last.kind + " " + (d.last.pointer || "/"))));
             } catch (_) {}
           });
         }

@@ -126,6 +126,8 @@ extension CompletionEvent {
         line.string("http_version", httpVersion)
         line.string("faults", faults)
         line.string("error", error)
+        // Only on a route with a contract the answer broke: other lines stay as they were.
+        if let contractViolations { line.int("contract_violations", contractViolations) }
         if let stream { line.raw(dynamic: "stream", stream) }
     }
 }

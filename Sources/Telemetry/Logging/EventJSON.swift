@@ -67,6 +67,10 @@ extension CompletionEvent {
         w.string(faults)
         w.raw(",\"error\":")
         w.string(error)
+        if let contractViolations {
+            w.raw(",\"contract_violations\":")
+            w.int(contractViolations)
+        }
         if var stream {
             w.raw(",\"stream\":")
             stream.withUTF8 { w.copy($0) }

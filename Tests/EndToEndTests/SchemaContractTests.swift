@@ -78,6 +78,11 @@ struct SchemaContractTests {
         let reply = try proxy.get("/report/json", headers: [("X-Request-Id", "reported")])
         #expect(reply.status == 200)
         #expect(reply.text == #"{"a":[1,2.50,null],"b":"x/y"}"#)
+        // /-/routes names each route's contract file and mode.
+        let routes = proxy.json(try proxy.get("/-/routes"))?["routes"] as? [[String: Any]] ?? []
+        let enforced = routes.first { $0["name"] as? String == "enforce" }?["contract"] as? [String: Any]
+        #expect(enforced?["mode"] as? String == "enforce" && (enforced?["file"] as? String)?.hasSuffix("numbers.json") == true
+                && enforced?["drift_after"] is NSNull, "\(routes)")
         // Counted once per failing answer, and a passing one is not counted.
         #expect(try proxy.get("/report/json?body=%7B%22a%22%3A%5B1%5D%7D").status == 200)
         var count: Double?

@@ -99,6 +99,10 @@ struct ShapeDriftEndToEndTests {
         #expect(text.contains(#""id":{"type":["string","integer"]}"#) && text.contains(#""when":{"type":"string","format":"date-time"}"#), "\(text)")
         #expect(text.contains(#""required":["user","n","price","when"]"#), "\(text)")
         #expect(try proxy.get("/-/drift/nope").status == 404)
+        // /-/routes says what the route checks and learns.
+        let routes = proxy.json(try proxy.get("/-/routes"))?["routes"] as? [[String: Any]] ?? []
+        let contract = routes.first?["contract"] as? [String: Any]
+        #expect(contract?["drift_after"] as? Int == 5 && contract?["mode"] is NSNull && contract?["file"] is NSNull, "\(routes)")
     }
 
     @Test func aTapeLearnsADocumentTheSameTapeThenPasses() throws {

@@ -193,6 +193,11 @@ extension Worker {
         ])))
         members.append(("tape", .string(route.tape?.mode.rawValue ?? RouteTape.Mode.off.rawValue)))
         members.append(("cache", route.cache.map { JSONValue.string($0.policy.rawValue) } ?? .null))
+        // The contract's file as the config names it, its mode when it checks, and drift.
+        members.append(("contract", route.contract.map { c in JSONValue.object([
+            ("file", c.source == nil ? .null : .string(c.file)), ("mode", c.source == nil ? .null : .string(c.mode.rawValue)),
+            ("drift_after", c.driftAfter.map { .number(String($0)) } ?? .null),
+        ]) } ?? .null))
         let reach = route.reachability
         members.append(("reachability", .object([
             ("state", .string(reach.state.name)),

@@ -1,5 +1,6 @@
 @testable import Contracts
 import Serializers
+import TestSupport
 import Testing
 
 /// Drift learning (DESIGN §10): what is learned, what is reported, and once.
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func valuesThatVaryInAStableShapeAreNeverReported() {
-        var random = SeededRandom(seed: 46)
+        var random = SplitMix(state: 46)
         let shapes = RouteShapes(route: "api")
         var reports: [ShapeChange] = []
         for n in 0..<10_000 {
@@ -72,7 +73,7 @@ import Testing
 
     /// An answer whose values vary but whose shape does not: numbers with and without
     /// fractions, strings of any text, lists of any length (empty too), maps keyed by ids.
-    static func varied(_ random: inout SeededRandom, _ n: Int) -> String {
+    static func varied(_ random: inout SplitMix, _ n: Int) -> String {
         let items = (0..<Int(random.next() % 4)).map { k in #"{"sku":"s\#(k)-\#(random.next() % 1000)","qty":\#(random.next() % 9),"price":\#(random.next() % 2 == 0 ? "3" : "3.25")}"# }
         let byID = (0..<Int(random.next() % 3)).map { _ in #""\#(random.next() % 100_000)":{"seen":\#(random.next() % 2 == 0)}"# }
         let uuid = "123e4567-e89b-12d3-a456-\(String(100_000_000_000 + random.next() % 800_000_000_000, radix: 16))"
@@ -130,7 +131,7 @@ import Testing
     }
 
     @Test func theLearnedDocumentAcceptsWhatItWasLearnedFrom() throws {
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix(state: 7)
         let shapes = RouteShapes(route: "api")
         var answers: [(String, String)] = []
         for n in 0..<200 {
@@ -153,18 +154,5 @@ import Testing
         let changed = Self.varied(&random, 1).replacingOccurrences(of: #""when":"2026-11-11T08:00:00Z""#, with: #""when":"soon""#)
         #expect(order.validate(try JSONValue.parse(changed)).map(\.keyword) == ["format"], "\(changed)")
         #expect(text.contains(#""note":{"type":["string","null"]}"#) && text.contains(#""by_id":{"type":"object","additionalProperties":{"#), "\(text)")
-    }
-}
-
-/// splitmix64: a reproducible stream for generated answers.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 @testable import Serializers
+import TestSupport
 import Testing
 
 /// The normalizer's vector inner loops against its portable bytewise ones: on every

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Serializers
+import TestSupport
 import Testing
 
 /// The C fast path (`json_fast.c`) where it differs in kind from the Swift normalizer: it

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Serializers
+import TestSupport
 import Testing
 
 /// Random documents — nesting, indentation, escapes of every kind, non-ASCII, numbers —

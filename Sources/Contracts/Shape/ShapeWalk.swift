@@ -179,14 +179,9 @@ struct ShapeWalk {
                     unlearned += 1
                     skip()
                 }
-                guard !broken else { return }
-                space()
-                guard i < b.count else { return fail() }
-                if b[i] == UInt8(ascii: ",") { i += 1; continue }
-                guard b[i] == UInt8(ascii: "}") else { return fail() }
-                i += 1
-                break
+                guard next(closing: UInt8(ascii: "}")) else { break }
             }
+            guard !broken else { return }
         }
         // Every learned member present: none can be missing.
         guard report, p[k].objects > 1, present < p[k].memberCount else { return }
@@ -216,14 +211,26 @@ struct ShapeWalk {
                 unlearned += 1
                 skip()
             }
-            guard !broken else { return }
-            space()
-            guard i < b.count else { return fail() }
-            if b[i] == UInt8(ascii: ",") { i += 1; continue }
-            guard b[i] == UInt8(ascii: "]") else { return fail() }
-            i += 1
-            return
+            guard next(closing: UInt8(ascii: "]")) else { return }
         }
+    }
+
+    /// After a member or element: true at a comma (another follows), false past the
+    /// closing bracket or when the bytes are broken.
+    private mutating func next(closing: UInt8) -> Bool {
+        guard !broken else { return false }
+        space()
+        guard i < b.count else {
+            fail()
+            return false
+        }
+        if b[i] == UInt8(ascii: ",") {
+            i += 1
+            return true
+        }
+        if b[i] != closing { fail() }
+        i += 1
+        return false
     }
 
     /// Takes one node from the budget.

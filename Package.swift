@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "Network", dependencies: ["HTTPCore", "Serializers"]),
         // JSON Schema 2020-12 contracts on the normalized output (DESIGN §10).
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
-        .target(name: "Contracts", dependencies: ["Serializers", "CRE2"]),
+        // The contract's one-pass walk over normalized bytes.
+        .target(name: "CSchema"),
+        .target(name: "Contracts", dependencies: ["Serializers", "CRE2", "CSchema"]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(

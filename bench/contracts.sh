@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A contract's cost beside the transcoding it follows: twitter.json (or FILE) against a full
 # schema of itself (bench/contracts/learn_schema.py), JSON normalization against the
-# contract check (the normalized output read and validated), medians of ROUNDS rounds and
-# callgrind instructions of each. Loopback-free: one process, no network.
+# contract check as a route makes it (the one-pass walk over the normalized output, the
+# tree only when the walk cannot vouch), medians of ROUNDS rounds and callgrind
+# instructions of each. Loopback-free: one process, no network.
 #   bench/contracts.sh [FILE]      # ROUNDS=5
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -31,6 +31,13 @@ mkdir -p "$modules/cre2"
 clang++ -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CRE2/include -c Sources/CRE2/regex.cpp -o "$modules/cre2/regex.o"
 rm -f "$modules/libCRE2.a"
 ar rcs "$modules/libCRE2.a" "$modules/cre2/regex.o"
+# The contract's C kernels (schema walk, shape fingerprint), for the same targets (-lCSchema).
+mkdir -p "$modules/cschema"
+for source in Sources/CSchema/*.c; do
+  clang -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CSchema/include -c "$source" -o "$modules/cschema/$(basename "$source" .c).o"
+done
+rm -f "$modules/libCSchema.a"
+ar rcs "$modules/libCSchema.a" "$modules"/cschema/*.o
 # The serializers, built once for every target that tests them (a target's `flags` says
 # -lSerializers), with -enable-testing so that its main.swift may `@testable import` them.
 serializer_flags=(-I Sources/CLibxml2 -I Sources/CPages/include -I Sources/CVector/include -Xcc -I/usr/include/libxml2)

@@ -86,9 +86,10 @@ public final class OpenAPIContract: Sendable {
         try compiler.link()
         try SchemaCycles.check(compiler.nodes)
         let nodes = compiler.nodes
+        let program = SchemaProgram(nodes)
         return OpenAPIContract(operations: found.map { entry in
             Operation(segments: entry.segments, method: entry.method,
-                      responses: Dictionary(entry.responses.map { ($0.0, Schema(root: $0.1, nodes: nodes)) }, uniquingKeysWith: { a, _ in a }))
+                      responses: Dictionary(entry.responses.map { ($0.0, Schema(root: $0.1, nodes: nodes, program: program)) }, uniquingKeysWith: { a, _ in a }))
         }, version: version)
     }
 

@@ -6,10 +6,16 @@ public final class Schema: Sendable {
     let root: SchemaNode
     /// The nodes, kept alive together: `$ref` links among them are unowned.
     let nodes: [SchemaNode]
+    /// The document's schemas for the one-pass walk (shared by an OpenAPI document's
+    /// schemas), and where this one starts in it; nil when it has too many nodes.
+    let program: SchemaProgram?
+    let programRoot: Int32
 
-    init(root: SchemaNode, nodes: [SchemaNode]) {
+    init(root: SchemaNode, nodes: [SchemaNode], program: SchemaProgram?) {
         self.root = root
         self.nodes = nodes
+        self.program = program
+        programRoot = program?.node(for: root) ?? 0
     }
 }
 

@@ -40,7 +40,7 @@ public struct SchemaCompiler {
         let root = try compiler.node(document, base: base, pointer: "", depth: 0)
         try compiler.link()
         try SchemaCycles.check(compiler.nodes)
-        return Schema(root: root, nodes: compiler.nodes)
+        return Schema(root: root, nodes: compiler.nodes, program: SchemaProgram(compiler.nodes))
     }
 
     mutating func node(_ value: JSONValue, base: String, pointer: String, depth: Int) throws(SchemaError) -> SchemaNode {

@@ -37,6 +37,24 @@ extension Schema {
         return run.violations
     }
 
+    /// The violations of a normalized answer's bytes (compact JSON), at most `limit`:
+    /// the one-pass walk first, the tree only when it cannot vouch for the answer. Bytes
+    /// that are not JSON within `maxDepth` have none.
+    public func validate(json bytes: [UInt8], maxDepth: Int, limit: Int = 20) -> [Violation] {
+        if walk(json: bytes) == true { return [] }
+        guard let instance = try? JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth)) else {
+            return []
+        }
+        return validate(instance, limit: limit)
+    }
+
+    /// The one-pass walk's verdict on compact JSON bytes: nil when it leaves the answer to
+    /// the tree.
+    func walk(json bytes: [UInt8]) -> Bool? {
+        guard let program else { return nil }
+        return bytes.withUnsafeBytes { program.accepts($0, root: programRoot) }
+    }
+
     public func accepts(_ instance: JSONValue) -> Bool {
         var run = ValidationRun(limit: 0)
         var evaluated = Evaluated()

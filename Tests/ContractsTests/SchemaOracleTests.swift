@@ -21,11 +21,17 @@ import Testing
         let verdicts = oracle.stdoutText.split(separator: "\n")
         try #require(verdicts.count == pairs.count)
         var disagreements: [String] = []
-        var valid = 0, oracleFailed = 0
+        var valid = 0, oracleFailed = 0, walked = 0
         for (i, (schemaJSON, instance)) in pairs.enumerated() {
             let schema = try SchemaCompiler.compile(schemaJSON)
             let ours = schema.accepts(instance)
             if ours { valid += 1 }
+            // The walk over the bytes a route checks decides the same, or leaves it to the tree.
+            let bytes = try instance.encoded()
+            if let walk = schema.walk(json: bytes) {
+                walked += 1
+                if walk != ours { disagreements.append("walk \(walk), tree \(ours): \(JSONText.of(schemaJSON)) on \(JSONText.of(instance))") }
+            }
             guard !verdicts[i].hasPrefix("E") else {
                 // jsonschema 4.10 (Debian 12) sorts an array's items for `unevaluatedItems`,
                 // which raises on items of mixed types: no verdict to compare. Anything else
@@ -45,8 +51,9 @@ import Testing
         // Both verdicts occur often enough for the agreement to mean something.
         #expect(valid > 1_000 && valid < 9_000, "\(valid) valid")
         #expect(oracleFailed < 100, "jsonschema raised on \(oracleFailed) pairs")
+        #expect(walked > 1_000, "the walk decided \(walked) pairs")
         print("jsonschema agreement: \(pairs.count - oracleFailed - disagreements.count) of \(pairs.count - oracleFailed) pairs compared "
-              + "(\(oracleFailed) it raised on), \(valid) valid")
+              + "(\(oracleFailed) it raised on), \(valid) valid, \(walked) decided by the walk")
     }
 }
 

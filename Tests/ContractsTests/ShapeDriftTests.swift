@@ -80,6 +80,63 @@ import Testing
         return #"{"id":\#(n),"uuid":"\#(uuid)","name":"n\#(random.next())","when":"2026-11-\#(10 + n % 18)T08:00:00Z","items":[\#(items.joined(separator: ","))],"by_id":{\#(byID.joined(separator: ","))},"ok":\#(n % 3 == 0)}"#
     }
 
+    /// An answer whose fingerprint was learned skips the walk: it must teach exactly what
+    /// the walk would have (its strings' formats), and reports stay the same.
+    @Test func answersOfALearnedShapeTeachWhatTheWalkWould() {
+        let skipping = learned()
+        let walking = RouteShapes(route: "api", fingerprints: false)
+        for _ in 0..<3 { observe(walking, Self.order) }
+        // The same shape, `when` no longer a date-time and `note` escaped: formats narrow.
+        let same = #"{"id":2,"total":9.5,"items":[{"sku":"b","qty":3}],"note":"a\"b","when":"soon"}"#
+        #expect(observe(skipping, same).isEmpty && observe(walking, same).isEmpty)
+        let document = skipping.document(title: "t")
+        #expect(document == walking.document(title: "t"))
+        #expect(!JSONText.of(document).contains("date-time"), "\(JSONText.of(document))")
+        // The shortcut was taken: every answer after the first by its fingerprint.
+        #expect(skipping.fingerprintedAnswers == 3 && walking.fingerprintedAnswers == 0)
+        // An element of another shape is another fingerprint, and its change is found.
+        #expect(observe(skipping, #"{"id":1,"total":12.5,"items":[{"sku":"a","qty":1},{"sku":"c","qty":"2"}],"note":"x","when":"x"}"#)
+            == [ShapeChange(kind: .type, pointer: "/items/*/qty", was: "number", now: "string")])
+    }
+
+    /// Lists of one shape print alike whatever their length; a string in any repeated
+    /// element still narrows its node's formats.
+    @Test func listsOfOneShapeShareAFingerprintAndStillTeachFormats() {
+        let skipping = RouteShapes(route: "api")
+        let walking = RouteShapes(route: "api", fingerprints: false)
+        let answers = [
+            #"{"items":[{"at":"2026-11-29T08:00:00Z","n":1}],"next":"2026-11-30"}"#,
+            #"{"items":[{"at":"2026-11-29T09:00:00Z","n":2},{"at":"2026-11-29T10:00:00Z","n":3}],"next":"2026-12-01"}"#,
+            #"{"items":[],"next":"2026-12-02"}"#,
+            #"{"items":[{"at":"2026-11-29T09:00:00Z","n":2},{"at":"2026-11-29T10:00:00Z","n":3},{"at":"late","n":4}],"next":"2026-12-03"}"#,
+        ]
+        for answer in answers {
+            #expect(observe(skipping, answer) == observe(walking, answer))
+        }
+        // The second and fourth answers took the shortcut; the empty list is a shape of its own.
+        #expect(skipping.fingerprintedAnswers == 2)
+        let document = skipping.document(title: "t")
+        #expect(document == walking.document(title: "t"))
+        let text = JSONText.of(document)
+        #expect(!text.contains("date-time") && text.contains(#""format":"date""#), "\(text)")
+    }
+
+    /// More strings than the stack list holds: the list moves to the heap, and the
+    /// shortcut and its format checks still hold.
+    @Test func answersWithManyStringsAreFingerprintedToo() {
+        let skipping = RouteShapes(route: "api")
+        let walking = RouteShapes(route: "api", fingerprints: false)
+        func answer(_ last: String) -> String {
+            "{" + (0..<100).map { #""m\#($0)":"2026-11-29""# }.joined(separator: ",") + #","last":"\#(last)"}"#
+        }
+        for text in [answer("2026-11-29"), answer("2026-11-30"), answer("never")] {
+            #expect(observe(skipping, text) == observe(walking, text))
+        }
+        #expect(skipping.fingerprintedAnswers == 2)
+        #expect(skipping.document(title: "t") == walking.document(title: "t"))
+        #expect(JSONText.of(skipping.document(title: "t")).contains(#""last":{"type":"string"}"#))
+    }
+
     @Test func endpointsReadIDsAsTemplates() {
         #expect(ShapeEndpoint.key(method: "GET", path: "orders/1234/lines") == "GET /orders/{id}/lines")
         #expect(ShapeEndpoint.key(method: "GET", path: "u/123e4567-e89b-12d3-a456-426614174000") == "GET /u/{id}")

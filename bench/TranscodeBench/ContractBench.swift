@@ -14,10 +14,9 @@ enum ContractBench {
         return (schema, [UInt8](body), normalized)
     }
 
-    /// What a route does after its serializer: the output read into a tree and checked.
+    /// What a route does after its serializer: the output checked, as RouteContract does.
     static func validate(_ schema: Schema, _ normalized: [UInt8]) -> Int {
-        guard let instance = try? JSONValue.parse(normalized, options: JSONReadOptions(allowFragments: true, maxDepth: 512)) else { return -1 }
-        return schema.validate(instance).count
+        schema.validate(json: normalized, maxDepth: 512).count
     }
 
     static func run(_ schemaPath: String, _ jsonPath: String, rounds: Int) throws {

@@ -2,7 +2,9 @@
 // reader (Sources/Contracts), built by fuzz/run.sh. The input is a schema and an instance, split
 // at the first NUL byte (none: the input is both). Oracles: compiling either succeeds or
 // names a location; validating never traps; `accepts` and an empty `validate` agree; at
-// most `limit` violations come back, each with a pointer the instance has.
+// most `limit` violations come back, each with a pointer the instance has; the one-pass
+// walk over the instance's bytes (as given, and normalized) agrees with the tree.
+import Glibc
 import Serializers
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -22,6 +24,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             for status in [200, 404, 500] {
                 if let schema = document.schema(path: path, method: "GET", status: status) {
                     precondition(schema.accepts(instance) == schema.validate(instance).isEmpty, "accepts and validate disagree")
+                    walkAgrees(schema, instance, instanceBytes)
                 }
             }
         } catch {
@@ -38,6 +41,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let violations = schema.validate(instance, limit: 5)
     precondition(violations.count <= 5, "more violations than the limit")
     precondition(schema.accepts(instance) == violations.isEmpty, "accepts and validate disagree")
+    walkAgrees(schema, instance, instanceBytes)
     // A member name the instance repeats makes a pointer name either of them (RFC 6901
     // does not say which): only unambiguous instances are held to resolving.
     if !repeatsAMember(instance) {
@@ -46,6 +50,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     return 0
+}
+
+/// The bytes checked as a route checks them say what the tree says.
+func walkAgrees(_ schema: Schema, _ instance: JSONValue, _ bytes: [UInt8]) {
+    let valid = schema.accepts(instance)
+    for form in [bytes, (try? JSONNormalizer.normalize(bytes, options: JSONReadOptions(allowFragments: true, maxDepth: 64))) ?? bytes] {
+        if schema.validate(json: form, maxDepth: 64).isEmpty != valid {
+            fputs("the walk over \(String(decoding: form, as: UTF8.self)) says \(!valid), the tree \(valid)\n", stderr)
+            abort()
+        }
+    }
 }
 
 func repeatsAMember(_ value: JSONValue) -> Bool {

@@ -1,8 +1,10 @@
 // libFuzzer target for drift learning (Sources/Contracts/Shape), built by fuzz/run.sh.
 // The input is a run of answers split at NUL bytes, learned in order by one endpoint
 // (a reported change needs two answers first). Oracles: the walk never traps, whatever
-// the bytes; an answer learned again reports nothing; and the learned OpenAPI document
-// compiles and accepts every normalized answer it was learned from.
+// the bytes; an answer learned again reports nothing; skipping answers of a learned
+// fingerprint changes no report and no learned document; and the learned OpenAPI
+// document compiles and accepts every normalized answer it was learned from, read as a
+// tree and as bytes.
 import Glibc
 import Serializers
 
@@ -17,6 +19,7 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) {
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     let shapes = RouteShapes(route: "fuzz")
+    let walked = RouteShapes(route: "fuzz", fingerprints: false)
     // Raw bytes go to a shape of their own: whatever they are, the walk must stay harmless.
     let raw = RouteShapes(route: "raw")
     var learned: [JSONValue] = []
@@ -26,12 +29,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         guard let parsed = try? JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: true, maxDepth: 64)) else { continue }
         // As the normalizer writes it: what the daemon learns from.
         let normalized = NormalizedJSON(parsed).bytes
-        _ = observe(shapes, normalized)
+        let first = observe(shapes, normalized)
+        require(first == observe(walked, normalized), "a fingerprint changed what was reported")
         require(observe(shapes, normalized).isEmpty, "the same answer reported twice")
+        require(observe(walked, normalized).isEmpty, "the same answer reported twice, walked")
         learned.append(parsed)
     }
     guard !learned.isEmpty, shapes.summary.unlearnedPointers == 0 else { return 0 }
     let document = shapes.document(title: "fuzz")
+    require(document == walked.document(title: "fuzz"), "a fingerprint changed the learned document")
     let contract: OpenAPIContract
     do throws(SchemaError) {
         contract = try OpenAPIContract.compile(document, uri: "file:///fuzz/learned.json")
@@ -42,6 +48,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     for answer in learned {
         let violations = schema.validate(answer)
         require(violations.isEmpty, "the learned document refuses an answer it learned: \(violations)")
+        require(schema.validate(json: NormalizedJSON(answer).bytes, maxDepth: 64).isEmpty, "the walk refuses an answer the tree accepts")
     }
     return 0
 }

@@ -1,3 +1,5 @@
+import CSchema
+import Glibc
 import Serializers
 import Synchronization
 
@@ -41,20 +43,51 @@ public final class RouteShapes: Sendable {
         var readable = 0
         var refusals: [String] = []
         var tree = ShapeTree()
+        /// Fingerprints of answers learned whole (`maxKnown`, the oldest replaced): an
+        /// answer with one of them teaches nothing but its strings' formats.
+        var known: [Known] = []
+        var nextKnown = 0
     }
 
+    /// A learned answer's fingerprint, and by the fingerprint's string slot, the node of
+    /// each string whose formats were still being narrowed (-1: none).
+    struct Known {
+        let print: UInt64
+        let tracked: [Int32]
+    }
+
+    static let maxKnown = 8
+    /// Strings a fingerprint lists on the stack (1 KiB, which Swift keeps off the heap);
+    /// an answer with more gets a list on the heap, up to `maxPrintStrings`; beyond, it
+    /// is walked in full.
+    static let stackPrintStrings = 64
+    static let maxPrintStrings = 65_536
+
     final class Endpoint {
+        let name: String
+        let bytes: [UInt8]
         var statuses: [(Int, StatusShape)] = []
         var nodes = 0
+        init(name: String) {
+            self.name = name
+            bytes = Array(name.utf8)
+        }
     }
+
+    /// Endpoints found lately, by their name's hash: most answers find theirs with no
+    /// String made or hashed.
+    static let cachedEndpoints = 64
 
     struct Table {
         var endpoints: [String: Endpoint] = [:]
+        var cache = [(hash: UInt64, endpoint: Endpoint)?](repeating: nil, count: RouteShapes.cachedEndpoints)
         var nodes = 0
         var visit: UInt64 = 0
         var answers = 0
         var unlearnedAnswers = 0
         var unlearnedPointers = 0
+        /// Answers learned by their fingerprint alone.
+        var fingerprinted = 0
         var counts = [Int](repeating: 0, count: ShapeChange.Kind.allCases.count)
         var recent: [ShapeDrift] = []
         var recentStart = 0
@@ -63,11 +96,19 @@ public final class RouteShapes: Sendable {
     public let route: String
     private let lock = Mutex(())
     /// Only under `lock`: the nodes are classes, which a Mutex's value may not hand out.
-    private nonisolated(unsafe) var state = Table()
+    @exclusivity(unchecked) private nonisolated(unsafe) var state = Table()
     private let notify: @Sendable ([ShapeDrift]) -> Void
+    /// Whether answers of a learned fingerprint skip the walk (off only to test that
+    /// skipping changes nothing).
+    let fingerprints: Bool
 
-    public init(route: String, notify: @escaping @Sendable ([ShapeDrift]) -> Void = { _ in }) {
+    public convenience init(route: String, notify: @escaping @Sendable ([ShapeDrift]) -> Void = { _ in }) {
+        self.init(route: route, fingerprints: true, notify: notify)
+    }
+
+    init(route: String, fingerprints: Bool, notify: @escaping @Sendable ([ShapeDrift]) -> Void = { _ in }) {
         self.route = route
+        self.fingerprints = fingerprints
         self.notify = notify
     }
 
@@ -77,22 +118,68 @@ public final class RouteShapes: Sendable {
     @discardableResult
     public func observe(endpoint: String, status: Int, body: UnsafeBufferPointer<UInt8>?, refusal: String? = nil,
                         after: Int, now: @autoclosure () -> Double) -> [ShapeDrift] {
+        var endpoint = endpoint
+        return endpoint.withUTF8 { observe(key: $0, status, body, refusal, after, now) }
+    }
+
+    /// The same for a request: `path` is the part after the route's prefix, and the
+    /// endpoint's name (`ShapeEndpoint.key`) is made on the stack.
+    @discardableResult
+    public func observe(method: String, path: Substring, status: Int, body: UnsafeBufferPointer<UInt8>?, refusal: String? = nil,
+                        after: Int, now: @autoclosure () -> Double) -> [ShapeDrift] {
+        ShapeEndpoint.withKey(method: method, path: path) { observe(key: $0, status, body, refusal, after, now) }
+    }
+
+    private func observe(key: UnsafeBufferPointer<UInt8>, _ status: Int, _ body: UnsafeBufferPointer<UInt8>?, _ refusal: String?,
+                         _ after: Int, _ now: () -> Double) -> [ShapeDrift] {
+        guard let body, fingerprints else { return observe(key, status, body, refusal, after, now, print: 0, strings: .init(start: nil, count: 0)) }
+        // The fingerprint is read outside the lock.
+        return withUnsafeTemporaryAllocation(of: sp_string.self, capacity: Self.stackPrintStrings) { strings in
+            var count = 0
+            let print = serializerd_shape_print(body.baseAddress, body.count, strings.baseAddress, strings.count, &count)
+            if count <= strings.count {
+                return observe(key, status, body, refusal, after, now, print: print, strings: UnsafeBufferPointer(rebasing: strings[..<count]))
+            }
+            // More strings than the stack list holds: a string takes at least 2 bytes.
+            let capacity = min(body.count / 2 + 1, Self.maxPrintStrings)
+            let heap = UnsafeMutableBufferPointer<sp_string>.allocate(capacity: capacity)
+            defer { heap.deallocate() }
+            let again = serializerd_shape_print(body.baseAddress, body.count, heap.baseAddress, heap.count, &count)
+            return observe(key, status, body, refusal, after, now, print: count <= heap.count ? again : 0,
+                           strings: UnsafeBufferPointer(rebasing: heap[..<min(count, heap.count)]))
+        }
+    }
+
+    private func observe(_ key: UnsafeBufferPointer<UInt8>, _ status: Int, _ body: UnsafeBufferPointer<UInt8>?, _ refusal: String?, _ after: Int,
+                         _ now: () -> Double, print: UInt64, strings: UnsafeBufferPointer<sp_string>) -> [ShapeDrift] {
         let route = self.route
+        var endpoint = ""
         let changes: [ShapeChange] = locked { t in
             t.answers += 1
-            guard let shape = Self.shape(&t, endpoint: endpoint, status: status) else {
+            guard let shape = Self.shape(&t, key: key, status: status) else {
                 t.unlearnedAnswers += 1
                 return []
             }
             let (endpointShape, statusShape) = shape
+            endpoint = endpointShape.name
             // Reported only once `after` answers taught the shape.
             let report = statusShape.readable >= max(after, 1)
             statusShape.answers += 1
             if let body {
+                if print != 0, let known = statusShape.known.first(where: { $0.print == print }) {
+                    Self.narrowFormats(statusShape.tree.nodes, known, body, strings)
+                    statusShape.readable += 1
+                    t.fingerprinted += 1
+                    return []
+                }
                 let budget = min(Self.maxPointers - endpointShape.nodes, Self.maxRoutePointers - t.nodes)
                 var walk = ShapeWalk(body, nodes: statusShape.tree.nodes, budget: budget, visit: t.visit)
+                walk.recordsStrings = print != 0
                 walk.run(&statusShape.tree, report: report)
                 if !walk.broken { statusShape.readable += 1 }
+                if print != 0, !walk.broken, walk.unlearned == 0, walk.stringNodes.count == strings.count {
+                    Self.remember(statusShape, print, walk.stringNodes, strings)
+                }
                 t.visit = walk.visit
                 endpointShape.nodes += walk.added
                 t.nodes += walk.added
@@ -122,16 +209,58 @@ public final class RouteShapes: Sendable {
         return drifts
     }
 
+    /// An answer of a learned shape: its strings at nodes still narrowing their formats.
+    private static func narrowFormats(_ nodes: ShapeNodes, _ known: Known, _ body: UnsafeBufferPointer<UInt8>,
+                                      _ strings: UnsafeBufferPointer<sp_string>) {
+        guard !known.tracked.isEmpty else { return }
+        let p = nodes.base
+        for s in strings where Int(s.slot) < known.tracked.count {
+            let node = Int(known.tracked[Int(s.slot)])
+            guard node >= 0, p[node].formats != 0 else { continue }
+            p[node].formats = s.escaped != 0 ? 0
+                : ShapeFormats.matched(UnsafeBufferPointer(rebasing: body[Int(s.start)..<Int(s.start + s.length)]), among: p[node].formats)
+        }
+    }
+
+    private static func remember(_ shape: StatusShape, _ print: UInt64, _ stringNodes: [Int32], _ strings: UnsafeBufferPointer<sp_string>) {
+        let p = shape.tree.nodes.base
+        var tracked: [Int32] = []
+        for (s, node) in zip(strings, stringNodes) where p[Int(node)].formats != 0 {
+            let slot = Int(s.slot)
+            if tracked.count <= slot { tracked += repeatElement(-1, count: slot + 1 - tracked.count) }
+            tracked[slot] = node
+        }
+        let known = Known(print: print, tracked: tracked)
+        if shape.known.count < maxKnown {
+            shape.known.append(known)
+        } else {
+            shape.known[shape.nextKnown] = known
+            shape.nextKnown = (shape.nextKnown + 1) % maxKnown
+        }
+    }
+
+    var fingerprintedAnswers: Int { locked { $0.fingerprinted } }
+
     private func locked<R>(_ body: (inout Table) -> R) -> R {
         lock.withLock { _ in body(&state) }
     }
 
-    private static func shape(_ t: inout Table, endpoint: String, status: Int) -> (Endpoint, StatusShape)? {
-        var found = t.endpoints[endpoint]
-        if found == nil {
-            guard t.endpoints.count < maxEndpoints, t.nodes < maxRoutePointers else { return nil }
-            found = Endpoint()
-            t.endpoints[endpoint] = found
+    private static func shape(_ t: inout Table, key: UnsafeBufferPointer<UInt8>, status: Int) -> (Endpoint, StatusShape)? {
+        let hash = serializerd_shape_bytes_hash(key.baseAddress, key.count)
+        let slot = Int(hash % UInt64(cachedEndpoints))
+        var found: Endpoint?
+        if let cached = t.cache[slot], cached.hash == hash, cached.endpoint.bytes.count == key.count,
+           cached.endpoint.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
+            found = cached.endpoint
+        } else {
+            let name = String(decoding: key, as: UTF8.self)
+            found = t.endpoints[name]
+            if found == nil {
+                guard t.endpoints.count < maxEndpoints, t.nodes < maxRoutePointers else { return nil }
+                found = Endpoint(name: name)
+                t.endpoints[name] = found
+            }
+            t.cache[slot] = (hash, found!)
         }
         guard let e = found else { return nil }
         if let (_, shape) = e.statuses.first(where: { $0.0 == status }) { return (e, shape) }

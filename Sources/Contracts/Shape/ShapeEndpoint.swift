@@ -4,31 +4,43 @@ public enum ShapeEndpoint {
     /// Longer paths are cut here: an endpoint's name is bounded.
     static let maxPathBytes = 512
 
-    /// `GET /orders/{id}/lines` for `GET orders/1234/lines`. Made from the bytes in one
-    /// pass: it runs on every answer of a learning route.
+    /// `GET /orders/{id}/lines` for `GET orders/1234/lines`.
     public static func key(method: String, path: Substring) -> String {
-        var path = path
-        return path.withUTF8 { bytes in
-            var out: [UInt8] = []
-            out.reserveCapacity(method.utf8.count + 2 + min(bytes.count, maxPathBytes) + 8)
-            out.append(contentsOf: method.utf8)
-            out.append(0x20)
-            var start = 0
-            while start < bytes.count, bytes[start] == 0x2F { start += 1 }
-            var written = 0
-            while true {
-                var end = start
-                while end < bytes.count, bytes[end] != 0x2F { end += 1 }
-                let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                let id = isID(segment)
-                written += 1 + (id ? 4 : segment.count)
-                if written > maxPathBytes { break }
-                out.append(0x2F)
-                if id { out.append(contentsOf: "{id}".utf8) } else { out.append(contentsOf: segment) }
-                if end >= bytes.count { break }
-                start = end + 1
+        withKey(method: method, path: path) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The same name's bytes, made on the stack in one pass over the path: it runs on every
+    /// answer of a learning route.
+    static func withKey<R>(method: String, path: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var path = path, method = method
+        return method.withUTF8 { verb in
+            path.withUTF8 { bytes in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: verb.count + 2 + maxPathBytes) { out in
+                    var n = 0
+                    func put(_ b: UInt8) {
+                        out[n] = b
+                        n += 1
+                    }
+                    for b in verb { put(b) }
+                    put(0x20)
+                    var start = 0
+                    while start < bytes.count, bytes[start] == 0x2F { start += 1 }
+                    var written = 0
+                    while true {
+                        var end = start
+                        while end < bytes.count, bytes[end] != 0x2F { end += 1 }
+                        let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                        let id = isID(segment)
+                        written += 1 + (id ? 4 : segment.count)
+                        if written > maxPathBytes { break }
+                        put(0x2F)
+                        if id { for b in "{id}".utf8 { put(b) } } else { for b in segment { put(b) } }
+                        if end >= bytes.count { break }
+                        start = end + 1
+                    }
+                    return body(UnsafeBufferPointer(rebasing: out[..<n]))
+                }
             }
-            return String(decoding: out, as: UTF8.self)
         }
     }
 

@@ -39,6 +39,10 @@ struct ShapeWalk {
     var changes: [ShapeChange] = []
     /// The bytes were not one JSON value (never for a serializer's output).
     var broken = false
+    /// With `recordsStrings`, the node of each string value in document order (the
+    /// fingerprint's list of strings, node by node).
+    var recordsStrings = false
+    var stringNodes: [Int32] = []
     /// The tree's nodes: set again after every node added (which may move them).
     private var p: UnsafeMutablePointer<ShapeNode>
 
@@ -115,6 +119,7 @@ struct ShapeWalk {
         case .object: object(k, &t, report: inner, depth: depth)
         case .array: array(k, &t, report: inner, depth: depth)
         case .string:
+            if recordsStrings { stringNodes.append(Int32(k)) }
             p[k].strings &+= 1
             if p[k].formats != 0 {
                 p[k].formats = escaped ? 0 : ShapeFormats.matched(UnsafeBufferPointer(rebasing: b[start..<end]), among: p[k].formats)

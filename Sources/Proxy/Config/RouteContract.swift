@@ -47,10 +47,7 @@ public struct RouteContract: Sendable {
             guard let found = document.schema(path: "/" + path, method: method, status: status) else { return [] }
             schema = found
         }
-        guard let instance = try? JSONValue.parse(value.bytes, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth)) else {
-            return []
-        }
-        return schema.validate(instance)
+        return schema.validate(json: value.bytes, maxDepth: maxDepth)
     }
 
     /// The failure a violation makes: each violation's pointer, keyword and schema location.

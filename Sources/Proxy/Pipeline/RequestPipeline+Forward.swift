@@ -103,10 +103,12 @@ extension RequestPipeline {
         var outcome: SerializationResult
         (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer)
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
-        if let contract = route.contract, outcome.succeeded, let value = outcome.value {
-            outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
+        if let contract = route.contract {
+            if contract.source != nil, outcome.succeeded, let value = outcome.value {
+                outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
+            }
+            if let shapes = contract.shapes { learn(shapes, outcome, status: answer.status, context, after: contract.driftAfter ?? 1) }
         }
-        if let shapes = route.contract?.shapes { learn(shapes, outcome, status: answer.status, context, after: route.contract?.driftAfter ?? 1) }
         context.serializeSeconds = clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             deliver(value, serializer: outcome.serializer, reply: answer, context, route: route, damaged: damaged)
@@ -134,15 +136,17 @@ extension RequestPipeline {
     /// Drift learning (DESIGN §10): the normalized answer's shape, or that the serializer
     /// refused what it was sent (an HTML page where JSON always came).
     private func learn(_ shapes: RouteShapes, _ outcome: SerializationResult, status: Int, _ context: RequestContext, after: Int) {
-        let endpoint = ShapeEndpoint.key(method: context.request.method, path: context.remainder)
         let wall = clock.wall
         if let value = outcome.value {
-            value.bytes.withUnsafeBufferPointer { _ = shapes.observe(endpoint: endpoint, status: status, body: $0, after: after, now: wall()) }
+            value.bytes.withUnsafeBufferPointer {
+                _ = shapes.observe(method: context.request.method, path: context.remainder, status: status, body: $0, after: after, now: wall())
+            }
             return
         }
         switch outcome.error {
         case .unacceptableContentType?, .serializationFailed?:
-            shapes.observe(endpoint: endpoint, status: status, body: nil, refusal: outcome.error?.typeSuffix, after: after, now: wall())
+            shapes.observe(method: context.request.method, path: context.remainder, status: status, body: nil,
+                           refusal: outcome.error?.typeSuffix, after: after, now: wall())
         default:
             break
         }

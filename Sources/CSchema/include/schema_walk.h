@@ -1,0 +1,93 @@
+#ifndef SERIALIZERD_SCHEMA_WALK_H
+#define SERIALIZERD_SCHEMA_WALK_H
+// A contract's common keywords checked on the normalized output's bytes in one pass, with
+// no tree (DESIGN §10): `type`, `properties`, `required`, `additionalProperties`, `items`,
+// lengths and counts. The Swift side lowers a compiled schema into the tables below; a
+// keyword they cannot express makes its node one the walk gives up at. The walk only ever
+// says "valid" or "ask the full validator": any doubt (a violation, an escaped member
+// name, a keyword it does not run) is the latter, so it never decides a violation itself.
+// Leaf keywords it does not run (pattern, format, enum, const, numeric bounds) are listed
+// as deferred values for the full validator's checks on that value alone.
+#include <stddef.h>
+#include <stdint.h>
+
+// Kinds of value a node allows (`type`); a number with a fraction or exponent is
+// SW_NUMBER even when its value is an integer (the full validator then decides).
+enum {
+    SW_NULL = 1, SW_BOOLEAN = 2, SW_OBJECT = 4, SW_ARRAY = 8, SW_NUMBER = 16, SW_INTEGER = 32, SW_STRING = 64,
+    SW_ANY_TYPE = 127
+};
+
+// Node flags.
+enum {
+    SW_GIVE_UP = 1,          // a keyword the walk does not run (or the `false` schema)
+    SW_DEFER_STRING = 2,     // strings here have leaf checks the full validator runs
+    SW_DEFER_NUMBER = 4,     // numbers likewise
+    SW_DEFER_SCALAR = 8,     // every scalar (enum, const); an object or array here gives up
+    SW_WIDE_NAMES = 16,      // a declared name is not ASCII: an unmatched name gives up
+};
+
+// Node 0 allows anything; node 1 always gives up.
+enum { SW_NODE_ANY = 0, SW_NODE_GIVE_UP = 1 };
+
+typedef struct {
+    uint32_t types;
+    uint32_t flags;
+    uint64_t required;       // the bits of the required members' table entries
+    int32_t props;           // the node's first slot in the member table, -1 with none
+    uint32_t mask;           // its slots - 1 (a power of two)
+    int32_t additional;      // the node for members no slot names
+    int32_t items;           // the node for array items
+    uint32_t min_length, max_length;   // code points
+    uint32_t min_items, max_items, min_props, max_props;
+} sw_node;
+
+// A member-table slot: a declared or required name. Empty slots have length UINT32_MAX.
+typedef struct {
+    uint64_t prefix;         // the name's first 8 bytes, zero padded
+    uint64_t suffix;         // its last 8 bytes when it has more than 8, else 0
+    uint32_t length;
+    uint32_t name;           // offset of the name's bytes in the names block
+    int32_t child;           // the node for its value, -1: the owner's `additional`
+    int32_t bit;             // its bit in the owner's `required`, -1 when not required
+} sw_prop;
+
+typedef struct {
+    const sw_node *nodes;
+    const sw_prop *props;
+    const uint8_t *names;
+} sw_program;
+
+// A value whose leaf keywords the full validator checks: its node and bytes.
+typedef struct {
+    int32_t node;
+    uint32_t length;
+    size_t start;
+} sw_deferred;
+
+// Grown by the walk with realloc; the caller frees `items`.
+typedef struct {
+    sw_deferred *items;
+    size_t count, capacity;
+} sw_deferrals;
+
+// The slot a name hashes to first in a table of mask + 1 slots (Swift builds the tables
+// with the same function). Names often share their first 8 bytes (`profile_…`), so the
+// last 8 and the length are mixed in, and every input bit reaches the low bits.
+static inline uint32_t serializerd_schema_slot(uint64_t prefix, uint64_t suffix, uint32_t length, uint32_t mask) {
+    uint64_t h = prefix * 0x9E3779B97F4A7C15ull ^ suffix * 0xC2B2AE3D27D4EB4Full ^ length;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return (uint32_t)h & mask;
+}
+
+// Deepest nesting the walk follows; deeper gives up.
+#define SERIALIZERD_SCHEMA_WALK_DEPTH 256
+
+// 1 when the n bytes at `bytes`, one JSON value, meet node `root` as far as the program
+// checks (the values in `out` still to be checked); 0 when the full validator must decide.
+int serializerd_schema_walk(const sw_program *program, int32_t root, const uint8_t *bytes, size_t n,
+                            sw_deferrals *out);
+
+#endif

@@ -1,0 +1,180 @@
+import CSchema
+import Glibc
+import Serializers
+
+/// A document's schemas lowered for the one-pass walk over normalized bytes
+/// (schema_walk.h): a node per schema object, member names in open-addressed tables.
+/// Nodes with a keyword the walk does not run give up there, and the full validator
+/// decides that answer.
+final class SchemaProgram: @unchecked Sendable {
+    private let nodes: [sw_node]
+    private let props: [sw_prop]
+    private let names: [UInt8]
+    /// The schema behind each walk node, for the values the walk defers.
+    let sources: [SchemaNode?]
+    private let index: [ObjectIdentifier: Int32]
+
+    /// More schema objects than this, and answers go to the full validator alone.
+    static let maxNodes = 100_000
+
+    init?(_ schemas: [SchemaNode]) {
+        guard schemas.count <= Self.maxNodes else { return nil }
+        var index: [ObjectIdentifier: Int32] = [:]
+        for (i, node) in schemas.enumerated() { index[ObjectIdentifier(node)] = Int32(i + 2) }
+        self.index = index
+        var lowering = Lowering(index: index)
+        for node in schemas { lowering.lower(node) }
+        nodes = lowering.nodes
+        props = lowering.props
+        names = lowering.names
+        sources = [nil, nil] + schemas
+    }
+
+    /// The walk node that checks `node`: pure `$ref`s followed to their target.
+    func node(for schema: SchemaNode) -> Int32 { Lowering.resolve(schema, index) }
+
+    /// Whether `bytes` meet the schema at `root`: true or false when decided, nil when
+    /// only the full validator can tell.
+    func accepts(_ bytes: UnsafeRawBufferPointer, root: Int32) -> Bool? {
+        var deferred = sw_deferrals(items: nil, count: 0, capacity: 0)
+        defer { free(deferred.items) }
+        let walked = nodes.withUnsafeBufferPointer { n in
+            props.withUnsafeBufferPointer { p in
+                names.withUnsafeBufferPointer { s in
+                    var program = sw_program(nodes: n.baseAddress, props: p.baseAddress, names: s.baseAddress)
+                    return serializerd_schema_walk(&program, root, bytes.bindMemory(to: UInt8.self).baseAddress,
+                                                   bytes.count, &deferred)
+                }
+            }
+        }
+        guard walked == 1 else { return nil }
+        for k in 0..<deferred.count {
+            let leaf = deferred.items[k]
+            guard let schema = sources[Int(leaf.node)] else { return nil }
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[leaf.start..<(leaf.start + Int(leaf.length))])
+            guard let value = try? JSONValue.parse(Array(slice), options: JSONReadOptions(allowFragments: true)) else { return nil }
+            var run = ValidationRun(limit: 0)
+            var evaluated = Evaluated()
+            if !run.check(schema, value, record: false, evaluated: &evaluated) { return false }
+        }
+        return true
+    }
+}
+
+/// Schema nodes into walk nodes.
+private struct Lowering {
+    let index: [ObjectIdentifier: Int32]
+    var nodes: [sw_node]
+    var props: [sw_prop] = []
+    var names: [UInt8] = []
+
+    init(index: [ObjectIdentifier: Int32]) {
+        self.index = index
+        var any = Self.blank
+        any.types = UInt32(SW_ANY_TYPE)
+        var giveUp = Self.blank
+        giveUp.flags = UInt32(SW_GIVE_UP)
+        nodes = [any, giveUp] + Array(repeating: giveUp, count: index.count)
+    }
+
+    static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, mask: 0, additional: Int32(SW_NODE_ANY),
+                               items: Int32(SW_NODE_ANY), min_length: 0, max_length: .max, min_items: 0,
+                               max_items: .max, min_props: 0, max_props: .max)
+
+    /// A node that is only a `$ref` (or an `allOf` of one) checks what its target does.
+    static func resolve(_ start: SchemaNode, _ index: [ObjectIdentifier: Int32]) -> Int32 {
+        var node = start
+        for _ in 0...index.count {
+            if let always = node.always { return Int32(always ? SW_NODE_ANY : SW_NODE_GIVE_UP) }
+            let checks = node.checks.filter { if case .nullable = $0 { false } else { true } }
+            guard checks.count == 1 else { break }
+            switch checks[0] {
+            case .ref(let link): guard let target = link.node else { return Int32(SW_NODE_GIVE_UP) }; node = target
+            case .allOf(let one) where one.count == 1: node = one[0]
+            default: return index[ObjectIdentifier(node)] ?? Int32(SW_NODE_GIVE_UP)
+            }
+        }
+        return index[ObjectIdentifier(node)] ?? Int32(SW_NODE_GIVE_UP)
+    }
+
+    static func clamp(_ n: Int) -> UInt32 { UInt32(clamping: n) }
+
+    mutating func lower(_ schema: SchemaNode) {
+        guard let at = index[ObjectIdentifier(schema)], schema.always == nil, !schema.needsAnnotations else { return }
+        var node = Self.blank
+        node.types = UInt32(SW_ANY_TYPE)
+        var members: [String: Int32] = [:]
+        var required: [String] = []
+        for check in schema.checks {
+            switch check {
+            case .type(let types):
+                node.types = 0
+                for type in types {
+                    switch type {
+                    case .null: node.types |= UInt32(SW_NULL)
+                    case .boolean: node.types |= UInt32(SW_BOOLEAN)
+                    case .object: node.types |= UInt32(SW_OBJECT)
+                    case .array: node.types |= UInt32(SW_ARRAY)
+                    case .number: node.types |= UInt32(SW_NUMBER | SW_INTEGER)
+                    case .integer: node.types |= UInt32(SW_INTEGER)
+                    case .string: node.types |= UInt32(SW_STRING)
+                    }
+                }
+            case .nullable: break
+            case .enumeration, .constant: node.flags |= UInt32(SW_DEFER_SCALAR)
+            case .pattern, .format: node.flags |= UInt32(SW_DEFER_STRING)
+            case .minimum, .maximum, .exclusiveMinimum, .exclusiveMaximum, .multipleOf: node.flags |= UInt32(SW_DEFER_NUMBER)
+            case .minLength(let n): node.min_length = Self.clamp(n)
+            case .maxLength(let n): node.max_length = Self.clamp(n)
+            case .minItems(let n): node.min_items = Self.clamp(n)
+            case .maxItems(let n): node.max_items = Self.clamp(n)
+            case .minProperties(let n): node.min_props = Self.clamp(n)
+            case .maxProperties(let n): node.max_props = Self.clamp(n)
+            case .properties(let schemas):
+                for (name, child) in schemas { members[name] = Self.resolve(child, index) }
+            case .required(let list): required = list
+            case .additionalProperties(let child): node.additional = Self.resolve(child, index)
+            case .items(let child): node.items = Self.resolve(child, index)
+            default:
+                return   // stays a node the walk gives up at
+            }
+        }
+        let requiredSet = Set(required)
+        guard requiredSet.count <= 64 else { return }
+        var entries: [(name: String, child: Int32, bit: Int32)] = members.map { ($0.key, $0.value, -1) }
+        for (bit, name) in requiredSet.sorted().enumerated() {
+            if let k = entries.firstIndex(where: { $0.name == name }) { entries[k].bit = Int32(bit) } else { entries.append((name, -1, Int32(bit))) }
+            node.required |= 1 << UInt64(bit)
+        }
+        if !entries.isEmpty { table(&node, entries) }
+        nodes[Int(at)] = node
+    }
+
+    /// Up to 8 bytes as the walk loads them (x86-64 and arm64 are little-endian).
+    static func littleEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var value: UInt64 = 0
+        for (k, b) in bytes.enumerated() { value |= UInt64(b) << (8 * UInt64(k)) }
+        return value
+    }
+
+    /// The node's member table: twice as many slots as names, probed linearly.
+    mutating func table(_ node: inout sw_node, _ entries: [(name: String, child: Int32, bit: Int32)]) {
+        var slots = 2
+        while slots < entries.count * 2 { slots *= 2 }
+        let first = props.count
+        props += Array(repeating: sw_prop(prefix: 0, suffix: 0, length: .max, name: 0, child: -1, bit: -1), count: slots)
+        node.props = Int32(first)
+        node.mask = UInt32(slots - 1)
+        for entry in entries {
+            let bytes = Array(entry.name.utf8)
+            if bytes.contains(where: { $0 >= 0x80 }) { node.flags |= UInt32(SW_WIDE_NAMES) }
+            let prefix = Self.littleEndian(bytes.prefix(8)), suffix = bytes.count > 8 ? Self.littleEndian(bytes.suffix(8)) : 0
+            let length = UInt32(clamping: bytes.count)
+            var slot = serializerd_schema_slot(prefix, suffix, length, node.mask)
+            while props[first + Int(slot)].length != .max { slot = (slot + 1) & node.mask }
+            props[first + Int(slot)] = sw_prop(prefix: prefix, suffix: suffix, length: length, name: UInt32(names.count),
+                                               child: entry.child, bit: entry.bit)
+            names += bytes
+        }
+    }
+}

@@ -1,0 +1,69 @@
+@testable import Contracts
+import Serializers
+import Testing
+
+/// The one-pass walk over normalized bytes (DESIGN §10): what it decides itself, what it
+/// leaves to the tree, and that it never vouches for an answer the tree refuses.
+@Suite struct SchemaWalkTests {
+    func schema(_ text: String) throws -> Schema {
+        try SchemaCompiler.compile(try JSONValue.parse(Array(text.utf8)))
+    }
+
+    /// The walk's verdict, checked against the tree's on the same bytes.
+    func walk(_ schema: Schema, _ instance: String) throws -> Bool? {
+        let bytes = Array(instance.utf8)
+        let tree = schema.validate(try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: true))).isEmpty
+        let walked = schema.walk(json: bytes)
+        if let walked { #expect(walked == tree, "walk \(walked), tree \(tree): \(instance)") }
+        #expect(schema.validate(json: bytes, maxDepth: 64).isEmpty == tree, "\(instance)")
+        return walked
+    }
+
+    static let order = #"""
+        {"type":"object","required":["id","lines"],"additionalProperties":false,
+         "properties":{"id":{"type":"integer"},"note":{"type":["string","null"],"maxLength":4},
+                       "lines":{"type":"array","maxItems":3,"items":{"$ref":"#/$defs/line"}}},
+         "$defs":{"line":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[a-z]+$"},
+                                                        "qty":{"type":"number","minimum":1}}}}}
+        """#
+
+    @Test func decidesTheCommonKeywordsItself() throws {
+        let order = try schema(Self.order)
+        #expect(try walk(order, #"{"id":1,"note":"ab","lines":[{"sku":"a","qty":2},{"sku":"bc","qty":1.5}]}"#) == true)
+        #expect(try walk(order, #"{"id":1,"note":null,"lines":[]}"#) == true)
+        // Multibyte text within maxLength in characters, not in bytes: the leaf goes to the tree's check.
+        #expect(try walk(order, #"{"id":1,"note":"éééé","lines":[]}"#) == true)
+        // Leaf keywords checked value by value: the walk itself says no.
+        #expect(try walk(order, #"{"id":1,"lines":[{"sku":"A1","qty":2}]}"#) == false)
+        #expect(try walk(order, #"{"id":1,"lines":[{"sku":"a","qty":0.5}]}"#) == false)
+        #expect(try walk(order, #"{"id":1,"note":"abcde","lines":[]}"#) == false)
+        // Anything else wrong goes to the tree, for its list of violations.
+        for wrong in [#"{"lines":[]}"#, #"{"id":"1","lines":[]}"#, #"{"id":1.5,"lines":[]}"#, #"{"id":1,"lines":[],"x":0}"#,
+                      #"{"id":1,"lines":[{},{},{},{}]}"#] {
+            #expect(try walk(order, wrong) == nil, "\(wrong)")
+        }
+        // Not compact, or a name with an escape: the tree decides.
+        #expect(try walk(order, #"{ "id":1,"lines":[]}"#) == nil)
+        #expect(try walk(order, #"{"\u0069d":1,"lines":[]}"#) == nil)
+    }
+
+    /// Member names compare by canonical equivalence, as Swift's strings do: U+212A
+    /// KELVIN SIGN is `K`. The walk compares bytes, so it must leave such names to the tree.
+    @Test func namesEqualOnlyByUnicodeAreTheTreesToDecide() throws {
+        let ascii = try schema(#"{"properties":{"K":{"type":"integer"}}}"#)
+        #expect(try walk(ascii, "{\"\u{212A}\":\"x\"}") == nil)
+        #expect(!ascii.validate(json: Array("{\"\u{212A}\":\"x\"}".utf8), maxDepth: 64).isEmpty)
+        let kelvin = try schema("{\"properties\":{\"\u{212A}\":{\"type\":\"integer\"}}}")
+        #expect(try walk(kelvin, #"{"K":"x"}"#) == nil)
+        #expect(!kelvin.validate(json: Array(#"{"K":"x"}"#.utf8), maxDepth: 64).isEmpty)
+        #expect(try walk(kelvin, #"{"K":1}"#) == nil)
+    }
+
+    /// Keywords the walk does not run hand the answer to the tree where they apply.
+    @Test func applicatorsAreTheTreesToRun() throws {
+        let any = try schema(#"{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}"#)
+        #expect(try walk(any, #"{"w":1}"#) == true)
+        #expect(try walk(any, #"{"v":1}"#) == nil)
+        #expect(try walk(any, #"{"v":true}"#) == nil)
+    }
+}

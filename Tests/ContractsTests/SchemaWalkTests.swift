@@ -66,4 +66,20 @@ import Testing
         #expect(try walk(any, #"{"v":1}"#) == nil)
         #expect(try walk(any, #"{"v":true}"#) == nil)
     }
+
+    /// Past its limits the walk steps aside: answers deeper than 256 levels, and documents
+    /// of more than 100,000 schema objects, are the tree's.
+    @Test func deepAnswersAndHugeDocumentsAreTheTreesToDecide() throws {
+        let nested = try schema(##"{"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"}"##)
+        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        #expect(nested.walk(json: Array(deep.utf8)) == nil)
+        #expect(nested.validate(json: Array(deep.utf8), maxDepth: 512).isEmpty)
+        let shallow = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(nested.walk(json: Array(shallow.utf8)) == true)
+        let members = (0...SchemaProgram.maxNodes).map { #""m\#($0)":{"type":"integer"}"# }.joined(separator: ",")
+        let huge = try schema(#"{"type":"object","properties":{"# + members + "}}")
+        #expect(huge.program == nil)
+        #expect(huge.walk(json: Array(#"{"m1":1}"#.utf8)) == nil)
+        #expect(!huge.validate(json: Array(#"{"m1":"x"}"#.utf8), maxDepth: 64).isEmpty)
+    }
 }

@@ -38,15 +38,16 @@ public final class RouteShapes: Sendable {
     /// Changes `GET /-/drift` lists per route, newest kept.
     public static let recentLimit = 1_000
 
+    /// Only under the route's lock, so access is not checked at run time.
     final class StatusShape {
-        var answers = 0
-        var readable = 0
-        var refusals: [String] = []
-        var tree = ShapeTree()
+        @exclusivity(unchecked) var answers = 0
+        @exclusivity(unchecked) var readable = 0
+        @exclusivity(unchecked) var refusals: [String] = []
+        @exclusivity(unchecked) var tree = ShapeTree()
         /// Fingerprints of answers learned whole (`maxKnown`, the oldest replaced): an
         /// answer with one of them teaches nothing but its strings' formats.
-        var known: [Known] = []
-        var nextKnown = 0
+        @exclusivity(unchecked) var known: [Known] = []
+        @exclusivity(unchecked) var nextKnown = 0
     }
 
     /// A learned answer's fingerprint, and by the fingerprint's string slot, the node of
@@ -66,8 +67,8 @@ public final class RouteShapes: Sendable {
     final class Endpoint {
         let name: String
         let bytes: [UInt8]
-        var statuses: [(Int, StatusShape)] = []
-        var nodes = 0
+        @exclusivity(unchecked) var statuses: [(Int, StatusShape)] = []
+        @exclusivity(unchecked) var nodes = 0
         init(name: String) {
             self.name = name
             bytes = Array(name.utf8)

@@ -11,6 +11,7 @@ typedef struct {
     const sw_node *nodes;
     const sw_prop *props;
     const uint8_t *names;
+    const int32_t *branches;
     const uint8_t *base, *end;
     sw_deferrals *out;
     int depth;
@@ -127,11 +128,31 @@ static inline const uint8_t *sw_literal(const uint8_t *p, const uint8_t *end, co
     return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : SW_FAIL;
 }
 
+// A value's kind by its first byte, as the branch tables list them.
+static inline int sw_kind(uint8_t c) {
+    switch (c) {
+    case 'n': return 0;
+    case 't': case 'f': return 1;
+    case '{': return 2;
+    case '[': return 3;
+    case '"': return 5;
+    default: return 4;
+    }
+}
+
 static inline __attribute__((always_inline)) const uint8_t *sw_value(sw_run *r, const uint8_t *p, int32_t id) {
     const sw_node *node = r->nodes + id;
     const uint8_t *end = r->end, *start = p, *q;
+    if (p >= end) return SW_FAIL;
+    if (node->dispatch >= 0) {
+        // The one branch that allows this kind; the others fail on `type` (a branch is
+        // never itself a dispatch, so this is one step).
+        id = r->branches[node->dispatch + sw_kind(*p)];
+        if (id < 0) return SW_FAIL;
+        node = r->nodes + id;
+    }
     uint32_t flags = node->flags;
-    if ((flags & SW_GIVE_UP) || p >= end) return SW_FAIL;
+    if (flags & SW_GIVE_UP) return SW_FAIL;
     switch (*p) {
     case '{':
     case '[':
@@ -191,7 +212,7 @@ static inline __attribute__((always_inline)) const uint8_t *sw_value(sw_run *r, 
 
 int serializerd_schema_walk(const sw_program *program, int32_t root, const uint8_t *bytes, size_t n,
                             sw_deferrals *out) {
-    sw_run r = {program->nodes, program->props, program->names, bytes, bytes + n, out, 0};
+    sw_run r = {program->nodes, program->props, program->names, program->branches, bytes, bytes + n, out, 0};
     const uint8_t *p = sw_value(&r, bytes, root);
     return p == bytes + n;
 }

@@ -10,6 +10,7 @@ final class SchemaProgram: @unchecked Sendable {
     private let nodes: [sw_node]
     private let props: [sw_prop]
     private let names: [UInt8]
+    private let branches: [Int32]
     /// The schema behind each walk node, for the values the walk defers.
     let sources: [SchemaNode?]
     private let index: [ObjectIdentifier: Int32]
@@ -27,6 +28,7 @@ final class SchemaProgram: @unchecked Sendable {
         nodes = lowering.nodes
         props = lowering.props
         names = lowering.names
+        branches = lowering.branches
         sources = [nil, nil] + schemas
     }
 
@@ -41,9 +43,11 @@ final class SchemaProgram: @unchecked Sendable {
         let walked = nodes.withUnsafeBufferPointer { n in
             props.withUnsafeBufferPointer { p in
                 names.withUnsafeBufferPointer { s in
-                    var program = sw_program(nodes: n.baseAddress, props: p.baseAddress, names: s.baseAddress)
-                    return serializerd_schema_walk(&program, root, bytes.bindMemory(to: UInt8.self).baseAddress,
-                                                   bytes.count, &deferred)
+                    branches.withUnsafeBufferPointer { b in
+                        var program = sw_program(nodes: n.baseAddress, props: p.baseAddress, names: s.baseAddress, branches: b.baseAddress)
+                        return serializerd_schema_walk(&program, root, bytes.bindMemory(to: UInt8.self).baseAddress,
+                                                       bytes.count, &deferred)
+                    }
                 }
             }
         }
@@ -67,6 +71,7 @@ private struct Lowering {
     var nodes: [sw_node]
     var props: [sw_prop] = []
     var names: [UInt8] = []
+    var branches: [Int32] = []
 
     init(index: [ObjectIdentifier: Int32]) {
         self.index = index
@@ -78,23 +83,70 @@ private struct Lowering {
     }
 
     static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, mask: 0, additional: Int32(SW_NODE_ANY),
-                               items: Int32(SW_NODE_ANY), min_length: 0, max_length: .max, min_items: 0,
+                               items: Int32(SW_NODE_ANY), dispatch: -1, min_length: 0, max_length: .max, min_items: 0,
                                max_items: .max, min_props: 0, max_props: .max)
 
     /// A node that is only a `$ref` (or an `allOf` of one) checks what its target does.
     static func resolve(_ start: SchemaNode, _ index: [ObjectIdentifier: Int32]) -> Int32 {
+        guard let node = target(start, index.count) else { return Int32(SW_NODE_GIVE_UP) }
+        if let always = node.always { return Int32(always ? SW_NODE_ANY : SW_NODE_GIVE_UP) }
+        return index[ObjectIdentifier(node)] ?? Int32(SW_NODE_GIVE_UP)
+    }
+
+    /// The node a chain of pure `$ref`s ends at (nil: a broken or endless chain).
+    static func target(_ start: SchemaNode, _ limit: Int) -> SchemaNode? {
         var node = start
-        for _ in 0...index.count {
-            if let always = node.always { return Int32(always ? SW_NODE_ANY : SW_NODE_GIVE_UP) }
-            let checks = node.checks.filter { if case .nullable = $0 { false } else { true } }
-            guard checks.count == 1 else { break }
+        for _ in 0...limit {
+            guard node.always == nil else { return node }
+            let checks = operative(node)
+            guard checks.count == 1 else { return node }
             switch checks[0] {
-            case .ref(let link): guard let target = link.node else { return Int32(SW_NODE_GIVE_UP) }; node = target
+            case .ref(let link): guard let next = link.node else { return nil }; node = next
             case .allOf(let one) where one.count == 1: node = one[0]
-            default: return index[ObjectIdentifier(node)] ?? Int32(SW_NODE_GIVE_UP)
+            default: return node
             }
         }
-        return index[ObjectIdentifier(node)] ?? Int32(SW_NODE_GIVE_UP)
+        return nil
+    }
+
+    /// The node's keywords but `nullable`, which only ever widens its own `type`.
+    static func operative(_ node: SchemaNode) -> [Check] {
+        node.checks.filter { if case .nullable = $0 { false } else { true } }
+    }
+
+    /// The branch-table kinds a `type` allows (null, boolean, object, array, number, string).
+    static func kinds(_ types: [JSONType]) -> Set<Int> {
+        Set(types.map { type -> Int in
+            switch type {
+            case .null: 0
+            case .boolean: 1
+            case .object: 2
+            case .array: 3
+            case .number, .integer: 4
+            case .string: 5
+            }
+        })
+    }
+
+    /// An `anyOf`/`oneOf` as a branch table, when each kind of value can meet at most one
+    /// branch (every branch has a `type`, and no two share a kind): then the branch for
+    /// the value's kind decides, for `oneOf` as for `anyOf`. Nil when they overlap.
+    mutating func dispatch(_ list: [SchemaNode]) -> Int32? {
+        var table = [Int32](repeating: -1, count: Int(SW_KINDS))
+        for branch in list {
+            guard let node = Self.target(branch, index.count) else { return nil }
+            if node.always == false { continue }
+            guard node.always == nil,
+                  case .type(let types)? = Self.operative(node).first(where: { if case .type = $0 { true } else { false } }),
+                  let at = index[ObjectIdentifier(node)] else { return nil }
+            for kind in Self.kinds(types) {
+                guard table[kind] < 0 else { return nil }
+                table[kind] = at
+            }
+        }
+        let first = Int32(branches.count)
+        branches += table
+        return first
     }
 
     static func clamp(_ n: Int) -> UInt32 { UInt32(clamping: n) }
@@ -103,6 +155,19 @@ private struct Lowering {
         guard let at = index[ObjectIdentifier(schema)], schema.always == nil, !schema.needsAnnotations else { return }
         var node = Self.blank
         node.types = UInt32(SW_ANY_TYPE)
+        // The node is one `anyOf`/`oneOf`: a branch table when the branches keep apart.
+        let operative = Self.operative(schema)
+        if operative.count == 1 {
+            switch operative[0] {
+            case .anyOf(let list), .oneOf(let list):
+                guard let table = dispatch(list) else { return }
+                node.dispatch = table
+                nodes[Int(at)] = node
+                return
+            default:
+                break
+            }
+        }
         var members: [String: Int32] = [:]
         var required: [String] = []
         for check in schema.checks {

@@ -59,12 +59,30 @@ import Testing
         #expect(try walk(kelvin, #"{"K":1}"#) == nil)
     }
 
-    /// Keywords the walk does not run hand the answer to the tree where they apply.
-    @Test func applicatorsAreTheTreesToRun() throws {
-        let any = try schema(#"{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}"#)
-        #expect(try walk(any, #"{"w":1}"#) == true)
-        #expect(try walk(any, #"{"v":1}"#) == nil)
-        #expect(try walk(any, #"{"v":true}"#) == nil)
+    /// An `anyOf`/`oneOf` whose branches allow different kinds of value is a branch table:
+    /// the nullable idiom of OpenAPI 3.1 stays on the walk. Overlapping branches, and
+    /// other applicators, hand the answer to the tree where they apply.
+    @Test func disjointBranchesAreWalkedAndOtherApplicatorsAreTheTrees() throws {
+        let nullable = try schema(##"""
+            {"$defs":{"thing":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}},
+             "type":"object","properties":{"a":{"oneOf":[{"$ref":"#/$defs/thing"},{"type":"null"}]},
+                                           "b":{"anyOf":[{"type":"string","pattern":"^x"},{"type":["integer","boolean"]}]}}}
+            """##)
+        #expect(try walk(nullable, #"{"a":{"id":1},"b":"xy"}"#) == true)
+        #expect(try walk(nullable, #"{"a":null,"b":7}"#) == true)
+        #expect(try walk(nullable, #"{"a":null,"b":false}"#) == true)
+        #expect(try walk(nullable, #"{"b":"y"}"#) == false)          // the branch's pattern, value by value
+        #expect(try walk(nullable, #"{"a":{},"b":1}"#) == nil)       // the branch's `required`
+        #expect(try walk(nullable, #"{"a":"x"}"#) == nil)            // no branch for a string
+        #expect(try walk(nullable, #"{"b":1.5}"#) == nil)            // not an integer: the tree lists it
+        let overlapping = try schema(#"{"properties":{"v":{"oneOf":[{"type":"number"},{"type":"integer"}]},"w":{"anyOf":[{"minimum":1},{"type":"string"}]}}}"#)
+        #expect(try walk(overlapping, #"{"x":1}"#) == true)
+        #expect(try walk(overlapping, #"{"v":1}"#) == nil)
+        #expect(try walk(overlapping, #"{"w":"s"}"#) == nil)
+        let all = try schema(#"{"properties":{"v":{"allOf":[{"type":"string"},{"maxLength":3}]},"n":{"not":{"type":"null"}}}}"#)
+        #expect(try walk(all, #"{"x":1}"#) == true)
+        #expect(try walk(all, #"{"v":"ab"}"#) == nil)
+        #expect(try walk(all, #"{"n":1}"#) == nil)
     }
 
     /// Past its limits the walk steps aside: answers deeper than 256 levels, and documents

@@ -2,7 +2,8 @@
 #define SERIALIZERD_SCHEMA_WALK_H
 // A contract's common keywords checked on the normalized output's bytes in one pass, with
 // no tree (DESIGN §10): `type`, `properties`, `required`, `additionalProperties`, `items`,
-// lengths and counts. The Swift side lowers a compiled schema into the tables below; a
+// lengths and counts, and an `anyOf` or `oneOf` whose branches allow different kinds of
+// value (`{"$ref": …}` or null, the nullable idiom of OpenAPI 3.1). The Swift side lowers a compiled schema into the tables below; a
 // keyword they cannot express makes its node one the walk gives up at. The walk only ever
 // says "valid" or "ask the full validator": any doubt (a violation, an escaped member
 // name, a keyword it does not run) is the latter, so it never decides a violation itself.
@@ -38,6 +39,8 @@ typedef struct {
     uint32_t mask;           // its slots - 1 (a power of two)
     int32_t additional;      // the node for members no slot names
     int32_t items;           // the node for array items
+    int32_t dispatch;        // an `anyOf`/`oneOf` whose branches allow kinds apart: its first
+                             // entry in the branch table (SW_KINDS, by sw_kind), else -1
     uint32_t min_length, max_length;   // code points
     uint32_t min_items, max_items, min_props, max_props;
 } sw_node;
@@ -52,10 +55,14 @@ typedef struct {
     int32_t bit;             // its bit in the owner's `required`, -1 when not required
 } sw_prop;
 
+// The kinds a branch table tells apart: null, boolean, object, array, number, string.
+#define SW_KINDS 6
+
 typedef struct {
     const sw_node *nodes;
     const sw_prop *props;
     const uint8_t *names;
+    const int32_t *branches;     // per dispatching node, SW_KINDS nodes (-1: no branch)
 } sw_program;
 
 // A value whose leaf keywords the full validator checks: its node and bytes.

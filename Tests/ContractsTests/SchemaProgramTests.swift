@@ -4,7 +4,7 @@ import Testing
 
 /// The one-pass walk over normalized bytes (DESIGN §10): what it decides itself, what it
 /// leaves to the tree, and that it never vouches for an answer the tree refuses.
-@Suite struct SchemaWalkTests {
+@Suite struct SchemaProgramTests {
     func schema(_ text: String) throws -> Schema {
         try SchemaCompiler.compile(try JSONValue.parse(Array(text.utf8)))
     }

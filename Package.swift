@@ -58,7 +58,7 @@ let package = Package(
             path: "bench/TranscodeBench"
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Network"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "HTTPCore"]),
         .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "CCurl", "CShims", "HTTPCore"]),

@@ -1,16 +1,13 @@
-/// A small seeded generator (SplitMix64), so the randomized tests are repeatable.
+import Network
+
+/// A small seeded generator, so the randomized tests are repeatable: the daemon's own
+/// SplitMix64 (`FaultDice`), with a bound.
 public struct SplitMix {
-    public var state: UInt64
+    private var dice: FaultDice
 
-    public init(state: UInt64) { self.state = state }
+    public init(state: UInt64) { dice = FaultDice(seed: state) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { dice.next() }
 
     public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

@@ -50,15 +50,15 @@ public final class RouteShapes: Sendable {
         @exclusivity(unchecked) var nextKnown = 0
     }
 
-
     final class Endpoint {
         let name: String
-        let bytes: [UInt8]
         @exclusivity(unchecked) var statuses: [(Int, StatusShape)] = []
         @exclusivity(unchecked) var nodes = 0
-        init(name: String) {
-            self.name = name
-            bytes = Array(name.utf8)
+        init(name: String) { self.name = name }
+
+        func named(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+            name.utf8.withContiguousStorageIfAvailable { $0.count == key.count && memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
+                ?? name.utf8.elementsEqual(key)
         }
     }
 
@@ -119,7 +119,7 @@ public final class RouteShapes: Sendable {
     }
 
     func observe(_ key: UnsafeBufferPointer<UInt8>, _ status: Int, _ body: UnsafeBufferPointer<UInt8>?, _ refusal: String?, _ after: Int,
-                         _ now: () -> Double, print: UInt64, strings: UnsafeBufferPointer<sp_string>) -> [ShapeDrift] {
+                 _ now: () -> Double, print: UInt64, strings: UnsafeBufferPointer<sp_string>) -> [ShapeDrift] {
         let route = self.route
         var endpoint = ""
         let changes: [ShapeChange] = locked { t in
@@ -187,8 +187,7 @@ public final class RouteShapes: Sendable {
         let hash = serializerd_shape_bytes_hash(key.baseAddress, key.count)
         let slot = Int(hash % UInt64(cachedEndpoints))
         var found: Endpoint?
-        if let cached = t.cache[slot], cached.hash == hash, cached.endpoint.bytes.count == key.count,
-           cached.endpoint.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
+        if let cached = t.cache[slot], cached.hash == hash, cached.endpoint.named(key) {
             found = cached.endpoint
         } else {
             let name = String(decoding: key, as: UTF8.self)

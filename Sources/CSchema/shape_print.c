@@ -27,26 +27,53 @@ static inline void sp_mix(sp_run *r, uint64_t word) {
     r->h = __builtin_rotateleft64((r->h ^ word) * 0x9E3779B97F4A7C15ull, 29);
 }
 
-// A member name's bytes, all of them, with its length: its first 8 bytes (zero padded),
-// the 8-byte words after them, and its last 8 (overlapping) with the length. A name has no
-// raw zero byte (JSON escapes it), so the padding and the length keep names apart.
+// The low n bytes of a word, for n < 8.
+static const uint64_t sp_low[8] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF, 0xFFFFFFFFFF, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF};
+
+// A member name's bytes, all of them, with its length. One shorter than 8 bytes is one
+// word: its bytes with the length in the top byte, which a name's own byte there never is
+// (JSON escapes bytes below 0x20), so no two names share it. A longer one is its first 8
+// bytes, the 8-byte words after them, and its last 8 (overlapping) with the length.
 static inline void sp_name(sp_run *r, const uint8_t *name, size_t n) {
     uint64_t word = 0;
-    if (r->end - name >= 8) {
-        memcpy(&word, name, 8);
-        if (n < 8) word &= n ? ~0ull >> (64 - 8 * n) : 0;
-    } else {
-        for (size_t k = 0; k < n; k++) word |= (uint64_t)name[k] << (8 * k);
+    if (n < 8) {
+        if (r->end - name >= 8) {
+            memcpy(&word, name, 8);
+            word &= sp_low[n];
+        } else {
+            for (size_t k = 0; k < n; k++) word |= (uint64_t)name[k] << (8 * k);
+        }
+        sp_mix(r, word | (uint64_t)n << 56);
+        return;
     }
+    memcpy(&word, name, 8);
     sp_mix(r, word);
     size_t k = 8;
     for (; k + 8 < n; k += 8) {
         memcpy(&word, name + k, 8);
         sp_mix(r, word);
     }
-    word = 0;
-    if (n > 8) memcpy(&word, name + n - 8, 8);
+    memcpy(&word, name + n - 8, 8);
     sp_mix(r, word ^ n);
+}
+
+#if defined(__SSE2__)
+// Quotes and backslashes among 16 bytes, bit k for byte k.
+static inline unsigned sp_specials(__m128i v) {
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+}
+#endif
+
+// The closing quote of the string whose content starts at p, as serializerd_json_string_end
+// says; a string shorter than 16 bytes without escapes is found by one compare.
+static inline const uint8_t *sp_string_end(const sp_run *r, const uint8_t *p, int *escaped) {
+#if defined(__SSE2__)
+    if (r->end - p >= 16) {
+        unsigned m = sp_specials(_mm_loadu_si128((const __m128i *)p));
+        if (m && p[__builtin_ctz(m)] == '"') return p + __builtin_ctz(m);
+    }
+#endif
+    return serializerd_json_string_end(p, r->end, escaped);
 }
 
 static const uint8_t *sp_value(sp_run *r, const uint8_t *p);
@@ -59,9 +86,25 @@ __attribute__((noinline)) static const uint8_t *sp_object(sp_run *r, const uint8
     for (;;) {
         if (p >= end || *p != '"') return NULL;
         int escaped = 0;
-        const uint8_t *name = p + 1, *q = serializerd_json_string_end(name, end, &escaped);
+        const uint8_t *name = p + 1, *q;
+#if defined(__SSE2__) && defined(__x86_64__)
+        // A name shorter than 8 bytes is hashed from the bytes its end was found in.
+        if (end - name >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)name);
+            q = name + __builtin_ctz(sp_specials(v) | 0x10000);
+            size_t n = (size_t)(q - name);
+            if (n < 8 && *q == '"') {
+                sp_mix(r, ((uint64_t)_mm_cvtsi128_si64(v) & sp_low[n]) | (uint64_t)n << 56);
+                goto named;
+            }
+        }
+#endif
+        q = serializerd_json_string_end(name, end, &escaped);
         if (!q) return NULL;
         sp_name(r, name, (size_t)(q - name));
+#if defined(__SSE2__) && defined(__x86_64__)
+    named:
+#endif
         p = q + 1;
         if (p >= end || *p != ':') return NULL;
         p = sp_value(r, p + 1);
@@ -133,13 +176,16 @@ static inline __attribute__((always_inline)) const uint8_t *sp_value(sp_run *r, 
         return q;
     case '"': {
         int escaped = 0;
-        q = serializerd_json_string_end(p + 1, end, &escaped);
+        q = sp_string_end(r, p + 1, &escaped);
         if (!q) return NULL;
-        if (r->count == r->capacity) {
-            r->overflow = 1;
-            return NULL;
+        if (r->strings) {
+            if (r->count == r->capacity) {
+                r->overflow = 1;
+                return NULL;
+            }
+            r->strings[r->count++] = (sp_string){(uint32_t)(p + 1 - r->base), (uint32_t)(q - p - 1), (uint32_t)escaped, r->slots};
         }
-        r->strings[r->count++] = (sp_string){(uint32_t)(p + 1 - r->base), (uint32_t)(q - p - 1), (uint32_t)escaped, r->slots++};
+        r->slots++;
         sp_mix(r, SP_STRING);
         return q + 1;
     }

@@ -24,7 +24,8 @@ typedef struct {
 // The fingerprint of the n bytes at `bytes` (compact JSON, one value), never 0; 0 when
 // they are not compact JSON, nest deeper than the limit, or are 4 GiB or more. The strings
 // go to `strings`, their number to *count; when there are more than `capacity`, 0 with
-// *count past capacity (ask again with more room).
+// *count past capacity (ask again with more room). With `strings` NULL none are listed
+// (the fingerprint is the same).
 uint64_t serializerd_shape_print(const uint8_t *bytes, size_t n, sp_string *strings, size_t capacity, size_t *count);
 
 // A hash of n bytes (an endpoint's name), for finding it again without a String.

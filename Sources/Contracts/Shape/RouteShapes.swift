@@ -46,7 +46,10 @@ public final class RouteShapes: Sendable {
         @exclusivity(unchecked) var tree = ShapeTree()
         /// Fingerprints of answers learned whole (`maxKnown`, the oldest replaced): an
         /// answer with one of them teaches nothing but its strings' formats.
-        @exclusivity(unchecked) var known: [Known] = []
+        @exclusivity(unchecked) var prints: [UInt64] = []
+        /// By each fingerprint's string slot, the node of each string whose formats were
+        /// still being narrowed (-1: none).
+        @exclusivity(unchecked) var tracked: [[Int32]] = []
         @exclusivity(unchecked) var nextKnown = 0
     }
 
@@ -89,6 +92,9 @@ public final class RouteShapes: Sendable {
     /// Whether answers of a learned fingerprint skip the walk (off only to test that
     /// skipping changes nothing).
     let fingerprints: Bool
+    /// Whether some learned shape has strings whose formats still narrow: answers then
+    /// list their strings with their fingerprint.
+    let tracking = Atomic(false)
 
     public convenience init(route: String, notify: @escaping @Sendable ([ShapeDrift]) -> Void = { _ in }) {
         self.init(route: route, fingerprints: true, notify: notify)
@@ -118,8 +124,10 @@ public final class RouteShapes: Sendable {
         ShapeEndpoint.withKey(method: method, path: path) { observe(key: $0, status, body, refusal, after, now) }
     }
 
+    /// `listed`: whether `strings` lists the answer's strings (else they are listed here
+    /// when needed).
     func observe(_ key: UnsafeBufferPointer<UInt8>, _ status: Int, _ body: UnsafeBufferPointer<UInt8>?, _ refusal: String?, _ after: Int,
-                 _ now: () -> Double, print: UInt64, strings: UnsafeBufferPointer<sp_string>) -> [ShapeDrift] {
+                 _ now: () -> Double, print: UInt64, strings: UnsafeBufferPointer<sp_string>, listed: Bool) -> [ShapeDrift] {
         let route = self.route
         var endpoint = ""
         let changes: [ShapeChange] = locked { t in
@@ -129,13 +137,17 @@ public final class RouteShapes: Sendable {
                 return []
             }
             let (endpointShape, statusShape) = shape
-            endpoint = endpointShape.name
             // Reported only once `after` answers taught the shape.
             let report = statusShape.readable >= max(after, 1)
             statusShape.answers += 1
             if let body {
-                if print != 0, let known = statusShape.known.first(where: { $0.print == print }) {
-                    Self.narrowFormats(statusShape.tree.nodes, known, body, strings)
+                if print != 0, let known = statusShape.prints.firstIndex(of: print) {
+                    let tracked = statusShape.tracked[known]
+                    if listed {
+                        Self.narrowFormats(statusShape.tree.nodes, tracked, body, strings)
+                    } else if !tracked.isEmpty {
+                        Self.fingerprint(body) { Self.narrowFormats(statusShape.tree.nodes, tracked, body, $1) }
+                    }
                     statusShape.readable += 1
                     t.fingerprinted += 1
                     return []
@@ -145,18 +157,24 @@ public final class RouteShapes: Sendable {
                 walk.recordsStrings = print != 0
                 walk.run(&statusShape.tree, report: report)
                 if !walk.broken { statusShape.readable += 1 }
-                if print != 0, !walk.broken, walk.unlearned == 0, walk.stringNodes.count == strings.count {
-                    Self.remember(statusShape, print, walk.stringNodes, strings)
+                if print != 0, !walk.broken, walk.unlearned == 0 {
+                    let tracks = listed ? walk.stringNodes.count == strings.count && Self.remember(statusShape, print, walk.stringNodes, strings)
+                        : Self.fingerprint(body) { again, strings in
+                            again == print && walk.stringNodes.count == strings.count && Self.remember(statusShape, print, walk.stringNodes, strings)
+                        }
+                    if tracks { tracking.store(true, ordering: .relaxed) }
                 }
                 t.visit = walk.visit
                 endpointShape.nodes += walk.added
                 t.nodes += walk.added
                 t.unlearnedPointers += walk.unlearned
+                if !walk.changes.isEmpty { endpoint = endpointShape.name }
                 return walk.changes
             }
             guard let refusal, !statusShape.refusals.contains(refusal), statusShape.refusals.count < Self.maxRefusals else { return [] }
             statusShape.refusals.append(refusal)
             guard report else { return [] }
+            endpoint = endpointShape.name
             return [ShapeChange(kind: .refused, pointer: "", was: "readable", now: refusal)]
         }
         guard !changes.isEmpty else { return [] }

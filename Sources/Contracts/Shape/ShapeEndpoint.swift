@@ -10,37 +10,47 @@ public enum ShapeEndpoint {
     }
 
     /// The same name's bytes, made on the stack in one pass over the path: it runs on every
-    /// answer of a learning route.
+    /// answer of a learning route, so the strings are read in place and segments copied whole.
     static func withKey<R>(method: String, path: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        var path = path, method = method
-        return method.withUTF8 { verb in
-            path.withUTF8 { bytes in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: verb.count + 2 + maxPathBytes) { out in
-                    var n = 0
-                    func put(_ b: UInt8) {
-                        out[n] = b
-                        n += 1
-                    }
-                    for b in verb { put(b) }
-                    put(0x20)
-                    var start = 0
-                    while start < bytes.count, bytes[start] == 0x2F { start += 1 }
-                    var written = 0
-                    while true {
-                        var end = start
-                        while end < bytes.count, bytes[end] != 0x2F { end += 1 }
-                        let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                        let id = isID(segment)
-                        written += 1 + (id ? 4 : segment.count)
-                        if written > maxPathBytes { break }
-                        put(0x2F)
-                        if id { for b in "{id}".utf8 { put(b) } } else { for b in segment { put(b) } }
-                        if end >= bytes.count { break }
-                        start = end + 1
-                    }
-                    return body(UnsafeBufferPointer(rebasing: out[..<n]))
-                }
+        var method = method, path = path
+        return method.withUTF8 { verb in path.withUTF8 { withKey(verb: verb, path: $0, body) } }
+    }
+
+    private static func withKey<R>(verb: UnsafeBufferPointer<UInt8>, path bytes: UnsafeBufferPointer<UInt8>,
+                                   _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: verb.count + 2 + maxPathBytes) { out in
+            let o = out.baseAddress!
+            var n = verb.count
+            if n > 0 { o.update(from: verb.baseAddress!, count: n) }
+            o[n] = 0x20
+            n += 1
+            guard let base = bytes.baseAddress else {
+                o[n] = 0x2F
+                return body(UnsafeBufferPointer(start: o, count: n + 1))
             }
+            let count = bytes.count
+            var start = 0
+            while start < count, base[start] == 0x2F { start += 1 }
+            var written = 0
+            while true {
+                var end = start
+                while end < count, base[end] != 0x2F { end += 1 }
+                let segment = UnsafeBufferPointer(start: base + start, count: end - start)
+                let id = isID(segment)
+                let length = id ? 4 : segment.count
+                written += 1 + length
+                if written > maxPathBytes { break }
+                o[n] = 0x2F
+                if id {
+                    (o[n + 1], o[n + 2], o[n + 3], o[n + 4]) = (0x7B, 0x69, 0x64, 0x7D)   // {id}
+                } else if length > 0 {
+                    (o + n + 1).update(from: base + start, count: length)
+                }
+                n += 1 + length
+                if end >= count { break }
+                start = end + 1
+            }
+            return body(UnsafeBufferPointer(start: o, count: n))
         }
     }
 

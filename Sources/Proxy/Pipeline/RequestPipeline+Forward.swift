@@ -103,12 +103,11 @@ extension RequestPipeline {
         var outcome: SerializationResult
         (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer)
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
-        if let contract = route.contract {
-            if contract.source != nil, outcome.succeeded, let value = outcome.value {
-                outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
-            }
-            if let shapes = contract.shapes { learn(shapes, outcome, status: answer.status, context, after: contract.driftAfter ?? 1) }
+        // The contract's parts are read in place: a copy of it costs every answer.
+        if route.contract?.source != nil, outcome.succeeded, let value = outcome.value, let contract = route.contract {
+            outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
         }
+        if let shapes = route.contract?.shapes { learn(shapes, outcome, status: answer.status, context, after: route.contract?.driftAfter ?? 1) }
         context.serializeSeconds = clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             deliver(value, serializer: outcome.serializer, reply: answer, context, route: route, damaged: damaged)

@@ -42,6 +42,8 @@ let package = Package(
         // The contract's one-pass walk over normalized bytes.
         .target(name: "CSchema"),
         .target(name: "Contracts", dependencies: ["Serializers", "CRE2", "CSchema"]),
+        // Resilience toward the upstream (DESIGN §11): the rate bucket, pauses, breaker, retry budget.
+        .target(name: "Resilience"),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Serializers", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Serializers", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "ResilienceTests", dependencies: ["Resilience"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "CSchema"),
         .target(name: "Contracts", dependencies: ["Serializers", "CRE2", "CSchema"]),
         // Resilience toward the upstream (DESIGN §11): the rate bucket, pauses, breaker, retry budget.
-        .target(name: "Resilience"),
+        .target(name: "Resilience", dependencies: ["HTTPCore"]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Serializers", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Serializers", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "ResilienceTests", dependencies: ["Resilience"]),
+        .testTarget(name: "ResilienceTests", dependencies: ["Resilience", "HTTPCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

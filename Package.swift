@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "Contracts", dependencies: ["Serializers", "CRE2", "CSchema"]),
         // Resilience toward the upstream (DESIGN §11): the rate bucket, pauses, breaker, retry budget.
         .target(name: "Resilience", dependencies: ["HTTPCore"]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts",
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts", "Resilience",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",

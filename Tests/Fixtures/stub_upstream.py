@@ -9,6 +9,9 @@ from urllib.parse import urlparse, parse_qs
 
 CACHE = {}
 CACHE_LOCK = threading.Lock()
+# `gate`: requests in flight now, the most at once, and the order `tag`s arrived in.
+GATE = {"now": 0, "most": 0, "order": []}
+GATE_LOCK = threading.Lock()
 
 
 class Stub(BaseHTTPRequestHandler):
@@ -116,6 +119,19 @@ class Stub(BaseHTTPRequestHandler):
                 time.sleep(0.05)
             self.close_connection = True
             return
+        if name == "gate":
+            # Counts requests in flight (`seconds` each) and the order their `tag`s came in.
+            with GATE_LOCK:
+                GATE["now"] += 1
+                GATE["most"] = max(GATE["most"], GATE["now"])
+                GATE["order"].append(q.get("tag", ""))
+            time.sleep(float(q.get("seconds", "0.2")))
+            with GATE_LOCK:
+                GATE["now"] -= 1
+            return self.reply(status, b'{"gate":true}')
+        if name == "gatestats":
+            with GATE_LOCK:
+                return self.reply(status, json.dumps(GATE).encode())
         if name == "slow":
             time.sleep(float(q.get("seconds", "2")))
             return self.reply(status, b'{"slow":true}')

@@ -198,6 +198,15 @@ extension Worker {
             ("file", c.source == nil ? .null : .string(c.file)), ("mode", c.source == nil ? .null : .string(c.mode.rawValue)),
             ("drift_after", c.driftAfter.map { .number(String($0)) } ?? .null),
         ]) } ?? .null))
+        // `limits` and the gate's state now, all workers together.
+        members.append(("limits", route.limits.map { l in
+            let (inFlight, waiting) = route.gate?.counts ?? (0, 0)
+            return JSONValue.object([
+                ("concurrency", .number(String(l.concurrency))), ("queue", .number(String(l.queue))),
+                ("queue_timeout_seconds", .number(NumberText.shortest(l.queueTimeout))),
+                ("in_flight", .number(String(inFlight))), ("waiting", .number(String(waiting))),
+            ])
+        } ?? .null))
         let reach = route.reachability
         members.append(("reachability", .object([
             ("state", .string(reach.state.name)),

@@ -31,6 +31,8 @@ extension ConfigLoader {
         let contractSetting: RouteContract?? = node.attempt { () throws(ConfigError) in try self.contract(m["contract"]) }
         guard var contract = contractSetting else { return nil }
         if contract?.driftAfter != nil { contract?.shapes = state.shapes.shapes(route: name) }
+        let limitsSetting: RouteLimits?? = node.attempt { () throws(ConfigError) in try self.routeLimits(m["limits"]) }
+        guard let limits = limitsSetting else { return nil }
         let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
             guard let n = m["cookies"] else { return nil }
             switch try n.string() {
@@ -54,7 +56,8 @@ extension ConfigLoader {
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
             cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network, stream: stream, websocket: websocket,
-            contract: contract, reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
+            contract: contract, limits: limits, gate: limits.map { state.gates.gate(route: name, $0) },
+            reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
             fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }, contract: contract))
     }
 

@@ -1,3 +1,4 @@
+import Resilience
 import Cache
 import HTTPCore
 import Network
@@ -55,6 +56,10 @@ public final class Route: Sendable {
     let eventSerializer: any ResponseSerializer
     /// `websocket.normalize: json`: the serializer for upstream text messages.
     let messageSerializer: (any ResponseSerializer)?
+    /// `limits:`: the upstream requests in flight and the queue behind them (DESIGN §11).
+    public let limits: RouteLimits?
+    /// The route's gate for `limits`, shared by every worker and kept across reloads.
+    let gate: UpstreamGate?
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// What the route sends upstream and makes of the answer, as text (DESIGN §3): a
@@ -78,8 +83,11 @@ public final class Route: Sendable {
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
          network: NetworkSettings? = nil, stream: StreamSettings = StreamSettings(), websocket: WebSocketSettings = WebSocketSettings(),
-         contract: RouteContract? = nil, reachability: Reachability? = nil, cookies: CookieJar? = nil, fingerprint: String = "") {
+         contract: RouteContract? = nil, limits: RouteLimits? = nil, gate: UpstreamGate? = nil, reachability: Reachability? = nil,
+         cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
+        self.limits = limits
+        self.gate = gate ?? limits.map { UpstreamGate(limit: $0.concurrency, queue: $0.queue) }
         self.contract = contract
         self.network = network
         hasNetwork = network != nil
@@ -116,9 +124,9 @@ public final class Route: Sendable {
         let streams = stream.mode == .auto
         let websockets = websocket.mode == .relay
         stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
-                             websockets: websockets)
+                             websockets: websockets, queue: limits != nil)
         stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
-                                                websockets: websockets)
+                                                websockets: websockets, queue: limits != nil)
     }
 
     /// What follows the prefix in a path the route matched. `/api` + `/users`: the

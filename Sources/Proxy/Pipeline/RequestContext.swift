@@ -1,6 +1,7 @@
 import Cache
 import EventLoop
 import HTTPCore
+import Resilience
 import Serializers
 import Tapes
 import Telemetry
@@ -45,6 +46,9 @@ final class RequestContext {
     @exclusivity(unchecked) var upstreamFields: HeaderFields?
     /// The request waited for another's cache miss and runs its stage again.
     var woken = false
+    /// The route gate's slot this request holds (`limits`), given back when its upstream
+    /// exchange ends.
+    var gateSlot: UpstreamGate?
 
     // MARK: what the stages decided
 

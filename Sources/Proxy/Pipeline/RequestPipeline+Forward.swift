@@ -56,6 +56,7 @@ extension RequestPipeline {
             self.inFlightEnded()
             Self.observe(result, by: route.reachability, now: self.clock.wall())
             if let relay = context.stream {
+                self.leaveGate(context)
                 relay.upstreamEnded(result)
                 return self.upstreamEnded()
             }
@@ -72,6 +73,7 @@ extension RequestPipeline {
                 context.upstreamSent?.lines = unconditional.headers.bytes
                 self.send(unconditional, unconditional: nil, context)
             } else {
+                self.leaveGate(context)
                 self.complete(result, context)
             }
             self.upstreamEnded()

@@ -61,6 +61,8 @@ final class RequestPipeline {
     @exclusivity(unchecked) private(set) var inFlight = 0
     /// Requests waiting for another's miss, by key (resumed from the mailbox).
     var parked: [CacheKey: [() -> Void]] = [:]
+    /// Requests waiting in a route's queue for an upstream slot, by place.
+    var queued: [UInt64: QueuedRequest] = [:]
     /// Each route's fault draws on this worker (a reload starts them again from `seed`).
     var faultDice: [ObjectIdentifier: FaultDice] = [:]
     /// Some route may pace request bodies (`network.up` or header control).

@@ -14,6 +14,8 @@ final class Mailbox: Sendable {
         case events
         /// A miss this worker's parked requests wait for is answered.
         case cacheFilled(CacheKey)
+        /// A route's gate handed a slot to this worker's queued request (`limits`).
+        case gateOpened(UInt64)
     }
 
     /// The read end, for the worker's loop.

@@ -131,6 +131,8 @@ final class Worker {
                 deliverEvents()
             case .cacheFilled(let key):
                 pipeline.wakeParked(key)
+            case .gateOpened(let id):
+                pipeline.gateOpened(id)
             }
         }
     }

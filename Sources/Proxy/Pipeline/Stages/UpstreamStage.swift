@@ -26,6 +26,7 @@ struct UpstreamStage: RequestStage {
         // The health probe says the upstream is down: fail now, not after a connect timeout
         // (a stale cache entry may still answer).
         if route.reachability.failsFast {
+            pipeline.leaveGate(context)
             let since = route.reachability.since.map { " since " + UTCTimestamp.format(unixSeconds: $0, fraction: .milliseconds) } ?? ""
             pipeline.complete(.failure(.unavailable(code: RequestPipeline.couldNotConnect,
                                                     message: "the upstream is unreachable by its health probe\(since); failing at once")),

@@ -99,6 +99,8 @@ import TestSupport
             statuses.update { $0.append(status) }
         }
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 1))
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        #expect(metrics["serializerd_queue_depth{route=\"api\"}"] == 1 && metrics["serializerd_upstream_slots_in_use{route=\"api\"}"] == 1)
         // The queue holds one: the next is refused at once.
         let full = try proxy.get("/api/gate?seconds=0.01&tag=over")
         #expect(full.status == 503 && full.header("Retry-After") == "1")
@@ -121,6 +123,8 @@ import TestSupport
             first.update { $0 = status }
         }
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 0))
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        #expect(metrics["serializerd_queue_depth{route=\"api\"}"] == 0 && metrics["serializerd_upstream_slots_in_use{route=\"api\"}"] == 1)
         let start = Date()
         let late = try proxy.get("/api/gate?seconds=0.01&tag=late")
         let waited = Date().timeIntervalSince(start)

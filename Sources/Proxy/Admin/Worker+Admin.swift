@@ -67,7 +67,7 @@ extension Worker {
     func serveMetrics(_ r: AdminRequest) {
         r.writer.send(status: 200, headers: HeaderFields([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
                       body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes)
-                          + Self.driftMetrics(config.routes), outcome: .ok)
+                          + Self.driftMetrics(config.routes) + Self.queueMetrics(config.routes), outcome: .ok)
     }
 
     func serveRoutes(_ r: AdminRequest) {
@@ -168,6 +168,17 @@ extension Worker {
         }
         var text = "# HELP serializerd_upstream_up Whether each route's upstream is reachable (absent while unknown).\n# TYPE serializerd_upstream_up gauge\n"
         for (name, up) in known { text += "serializerd_upstream_up{route=\"\(name)\"} \(up)\n" }
+        return Array(text.utf8)
+    }
+
+    /// Each `limits` route's queue now, all workers together (read from its gate).
+    static func queueMetrics(_ routes: [Route]) -> [UInt8] {
+        let gated = routes.compactMap { route in route.gate.map { (route.name, $0.counts) } }
+        guard !gated.isEmpty else { return [] }
+        var text = "# HELP serializerd_queue_depth Requests waiting in each route's queue for an upstream slot (limits).\n# TYPE serializerd_queue_depth gauge\n"
+        for (name, counts) in gated { text += "serializerd_queue_depth{route=\"\(name)\"} \(counts.waiting)\n" }
+        text += "# HELP serializerd_upstream_slots_in_use Upstream requests in flight under each route's limits.concurrency.\n# TYPE serializerd_upstream_slots_in_use gauge\n"
+        for (name, counts) in gated { text += "serializerd_upstream_slots_in_use{route=\"\(name)\"} \(counts.inFlight)\n" }
         return Array(text.utf8)
     }
 

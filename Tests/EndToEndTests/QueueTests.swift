@@ -53,12 +53,7 @@ import TestSupport
         let port = proxy.port
         let group = DispatchGroup()
         let statuses = Locked<[Int]>([])
-        func send(_ tag: String, seconds: Double) {
-            Self.spawn(group) {
-                let status = (try? RawHTTP.request(port: port, target: "/api/gate?seconds=\(seconds)&tag=\(tag)").status) ?? -1
-                statuses.update { $0.append(status) }
-            }
-        }
+        func send(_ tag: String, seconds: Double) { Self.send(group, port: port, tag: tag, seconds: seconds, into: statuses) }
         let started = Date()
         send("first", seconds: 2)
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 0))
@@ -72,12 +67,14 @@ import TestSupport
         #expect(try Self.stats(proxy).order == ["first", "b", "c", "d", "e"])
     }
 
-    /// Runs `body` on a thread of its own (blocked senders must not hold back the next
-    /// one: the global queue grows its threads slowly).
-    static func spawn(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+    /// Sends `GET /api/gate?seconds=…&tag=…` on a thread of its own (blocked senders must
+    /// not hold back the next one: the global queue grows its threads slowly); its status
+    /// joins `statuses` (-1: no answer), read before the lock is taken.
+    static func send(_ group: DispatchGroup, port: Int, tag: String, seconds: Double, into statuses: Locked<[Int]>) {
         group.enter()
         Thread {
-            body()
+            let status = (try? RawHTTP.request(port: port, target: "/api/gate?seconds=\(seconds)&tag=\(tag)").status) ?? -1
+            statuses.update { $0.append(status) }
             group.leave()
         }.start()
     }
@@ -88,16 +85,9 @@ import TestSupport
         let port = proxy.port
         let group = DispatchGroup()
         let statuses = Locked<[Int]>([])
-        // (Each status is read before the lock is taken: a request must not hold it.)
-        Self.spawn(group) {
-            let status = (try? RawHTTP.request(port: port, target: "/api/gate?seconds=3&tag=long").status) ?? -2
-            statuses.update { $0.append(status) }
-        }
+        Self.send(group, port: port, tag: "long", seconds: 3, into: statuses)
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 0))
-        Self.spawn(group) {
-            let status = (try? RawHTTP.request(port: port, target: "/api/gate?seconds=0.01&tag=next").status) ?? -2
-            statuses.update { $0.append(status) }
-        }
+        Self.send(group, port: port, tag: "next", seconds: 0.01, into: statuses)
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 1))
         let metrics = Metrics(try proxy.get("/metrics").text)
         #expect(metrics["serializerd_queue_depth{route=\"api\"}"] == 1 && metrics["serializerd_upstream_slots_in_use{route=\"api\"}"] == 1)
@@ -117,11 +107,8 @@ import TestSupport
         defer { proxy.finish() }
         let port = proxy.port
         let group = DispatchGroup()
-        let first = Locked(-1)
-        Self.spawn(group) {
-            let status = (try? RawHTTP.request(port: port, target: "/api/gate?seconds=3&tag=long").status) ?? -2
-            first.update { $0 = status }
-        }
+        let first = Locked<[Int]>([])
+        Self.send(group, port: port, tag: "long", seconds: 3, into: first)
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 0))
         let metrics = Metrics(try proxy.get("/metrics").text)
         #expect(metrics["serializerd_queue_depth{route=\"api\"}"] == 0 && metrics["serializerd_upstream_slots_in_use{route=\"api\"}"] == 1)
@@ -134,7 +121,7 @@ import TestSupport
         #expect(late.text.contains("limits.queue_timeout: 300ms"), "\(late.text)")
         #expect(try Self.gate(proxy) == (1, 0))
         #expect(group.wait(timeout: .now() + 20) == .success)
-        #expect(first.current == 200)
+        #expect(first.current == [200])
         #expect(try Self.stats(proxy).order == ["long"])
         #expect(try Self.gate(proxy) == (0, 0))
     }
@@ -145,7 +132,7 @@ import TestSupport
         #expect(try proxy.get("/api/json").status == 200)
         let port = proxy.port
         let group = DispatchGroup()
-        Self.spawn(group) { _ = try? RawHTTP.request(port: port, target: "/api/gate?seconds=1&tag=busy") }
+        Self.send(group, port: port, tag: "busy", seconds: 1, into: Locked([]))
         #expect(try Self.waitFor(proxy, inFlight: 1, waiting: 0))
         // Every slot taken and no queue: the upstream is out of reach, the cache is not.
         #expect(try proxy.get("/api/json").status == 200)

@@ -4,14 +4,7 @@
 // `RateLimit` lists (policies with quoted or token names, `r`, `t` and other parameters,
 // spaces here and there) must pause for exactly the longest `t` of a policy at `r=0`, and
 // a `Retry-After` of digits for exactly its value.
-import Glibc
 import HTTPCore
-
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-    guard !condition else { return }
-    fputs("pause oracle: \(message())\n", stderr)
-    abort()
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

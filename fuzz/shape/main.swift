@@ -5,15 +5,7 @@
 // fingerprint changes no report and no learned document; and the learned OpenAPI
 // document compiles and accepts every normalized answer it was learned from, read as a
 // tree and as bytes.
-import Glibc
 import Serializers
-
-/// A failed oracle, said on stderr first: an optimized precondition drops its message.
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-    guard !condition else { return }
-    fputs("shape oracle: \(message())\n", stderr)
-    abort()
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

@@ -26,10 +26,10 @@ let package = Package(
         // mmap/mremap wrappers for large growing buffers (mremap is variadic in C).
         .target(name: "CPages"),
         // 16-byte vector compares and masks that Swift's SIMD types do not lower well.
-        .target(name: "CVector"),
+        .target(name: "CVector", dependencies: ["CSchema"]),
         // A route's TLS files checked with OpenSSL (libcurl's TLS library) at load.
         .target(name: "CTLS", linkerSettings: [.linkedLibrary("crypto")]),
-        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector"]),
+        .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector", "CSchema"]),
         .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
         // The response cache's RFC 9111 rules: Cache-Control, freshness, what may be stored.
         .target(name: "Cache", dependencies: ["HTTPCore"]),

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A contract's cost beside the transcoding it follows: twitter.json (or FILE) against a full
 # schema of itself (bench/contracts/learn_schema.py), JSON normalization against the
-# contract check as a route makes it (the one-pass walk over the normalized output, the
-# tree only when the walk cannot vouch), medians of ROUNDS rounds and callgrind
-# instructions of each. Loopback-free: one process, no network.
+# contract check after it (the one-pass walk over the normalized output, the tree only when
+# the walk cannot vouch) and against the check a JSON route makes (in the normalizer, as it
+# writes), medians of ROUNDS rounds and callgrind instructions of each. Loopback-free: one
+# process, no network.
 #   bench/contracts.sh [FILE]      # ROUNDS=5
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,8 @@ if command -v valgrind > /dev/null; then
   base=$(count normalize 0)
   normalize=$(count normalize 3)
   validate=$(count validate 3)
-  awk -v b="$base" -v n="$normalize" -v v="$validate" 'BEGIN {
-    printf "instructions per run: transcode %.0f, contract %.0f; contract ÷ transcode %.1f\n", (n - b) / 3, (v - b) / 3, (v - b) / (n - b) }'
+  checked=$(count checked 3)
+  awk -v b="$base" -v n="$normalize" -v v="$validate" -v c="$checked" 'BEGIN {
+    printf "instructions per run: transcode %.0f, contract after it %.0f (÷ transcode %.2f), checked in the normalizer %.0f (added ÷ transcode %.3f)\n",
+      (n - b) / 3, (v - b) / 3, (v - b) / (n - b), (c - b) / 3, (c - n) / (n - b) }'
 fi

@@ -20,27 +20,30 @@ mkdir -p .build/fuzz/modules
 modules=.build/fuzz/modules
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPCore -emit-module \
   -emit-module-path "$modules/HTTPCore.swiftmodule" -emit-library -static -o "$modules/libHTTPCore.a" Sources/HTTPCore/*.swift
-# The JSON kernel (C), instrumented like the Swift code; linked into every target.
-for source in Sources/CVector/*.c; do
-  clang -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CVector/include -c "$source" -o "$modules/$(basename "$source" .c).o"
-done
-rm -f "$modules/libCVector.a"
-ar rcs "$modules/libCVector.a" "$modules"/*.o
-# RE2's C interface (C++), for the targets that link the contracts (-lCRE2 -lre2 -lstdc++).
-mkdir -p "$modules/cre2"
-clang++ -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CRE2/include -c Sources/CRE2/regex.cpp -o "$modules/cre2/regex.o"
-rm -f "$modules/libCRE2.a"
-ar rcs "$modules/libCRE2.a" "$modules/cre2/regex.o"
-# The contract's C kernels (schema walk, shape fingerprint), for the same targets (-lCSchema).
+# The contract's C kernels (schema walk, shape fingerprint), for the targets that link the
+# contracts (-lCSchema), and for the JSON kernel, which checks a contract as it goes.
 mkdir -p "$modules/cschema"
 for source in Sources/CSchema/*.c; do
   clang -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CSchema/include -c "$source" -o "$modules/cschema/$(basename "$source" .c).o"
 done
 rm -f "$modules/libCSchema.a"
 ar rcs "$modules/libCSchema.a" "$modules"/cschema/*.o
+# The JSON kernel (C), instrumented like the Swift code; linked into every target.
+for source in Sources/CVector/*.c; do
+  clang -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CVector/include -I Sources/CSchema/include -c "$source" \
+    -o "$modules/$(basename "$source" .c).o"
+done
+rm -f "$modules/libCVector.a"
+ar rcs "$modules/libCVector.a" "$modules"/*.o "$modules"/cschema/*.o
+# RE2's C interface (C++), for the targets that link the contracts (-lCRE2 -lre2 -lstdc++).
+mkdir -p "$modules/cre2"
+clang++ -O2 -g -fsanitize=address,fuzzer-no-link -I Sources/CRE2/include -c Sources/CRE2/regex.cpp -o "$modules/cre2/regex.o"
+rm -f "$modules/libCRE2.a"
+ar rcs "$modules/libCRE2.a" "$modules/cre2/regex.o"
 # The serializers, built once for every target that tests them (a target's `flags` says
 # -lSerializers), with -enable-testing so that its main.swift may `@testable import` them.
-serializer_flags=(-I Sources/CLibxml2 -I Sources/CPages/include -I Sources/CVector/include -Xcc -I/usr/include/libxml2)
+serializer_flags=(-I Sources/CLibxml2 -I Sources/CPages/include -I Sources/CVector/include -I Sources/CSchema/include
+  -Xcc -I/usr/include/libxml2)
 swiftc -O -sanitize=fuzzer,address -Xcc -fsanitize=address -parse-as-library -enable-testing -module-name Serializers -emit-module \
   -emit-module-path "$modules/Serializers.swiftmodule" -emit-library -static -o "$modules/libSerializers.a" -I "$modules" \
   "${serializer_flags[@]}" Sources/Serializers/*.swift Sources/Serializers/*/*.swift Sources/Serializers/*/*/*.swift \

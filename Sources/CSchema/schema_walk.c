@@ -8,10 +8,7 @@
 #include "json_string.h"
 
 typedef struct {
-    const sw_node *nodes;
-    const sw_prop *props;
-    const uint8_t *names;
-    const int32_t *branches;
+    sw_program program;
     const uint8_t *base, *end;
     sw_deferrals *out;
     int depth;
@@ -20,8 +17,7 @@ typedef struct {
 #define SW_FAIL NULL
 #define SW_MAX_DEFERRED ((size_t)1 << 24)
 
-static int sw_defer(sw_run *r, int32_t node, const uint8_t *start, const uint8_t *stop) {
-    sw_deferrals *out = r->out;
+int serializerd_schema_defer(sw_deferrals *out, int32_t node, size_t start, size_t length) {
     if (out->count == out->capacity) {
         if (out->capacity >= SW_MAX_DEFERRED) return 0;
         size_t capacity = out->capacity ? out->capacity * 2 : 64;
@@ -30,36 +26,17 @@ static int sw_defer(sw_run *r, int32_t node, const uint8_t *start, const uint8_t
         out->items = grown;
         out->capacity = capacity;
     }
-    if ((size_t)(stop - start) > UINT32_MAX) return 0;
-    out->items[out->count++] = (sw_deferred){node, (uint32_t)(stop - start), (size_t)(start - r->base)};
+    if (length > UINT32_MAX) return 0;
+    out->items[out->count++] = (sw_deferred){node, (uint32_t)length, start};
     return 1;
 }
 
-// The name's first 8 bytes, zero padded (p has `length` bytes before `end`).
-static inline uint64_t sw_prefix(const uint8_t *p, size_t length, const uint8_t *end) {
-    uint64_t v = 0;
-    if (end - p >= 8) {
-        memcpy(&v, p, 8);
-        if (length < 8) v &= (length ? ~0ull >> (64 - 8 * length) : 0);
-    } else {
-        memcpy(&v, p, length < 8 ? length : 8);
-    }
-    return v;
+static inline int sw_defer(sw_run *r, int32_t node, const uint8_t *start, const uint8_t *stop) {
+    return serializerd_schema_defer(r->out, node, (size_t)(start - r->base), (size_t)(stop - start));
 }
 
-// The slot naming the n bytes at `name` in node's table, NULL when none does. Names of
-// up to 16 bytes are decided by their first and last 8.
 static inline const sw_prop *sw_member(const sw_run *r, const sw_node *node, const uint8_t *name, size_t n) {
-    if (node->props < 0 || n >= UINT32_MAX) return NULL;
-    uint64_t prefix = sw_prefix(name, n, r->end), suffix = 0;
-    if (n > 8) memcpy(&suffix, name + n - 8, 8);
-    const sw_prop *table = r->props + node->props;
-    for (uint32_t slot = serializerd_schema_slot(prefix, suffix, (uint32_t)n, node->mask);; slot = (slot + 1) & node->mask) {
-        const sw_prop *e = table + slot;
-        if (e->length == UINT32_MAX) return NULL;
-        if (e->length == n && e->prefix == prefix && e->suffix == suffix &&
-            (n <= 16 || memcmp(r->names + e->name + 8, name + 8, n - 16) == 0)) return e;
-    }
+    return serializerd_schema_member(&r->program, node, name, n, r->end);
 }
 
 static inline const uint8_t *sw_value(sw_run *r, const uint8_t *p, int32_t id);
@@ -128,28 +105,16 @@ static inline const uint8_t *sw_literal(const uint8_t *p, const uint8_t *end, co
     return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : SW_FAIL;
 }
 
-// A value's kind by its first byte, as the branch tables list them.
-static inline int sw_kind(uint8_t c) {
-    switch (c) {
-    case 'n': return 0;
-    case 't': case 'f': return 1;
-    case '{': return 2;
-    case '[': return 3;
-    case '"': return 5;
-    default: return 4;
-    }
-}
-
 static inline __attribute__((always_inline)) const uint8_t *sw_value(sw_run *r, const uint8_t *p, int32_t id) {
-    const sw_node *node = r->nodes + id;
+    const sw_node *node = r->program.nodes + id;
     const uint8_t *end = r->end, *start = p, *q;
     if (p >= end) return SW_FAIL;
     if (node->dispatch >= 0) {
         // The one branch that allows this kind; the others fail on `type` (a branch is
         // never itself a dispatch, so this is one step).
-        id = r->branches[node->dispatch + sw_kind(*p)];
+        id = r->program.branches[node->dispatch + serializerd_schema_kind(*p)];
         if (id < 0) return SW_FAIL;
-        node = r->nodes + id;
+        node = r->program.nodes + id;
     }
     uint32_t flags = node->flags;
     if (flags & SW_GIVE_UP) return SW_FAIL;
@@ -212,7 +177,7 @@ static inline __attribute__((always_inline)) const uint8_t *sw_value(sw_run *r, 
 
 int serializerd_schema_walk(const sw_program *program, int32_t root, const uint8_t *bytes, size_t n,
                             sw_deferrals *out) {
-    sw_run r = {program->nodes, program->props, program->names, program->branches, bytes, bytes + n, out, 0};
+    sw_run r = {*program, bytes, bytes + n, out, 0};
     const uint8_t *p = sw_value(&r, bytes, root);
     return p == bytes + n;
 }

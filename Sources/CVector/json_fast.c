@@ -23,6 +23,7 @@
 // Swift normalizer for the error and its offset. Valid input gives byte for byte the
 // Swift normalizer's output (tests and fuzz/json hold the two equal).
 #include "json_fast.h"
+#include "schema_walk.h"
 #include <string.h>
 #include <stdlib.h>
 
@@ -401,7 +402,28 @@ typedef struct {
     size_t rw, rr;              // rewrites: output is final below rw; bytes from rr move down
     size_t numbers[3];          // numbers sj_scalar could not call safe by shape, by verdict: safe, unsafe, undecided
     int count_numbers;          // whether to decide them (output.numbers); else they are only validated
+    // A contract checked as the walk goes (serializerd_json_fast_normalize_checked): the
+    // walk's own registers for it while it is suspended.
+    const sw_program *program;
+    struct sj_frame *frames;    // per open container up to SERIALIZERD_SCHEMA_WALK_DEPTH
+    sw_deferrals *deferred;
+    int32_t vnode;              // the node the next value must meet
+    int vouching;               // 1 while everything so far meets the schema; once 0, the
+                                // checks go on (against nodes that allow anything) unheeded
+    struct sj_frame *top;       // the innermost open container
 } sj_state;
+
+// An open container as the contract sees it: its node (a dispatch resolved), the members or
+// items so far, the required members seen, and what its members need of the node: its
+// member table's first slot and size (0 when it declares no names), and the nodes of
+// undeclared members and of items.
+typedef struct sj_frame {
+    int32_t node;
+    uint32_t count;
+    uint64_t seen;
+    uint32_t base, slots;
+    int32_t additional, items;
+} sj_frame;
 
 SJ_TARGET static inline __m256i sj_lookup(__m256i table, __m256i idx) { return _mm256_shuffle_epi8(table, idx); }
 SJ_TARGET static inline __m256i sj_high_nibble(__m256i v) {
@@ -792,7 +814,8 @@ SJ_TARGET static inline uint64_t sj_digits(const uint8_t *p) {
 // not; 1 for a literal, or a number of at most 15 digits with at most a fraction point (a
 // double holds those exactly); 2 for any other number, which output.numbers must check.
 // p has at least 32 readable bytes (the output's slack).
-SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n) {
+// With `fraction`, whether a number has a fraction or an exponent is set there.
+SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8_t *p, size_t n, int *fraction) {
     // A literal by one 8-byte load, its bytes past n cleared.
     if (p[0] >= 'a') {
         uint64_t word;
@@ -811,6 +834,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
         uint64_t other = _bzhi_u64(~d, (unsigned)n) & ~(uint64_t)sign;
         if (other == 0) return (n > sign && (p[sign] != '0' || n == sign + 1)) << (n - sign > 15);
         size_t point = _tzcnt_u64(other);
+        if (fraction) *fraction = 1;
         if (_blsr_u64(other) == 0 && p[point] == '.')
             return (point > sign && point + 1 < n && (p[sign] != '0' || point == sign + 1)) << (n - sign > 16);
     }
@@ -821,11 +845,13 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_scalar(const uint8
     if (!SJ_IS_DIGIT(i)) return 0;
     if (p[i] == '0') i++; else SJ_SKIP_DIGITS(i);
     if (i < n && p[i] == '.') {
+        if (fraction) *fraction = 1;
         i++;
         if (!SJ_IS_DIGIT(i)) return 0;
         SJ_SKIP_DIGITS(i);
     }
     if (i < n && (p[i] | 0x20) == 'e') {
+        if (fraction) *fraction = 1;
         i++;
         if (i < n && (p[i] == '+' || p[i] == '-')) i++;
         if (!SJ_IS_DIGIT(i)) return 0;
@@ -841,6 +867,128 @@ __attribute__((noinline)) static void sj_count_number(sj_state *st, const uint8_
     if (st->count_numbers) st->numbers[sj_number_verdict(p, n)]++;
 }
 
+// The contract's checks, one per token of the walk (DESIGN §10): the same rules as the
+// one-pass walk over the output (schema_walk.c), on positions the walk has already found,
+// so a string costs no scan for its end. They only ever say "meets it so far" (1) or
+// "ask the full validator" (0). Bytes are the output before `\u` and `\/` rewrites,
+// which only shorten strings: a byte count is still an upper bound on code points.
+// Each check has a quick case inline in the walk (a node's `quick` kinds; a member name
+// where the last object of its node had it) and the rest in a function of its own.
+
+// The node `id` resolves to for a value beginning with `first`, NULL where the walk gives up.
+static inline const sw_node *sj_schema_node(const sw_program *program, int32_t *id, uint8_t first) {
+    const sw_node *node = program->nodes + *id;
+    if (node->dispatch >= 0) {
+        *id = program->branches[node->dispatch + serializerd_schema_kind(first)];
+        if (*id < 0) return NULL;
+        node = program->nodes + *id;
+    }
+    return node->flags & SW_GIVE_UP ? NULL : node;
+}
+
+// Whether the n bytes at a and b are equal; both have 32 readable bytes past n.
+SJ_TARGET static inline int sj_same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
+    for (;;) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)a), y = _mm256_loadu_si256((const __m256i *)b);
+        uint32_t differ = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
+        if (n <= 32) return _bzhi_u32(differ, (unsigned)n) == 0;
+        if (differ) return 0;
+        a += 32; b += 32; n -= 32;
+    }
+}
+
+// The answer does not meet the schema as far as the walk can tell: the full validator decides.
+__attribute__((noinline)) static int32_t sj_schema_fail(sj_state *st) {
+    st->vouching = 0;
+    return SW_NODE_ANY;
+}
+
+// A string token: out[start] is its opening quote, its closing one at stop - 1.
+__attribute__((noinline)) static void sj_schema_string(sj_state *st, int32_t id, size_t start, size_t stop) {
+    const sw_node *node = sj_schema_node(st->program, &id, '"');
+    if (!node || !(node->types & SW_STRING)) { sj_schema_fail(st); return; }
+    size_t n = stop - start - 2;
+    int decided = n <= node->max_length;
+    if (decided && node->min_length) {
+        int escaped = memchr(st->out + start + 1, '\\', n) != NULL;
+        decided = n / (escaped ? 12 : 4) >= node->min_length;
+    }
+    if ((!decided || (node->flags & (SW_DEFER_STRING | SW_DEFER_SCALAR))) &&
+        !serializerd_schema_defer(st->deferred, id, start, stop - start)) sj_schema_fail(st);
+}
+
+// A literal or number token of n bytes at p, of kind `kind` (SW_NULL, SW_BOOLEAN,
+// SW_INTEGER or SW_NUMBER: a fraction or exponent).
+__attribute__((noinline)) static void sj_schema_scalar(sj_state *st, int32_t id, const uint8_t *p, size_t n, uint32_t kind) {
+    const sw_node *node = sj_schema_node(st->program, &id, p[0]);
+    if (!node || !(node->types & kind)) { sj_schema_fail(st); return; }
+    uint32_t defer = kind & (SW_NUMBER | SW_INTEGER) ? SW_DEFER_SCALAR | SW_DEFER_NUMBER : SW_DEFER_SCALAR;
+    if ((node->flags & defer) && !serializerd_schema_defer(st->deferred, id, (size_t)(p - st->out), n)) sj_schema_fail(st);
+}
+
+// A container opening (`c` its opener) at depth `depth`: its node, resolved.
+__attribute__((noinline)) static int32_t sj_schema_open(sj_state *st, int32_t id, size_t depth, uint8_t c) {
+    const sw_node *node = sj_schema_node(st->program, &id, c);
+    if (!node || (node->flags & SW_DEFER_SCALAR) || depth >= SERIALIZERD_SCHEMA_WALK_DEPTH) return sj_schema_fail(st);
+    if (!(node->types & (c == '{' ? SW_OBJECT : SW_ARRAY))) return sj_schema_fail(st);
+    return id;
+}
+
+// Makes `top` the frame of a container of node `id`.
+static inline void sj_schema_push(const sw_program *program, sj_frame *top, int32_t id) {
+    const sw_node *node = program->nodes + id;
+    top->node = id;
+    top->count = 0;
+    top->seen = 0;
+    top->base = (uint32_t)node->props;
+    top->slots = node->props >= 0 ? node->mask + 1 : 0;
+    top->additional = node->additional;
+    top->items = node->items;
+}
+
+// A member's name, the n bytes at `name`, as the `ordinal`-th member of top's object,
+// where its place's hint did not name it: found in the node's table (and the hint set),
+// or an undeclared name checked. Returns the node its value must meet.
+__attribute__((noinline)) static int32_t sj_schema_name(sj_state *st, sj_frame *top, uint32_t ordinal, const uint8_t *name,
+                                                         size_t n) {
+    if (!top->slots) return top->additional;
+    const sw_node *node = st->program->nodes + top->node;
+    if (node->flags & SW_ESCAPED_NAMES) return sj_schema_fail(st);
+    // The output has slack past every name.
+    const sw_prop *e = serializerd_schema_member(st->program, node, name, n, name + n + 8);
+    if (!e) {
+        // An escaped name could equal a declared one once decoded; names compare by
+        // canonical equivalence, so a name that is not ASCII is the tree's.
+        if (node->flags & SW_WIDE_NAMES) return sj_schema_fail(st);
+        for (size_t k = 0; k < n; k++) if (name[k] >= 0x80 || name[k] == '\\') return sj_schema_fail(st);
+        return top->additional;
+    }
+    uint32_t slot = (uint32_t)(e - st->program->props);
+    if (ordinal < top->slots) __atomic_store_n(&st->program->hints[top->base + ordinal], slot + 1, __ATOMIC_RELAXED);
+    if (e->bit >= 0) top->seen |= 1ull << e->bit;
+    return e->child >= 0 ? e->child : top->additional;
+}
+
+// A member's name, the n bytes at `name`, in top's object: the member this place had in
+// the last object of the node, else the table. Returns the node its value must meet.
+SJ_TARGET __attribute__((noinline)) static int32_t sj_schema_member(sj_state *st, sj_frame *top, const uint8_t *name, size_t n) {
+    const sw_program *program = st->program;
+    uint32_t ordinal = top->count++;
+    uint32_t hint = ordinal < top->slots ? __atomic_load_n(&program->hints[top->base + ordinal], __ATOMIC_RELAXED) : 0;
+    const sw_prop *e = hint ? program->props + hint - 1 : NULL;
+    if (!e || e->length != n || !sj_same_bytes(program->names + e->name, name, n)) return sj_schema_name(st, top, ordinal, name, n);
+    if (e->bit >= 0) top->seen |= 1ull << e->bit;
+    return e->child >= 0 ? e->child : top->additional;
+}
+
+// The container of `top` closing.
+__attribute__((noinline)) static void sj_schema_close(sj_state *st, const sj_frame *top, int array) {
+    const sw_node *node = st->program->nodes + top->node;
+    int met = array ? top->count >= node->min_items && top->count <= node->max_items
+                    : (top->seen & node->required) == node->required && top->count >= node->min_props && top->count <= node->max_props;
+    if (!met) sj_schema_fail(st);
+}
+
 enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
 
 // Stage 2 over listed positions idx[0..count), the structural bytes: the grammar as a
@@ -851,12 +999,19 @@ enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whol
 // positions. When `final`, the list ends with a sentinel at the output's end (a zero byte
 // there when the output is written; whatever byte, read in place: a closer there leaves the
 // walk wanting one more position, so only a whole document ends it). Returns 0, or -1
-// when the input is invalid. Not inlined: its hot loop keeps its own registers.
-SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
+// when the input is invalid.
+// With `checking` (a constant: each variant is its own function), the contract's checks
+// run at each token (DESIGN §10).
+SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state *st, const uint32_t *idx, size_t count, int final,
+                                                                       const int checking) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
     size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth;
     uint8_t c = 0;
+    int32_t vnode = st->vnode;
+    const sw_program *const program = st->program;
+    const sw_node *const nodes = checking ? program->nodes : NULL;
+    sj_frame *top = st->top;
     if (count == 0) return 0;
 // Moves to the next listed position, suspending when the list is used up.
 #define SJ_NEXT(label) \
@@ -865,16 +1020,38 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
 // A value at `cursor`; then on to `then` with the structural byte after it current and
 // `cursor` there. (An empty token begins with the structural byte, never a quote.)
 #define SJ_VALUE(then) \
-    if (out[cursor] == '"') { cursor = p; goto then; } \
-    if (p > cursor) { \
-        int scalar = sj_scalar(out + cursor, p - cursor); \
-        if (!scalar) return -1; \
-        if (__builtin_expect(scalar == 2, 0)) sj_count_number(st, out + cursor, p - cursor); \
+    if (out[cursor] == '"') { \
+        if (checking && (!(nodes[vnode].quick & SW_STRING) || p - cursor - 2 > nodes[vnode].max_length)) \
+            sj_schema_string(st, vnode, cursor, p); \
         cursor = p; \
         goto then; \
     } \
-    if (c == '{') { if (depth >= st->max_depth) return -1; stack[depth++] = 0; cursor = p + 1; goto object_begin; } \
-    if (c == '[') { if (depth >= st->max_depth) return -1; stack[depth++] = 1; cursor = p + 1; goto array_begin; } \
+    if (p > cursor) { \
+        int fraction = 0; \
+        int scalar = sj_scalar(out + cursor, p - cursor, checking ? &fraction : NULL); \
+        if (!scalar) return -1; \
+        if (__builtin_expect(scalar == 2, 0)) sj_count_number(st, out + cursor, p - cursor); \
+        if (checking) { \
+            uint8_t first = out[cursor]; \
+            uint32_t kind = first == 'n' ? SW_NULL : first >= 'a' ? SW_BOOLEAN : fraction ? SW_NUMBER : SW_INTEGER; \
+            if (!(nodes[vnode].quick & kind)) sj_schema_scalar(st, vnode, out + cursor, p - cursor, kind); \
+        } \
+        cursor = p; \
+        goto then; \
+    } \
+    if (c == '{' || c == '[') { \
+        if (depth >= st->max_depth) return -1; \
+        if (checking) { \
+            int32_t id = vnode; \
+            if (!(nodes[id].quick & (c == '{' ? SW_OBJECT : SW_ARRAY)) || depth >= SERIALIZERD_SCHEMA_WALK_DEPTH) \
+                id = sj_schema_open(st, id, depth, c); \
+            if (depth < SERIALIZERD_SCHEMA_WALK_DEPTH) { top = st->frames + depth; sj_schema_push(program, top, id); } \
+        } \
+        stack[depth++] = c == '['; \
+        cursor = p + 1; \
+        if (c == '{') goto object_begin; \
+        goto array_begin; \
+    } \
     return -1;
 
     switch (st->resume) {
@@ -889,6 +1066,7 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
     object_key:
         if (out[cursor] != '"') return -1;
         if (c != ':') return -1;
+        if (checking) vnode = sj_schema_member(st, top, out + cursor + 1, p - cursor - 2);
         cursor = p + 1;
         SJ_NEXT(2)
         SJ_VALUE(object_next)
@@ -907,6 +1085,10 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
         SJ_NEXT(4)
         if (p == cursor && c == ']') goto scope_end;
     array_value:
+        if (checking) {
+            top->count += top->count < UINT32_MAX;
+            vnode = top->items;
+        }
         SJ_VALUE(array_next)
     array_continue:
         if (p != cursor) return -1;
@@ -922,6 +1104,10 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
     scope_end:
         // The closer that is current matches: each label that comes here checked its kind.
         depth--;
+        if (checking && depth < SERIALIZERD_SCHEMA_WALK_DEPTH) {
+            sj_schema_close(st, top, stack[depth]);
+            top = st->frames + (depth ? depth - 1 : 0);
+        }
         cursor = p + 1;
         SJ_NEXT(6)
         if (depth == 0) goto document_end;
@@ -939,9 +1125,19 @@ SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint3
     return -1;
 suspend:
     st->cursor = cursor; st->depth = depth;
+    if (checking) { st->vnode = vnode; st->top = top; }
     return 0;
 #undef SJ_NEXT
 #undef SJ_VALUE
+}
+
+// Not inlined: the hot loop keeps its own registers.
+SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
+    return sj_walk_with(st, idx, count, final, 0);
+}
+
+SJ_TARGET __attribute__((noinline)) static int sj_walk_checking(sj_state *st, const uint32_t *idx, size_t count, int final) {
+    return sj_walk_with(st, idx, count, final, 1);
 }
 
 // Normalizes the n bytes at `in` into `out`, which has room for n + 64 bytes, with the
@@ -953,9 +1149,14 @@ suspend:
 // With `numbers`, numbers[1] counts the numbers no double holds exactly (output.numbers),
 // numbers[2] those whose verdict is left to NumberSafety (then numbers[1] is incomplete);
 // NULL skips deciding them.
-SJ_TARGET ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
-                                                   int allow_fragments, size_t max_depth, int kernel,
-                                                   int in_place, int *output_is_input, size_t numbers[3]) {
+// With `program`, the contract's checks run in the walk (the rest of the signature is
+// serializerd_json_fast_normalize_checked's); NULL is the plain normalizer.
+SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(const uint8_t *in, size_t n, uint8_t *out,
+                                                                              int allow_fragments, size_t max_depth, int kernel,
+                                                                              int in_place, int *output_is_input, size_t numbers[3],
+                                                                              const sw_program *program, int32_t root,
+                                                                              sw_deferrals *deferred, int *vouched) {
+    if (program) *vouched = 0;
     if (n >= (1ULL << 31)) return -1;
     *output_is_input = 0;
     // The input as the walk reads it while it is the output (the walk never writes).
@@ -967,6 +1168,14 @@ SJ_TARGET ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n,
     st.max_depth = max_depth;
     st.count_numbers = numbers != NULL;
     if (numbers) serializerd_note_number_check();
+    sj_frame frames[program ? SERIALIZERD_SCHEMA_WALK_DEPTH : 1];
+    if (program) {
+        st.program = program;
+        st.frames = frames;
+        st.deferred = deferred;
+        st.vnode = root;
+        st.vouching = 1;
+    }
     uint8_t local_stack[1024];
     st.stack = max_depth < sizeof local_stack ? local_stack : (uint8_t *)malloc(max_depth + 1);
     // A chunk's positions: at most one per byte and the tail block's, the sentinel, and
@@ -1009,10 +1218,12 @@ SJ_TARGET ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n,
         if (scan.error || !_mm256_testz_si256(scan.utf8_error, scan.utf8_error)) goto done;
         st.out = scan.source ? source : out;
         st.w = scan.w;
-        if (sj_walk(&st, idx, count, final) < 0) goto done;
+        if ((program ? sj_walk_checking(&st, idx, count, final) : sj_walk(&st, idx, count, final)) < 0) goto done;
         if (final) break;
     }
     if (st.resume != SJ_DOCUMENT_DONE || escapes.failed) goto done;
+    // Deferred values are found by their place in the output, which rewrites would move.
+    if (program) *vouched = st.vouching && (escapes.count == 0 || deferred->count == 0);
     if (scan.source) {
         if (escapes.count == 0 && scan.w == n) {
             *output_is_input = 1;
@@ -1039,6 +1250,21 @@ done:
     return result;
 }
 
+SJ_TARGET ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
+                                                   int allow_fragments, size_t max_depth, int kernel,
+                                                   int in_place, int *output_is_input, size_t numbers[3]) {
+    return sj_normalize(in, n, out, allow_fragments, max_depth, kernel, in_place, output_is_input, numbers, NULL, 0, NULL, NULL);
+}
+
+SJ_TARGET ptrdiff_t serializerd_json_fast_normalize_checked(const uint8_t *in, size_t n, uint8_t *out,
+                                                           int allow_fragments, size_t max_depth, int kernel,
+                                                           int in_place, int *output_is_input, size_t numbers[3],
+                                                           const sw_program *program, int32_t root,
+                                                           sw_deferrals *deferred, int *vouched) {
+    return sj_normalize(in, n, out, allow_fragments, max_depth, kernel, in_place, output_is_input, numbers, program, root,
+                        deferred, vouched);
+}
+
 #else
 int serializerd_json_fast_available(void) { return 0; }
 ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
@@ -1049,6 +1275,15 @@ ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *
     if (numbers) numbers[0] = numbers[1] = numbers[2] = 0;
     if (numbers) serializerd_note_number_check();
     return -1;
+}
+ptrdiff_t serializerd_json_fast_normalize_checked(const uint8_t *in, size_t n, uint8_t *out,
+                                                  int allow_fragments, size_t max_depth, int kernel,
+                                                  int in_place, int *output_is_input, size_t numbers[3],
+                                                  const sw_program *program, int32_t root,
+                                                  sw_deferrals *deferred, int *vouched) {
+    (void)program; (void)root; (void)deferred;
+    *vouched = 0;
+    return serializerd_json_fast_normalize(in, n, out, allow_fragments, max_depth, kernel, in_place, output_is_input, numbers);
 }
 #endif
 

@@ -7,10 +7,13 @@ import Serializers
 /// Nodes with a keyword the walk does not run give up there, and the full validator
 /// decides that answer.
 final class SchemaProgram: @unchecked Sendable {
-    private let nodes: [sw_node]
-    private let props: [sw_prop]
-    private let names: [UInt8]
-    private let branches: [Int32]
+    /// The tables, allocated once so that the normalizer can be handed `program` itself.
+    private let nodes: UnsafeMutableBufferPointer<sw_node>
+    private let props: UnsafeMutableBufferPointer<sw_prop>
+    private let names: UnsafeMutableBufferPointer<UInt8>
+    private let branches: UnsafeMutableBufferPointer<Int32>
+    private let hints: UnsafeMutableBufferPointer<UInt32>
+    private let program: UnsafeMutablePointer<sw_program>
     /// The schema behind each walk node, for the values the walk defers.
     let sources: [SchemaNode?]
     private let index: [ObjectIdentifier: Int32]
@@ -25,37 +28,67 @@ final class SchemaProgram: @unchecked Sendable {
         self.index = index
         var lowering = Lowering(index: index)
         for node in schemas { lowering.lower(node) }
-        nodes = lowering.nodes
-        props = lowering.props
-        names = lowering.names
-        branches = lowering.branches
+        lowering.finish()
+        nodes = Self.copy(lowering.nodes)
+        props = Self.copy(lowering.props)
+        // Names are compared 32 bytes at a time.
+        names = Self.copy(lowering.names + [UInt8](repeating: 0, count: 32))
+        branches = Self.copy(lowering.branches)
+        hints = Self.copy([UInt32](repeating: 0, count: lowering.props.count))
+        program = .allocate(capacity: 1)
+        program.initialize(to: sw_program(nodes: nodes.baseAddress, props: props.baseAddress, names: names.baseAddress,
+                                          branches: branches.baseAddress, hints: hints.baseAddress))
         sources = [nil, nil] + schemas
+    }
+
+    deinit {
+        nodes.deallocate()
+        props.deallocate()
+        names.deallocate()
+        branches.deallocate()
+        hints.deallocate()
+        program.deallocate()
+    }
+
+    private static func copy<T>(_ items: [T]) -> UnsafeMutableBufferPointer<T> {
+        let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(items.count, 1))
+        _ = buffer.initialize(from: items)
+        return UnsafeMutableBufferPointer(rebasing: buffer[0..<items.count])
     }
 
     /// The walk node that checks `node`: pure `$ref`s followed to their target.
     func node(for schema: SchemaNode) -> Int32 { Lowering.resolve(schema, index) }
+
+    /// The program from `root` for the JSON normalizer to check as it writes (DESIGN §10).
+    func outputContract(root: Int32) -> OutputContract {
+        OutputContract(program: UnsafeRawPointer(program), root: root, owner: self)
+    }
 
     /// Whether `bytes` meet the schema at `root`: true or false when decided, nil when
     /// only the full validator can tell.
     func accepts(_ bytes: UnsafeRawBufferPointer, root: Int32) -> Bool? {
         var deferred = sw_deferrals(items: nil, count: 0, capacity: 0)
         defer { free(deferred.items) }
-        let walked = nodes.withUnsafeBufferPointer { n in
-            props.withUnsafeBufferPointer { p in
-                names.withUnsafeBufferPointer { s in
-                    branches.withUnsafeBufferPointer { b in
-                        var program = sw_program(nodes: n.baseAddress, props: p.baseAddress, names: s.baseAddress, branches: b.baseAddress)
-                        return serializerd_schema_walk(&program, root, bytes.bindMemory(to: UInt8.self).baseAddress,
-                                                       bytes.count, &deferred)
-                    }
-                }
-            }
-        }
+        let walked = serializerd_schema_walk(program, root, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, &deferred)
         guard walked == 1 else { return nil }
-        for k in 0..<deferred.count {
+        return leavesAccept(bytes, (0..<deferred.count).lazy.map { k in
             let leaf = deferred.items[k]
-            guard let schema = sources[Int(leaf.node)] else { return nil }
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[leaf.start..<(leaf.start + Int(leaf.length))])
+            return (leaf.node, leaf.start, Int(leaf.length))
+        })
+    }
+
+    /// The same for bytes the normalizer vouched for from `root`: nil when the vouch is
+    /// another program's or root's.
+    func accepts(_ bytes: UnsafeRawBufferPointer, vouch: ContractVouch, root: Int32) -> Bool? {
+        guard vouch.program == UnsafeRawPointer(program), vouch.root == root else { return nil }
+        return leavesAccept(bytes, vouch.deferred.lazy.map { ($0.node, $0.start, $0.length) })
+    }
+
+    /// The deferred values' own checks (pattern, format, enum, bounds), each on its value alone.
+    private func leavesAccept(_ bytes: UnsafeRawBufferPointer, _ leaves: some Sequence<(Int32, Int, Int)>) -> Bool? {
+        for (node, start, length) in leaves {
+            guard let schema = sources[Int(node)], start + length <= bytes.count else { return nil }
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
             guard let value = try? JSONValue.parse(Array(slice), options: JSONReadOptions(allowFragments: true)) else { return nil }
             var run = ValidationRun(limit: 0)
             var evaluated = Evaluated()
@@ -84,7 +117,20 @@ private struct Lowering {
 
     static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, mask: 0, additional: Int32(SW_NODE_ANY),
                                items: Int32(SW_NODE_ANY), dispatch: -1, min_length: 0, max_length: .max, min_items: 0,
-                               max_items: .max, min_props: 0, max_props: .max)
+                               max_items: .max, min_props: 0, max_props: .max, quick: 0)
+
+    /// Each node's `quick` kinds, once every node is lowered.
+    mutating func finish() {
+        for i in nodes.indices {
+            let node = nodes[i]
+            var quick = node.types
+            if node.dispatch >= 0 || node.flags & UInt32(SW_GIVE_UP) != 0 { quick = 0 }
+            if node.flags & UInt32(SW_DEFER_SCALAR) != 0 { quick = 0 }
+            if node.flags & UInt32(SW_DEFER_STRING) != 0 || node.min_length > 0 { quick &= ~UInt32(SW_STRING) }
+            if node.flags & UInt32(SW_DEFER_NUMBER) != 0 { quick &= ~UInt32(SW_NUMBER | SW_INTEGER) }
+            nodes[i].quick = quick
+        }
+    }
 
     /// A node that is only a `$ref` (or an `allOf` of one) checks what its target does.
     static func resolve(_ start: SchemaNode, _ index: [ObjectIdentifier: Int32]) -> Int32 {
@@ -233,6 +279,7 @@ private struct Lowering {
         for entry in entries {
             let bytes = Array(entry.name.utf8)
             if bytes.contains(where: { $0 >= 0x80 }) { node.flags |= UInt32(SW_WIDE_NAMES) }
+            if bytes.contains(UInt8(ascii: "\\")) { node.flags |= UInt32(SW_ESCAPED_NAMES) }
             let prefix = Self.littleEndian(bytes.prefix(8)), suffix = bytes.count > 8 ? Self.littleEndian(bytes.suffix(8)) : 0
             let length = UInt32(clamping: bytes.count)
             var slot = serializerd_schema_slot(prefix, suffix, length, node.mask)

@@ -42,6 +42,28 @@ extension Schema {
     /// that are not JSON within `maxDepth` have none.
     public func validate(json bytes: [UInt8], maxDepth: Int, limit: Int = 20) -> [Violation] {
         if walk(json: bytes) == true { return [] }
+        return validateTree(bytes, maxDepth: maxDepth, limit: limit)
+    }
+
+    /// The same for a normalizer's output: where the normalizer checked this schema as it
+    /// wrote the bytes, only the values it left are read again.
+    public func validate(_ value: NormalizedJSON, maxDepth: Int, limit: Int = 20) -> [Violation] {
+        validate(json: value.bytes, vouch: value.vouch, maxDepth: maxDepth, limit: limit)
+    }
+
+    /// The same for bytes with what the normalizer vouched for as it wrote them.
+    public func validate(json bytes: [UInt8], vouch: ContractVouch?, maxDepth: Int, limit: Int = 20) -> [Violation] {
+        if let vouch, let program, bytes.withUnsafeBytes({ program.accepts($0, vouch: vouch, root: programRoot) }) == true {
+            return []
+        }
+        return validate(json: bytes, maxDepth: maxDepth, limit: limit)
+    }
+
+    /// What the JSON normalizer checks of this schema as it writes an answer; nil when the
+    /// schema has no one-pass program.
+    public var outputContract: OutputContract? { program?.outputContract(root: programRoot) }
+
+    private func validateTree(_ bytes: [UInt8], maxDepth: Int, limit: Int) -> [Violation] {
         guard let instance = try? JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: true, maxDepth: maxDepth)) else {
             return []
         }

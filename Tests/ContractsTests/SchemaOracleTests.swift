@@ -21,7 +21,7 @@ import Testing
         let verdicts = oracle.stdoutText.split(separator: "\n")
         try #require(verdicts.count == pairs.count)
         var disagreements: [String] = []
-        var valid = 0, oracleFailed = 0, walked = 0
+        var valid = 0, oracleFailed = 0, walked = 0, vouched = 0
         for (i, (schemaJSON, instance)) in pairs.enumerated() {
             let schema = try SchemaCompiler.compile(schemaJSON)
             let ours = schema.accepts(instance)
@@ -31,6 +31,13 @@ import Testing
             if let walk = schema.walk(json: bytes) {
                 walked += 1
                 if walk != ours { disagreements.append("walk \(walk), tree \(ours): \(JSONText.of(schemaJSON)) on \(JSONText.of(instance))") }
+            }
+            // So does the normalizer's check as it writes them.
+            if let checked = schema.checkedWhileNormalizing(bytes) {
+                if checked.vouched { vouched += 1 }
+                if checked.valid != ours || !checked.sameOutput {
+                    disagreements.append("normalizer's check \(checked), tree \(ours): \(JSONText.of(schemaJSON)) on \(JSONText.of(instance))")
+                }
             }
             guard !verdicts[i].hasPrefix("E") else {
                 // jsonschema 4.10 (Debian 12) sorts an array's items for `unevaluatedItems`,
@@ -52,8 +59,9 @@ import Testing
         #expect(valid > 1_000 && valid < 9_000, "\(valid) valid")
         #expect(oracleFailed < 100, "jsonschema raised on \(oracleFailed) pairs")
         #expect(walked > 1_000, "the walk decided \(walked) pairs")
+        if JSONNormalizer.fastPathAvailable { #expect(vouched > 1_000, "the normalizer vouched for \(vouched) pairs") }
         print("jsonschema agreement: \(pairs.count - oracleFailed - disagreements.count) of \(pairs.count - oracleFailed) pairs compared "
-              + "(\(oracleFailed) it raised on), \(valid) valid, \(walked) decided by the walk")
+              + "(\(oracleFailed) it raised on), \(valid) valid, \(walked) decided by the walk, \(vouched) vouched for by the normalizer")
     }
 }
 

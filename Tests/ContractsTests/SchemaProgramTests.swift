@@ -16,6 +16,9 @@ import Testing
         let walked = schema.walk(json: bytes)
         if let walked { #expect(walked == tree, "walk \(walked), tree \(tree): \(instance)") }
         #expect(schema.validate(json: bytes, maxDepth: 64).isEmpty == tree, "\(instance)")
+        if let checked = schema.checkedWhileNormalizing(bytes) {
+            #expect(checked.valid == tree && checked.sameOutput, "normalizer's check \(checked), tree \(tree): \(instance)")
+        }
         return walked
     }
 
@@ -99,5 +102,67 @@ import Testing
         #expect(huge.program == nil)
         #expect(huge.walk(json: Array(#"{"m1":1}"#.utf8)) == nil)
         #expect(!huge.validate(json: Array(#"{"m1":"x"}"#.utf8), maxDepth: 64).isEmpty)
+    }
+
+    /// The normalizer's check as it writes a JSON route's answer (DESIGN §10): the walk's
+    /// rules on the tokens the normalizer finds, on input that need not be compact.
+    func checked(_ schema: Schema, _ instance: String) throws -> (valid: Bool, vouched: Bool)? {
+        let bytes = Array(instance.utf8)
+        let tree = schema.validate(try JSONValue.parse(bytes, options: JSONReadOptions(allowFragments: true))).isEmpty
+        guard let checked = schema.checkedWhileNormalizing(bytes) else { return nil }
+        #expect(checked.valid == tree && checked.sameOutput, "normalizer's check \(checked), tree \(tree): \(instance)")
+        return (checked.valid, checked.vouched)
+    }
+
+    @Test func theNormalizerChecksAsItWrites() throws {
+        try #require(JSONNormalizer.fastPathAvailable, "this CPU does not run the fast path")
+        let order = try schema(Self.order)
+        // Whitespace and escapes the normalizer removes or rewrites change nothing.
+        #expect(try checked(order, #"{ "id" : 1, "note" : "a\/", "lines" : [ ] }"#)! == (true, true))
+        #expect(try checked(order, #"{"id":1,"note":"\/\/","lines":[]}"#)! == (true, true))
+        // A leaf checked value by value, found at its place in the output.
+        #expect(try checked(order, "{\"id\":1,\n\"lines\":[{\"sku\":\"A1\",\"qty\":2}]}")! == (false, true))
+        // A rewritten escape moves the output under a value left for its own check: the walk decides.
+        #expect(try checked(order, #"{"id":1,"note":"\u0061","lines":[{"sku":"bc","qty":2}]}"#)! == (true, false))
+        #expect(try checked(order, #"{"id":1,"note":"abcde","lines":[]}"#)! == (false, true))
+        for wrong in [#"{"lines":[]}"#, #"{"id":"1","lines":[]}"#, #"{"id":1.5,"lines":[]}"#, #"{"id":1,"lines":[],"x":0}"#,
+                      #"{"id":1,"lines":[{},{},{},{}]}"#] {
+            let result = try checked(order, wrong)!
+            #expect(result == (false, false), "\(wrong): \(result)")
+        }
+        // An integer written with an exponent is an integer by value: the tree says so.
+        #expect(try checked(order, #"{"id":1e0,"lines":[]}"#)! == (true, false))
+        // An escaped name may be a declared one: the tree decides.
+        #expect(try checked(order, #"{"\u0069d":1,"lines":[]}"#)! == (true, false))
+        #expect(try checked(order, #"{"\u0069d":"1","lines":[]}"#)! == (false, false))
+    }
+
+    /// A member's place remembers the name the last object had there; objects whose members
+    /// come in another order, or are other members, are still checked name by name.
+    @Test func theNormalizersHintsNeverDecideAName() throws {
+        try #require(JSONNormalizer.fastPathAvailable, "this CPU does not run the fast path")
+        let pair = try schema(#"{"type":"array","items":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"},"ab":{"type":"null"}},"required":["a"]}}"#)
+        #expect(try checked(pair, #"[{"a":1,"b":"x"},{"b":"y","a":2},{"a":3,"ab":null}]"#)! == (true, true))
+        #expect(try checked(pair, #"[{"a":1,"b":"x"},{"a":2,"b":3}]"#)! == (false, false))
+        #expect(try checked(pair, #"[{"a":1,"b":"x"},{"a":2,"ab":"x"}]"#)! == (false, false))
+        #expect(try checked(pair, #"[{"a":1,"b":"x"},{"b":"x"}]"#)! == (false, false))
+        // Names longer than one 32-byte compare.
+        let long = String(repeating: "n", count: 40)
+        let wide = try schema(#"{"type":"object","properties":{"\#(long)":{"type":"integer"},"\#(long)x":{"type":"string"}}}"#)
+        #expect(try checked(wide, #"[{"\#(long)":1}]"#.dropFirst().dropLast().description)! == (true, true))
+        #expect(try checked(wide, #"{"\#(long)x":1}"#)! == (false, false))
+        #expect(try checked(wide, #"{"\#(long)y":1}"#)! == (true, true))
+    }
+
+    /// Past 256 levels the normalizer's check steps aside, as the walk does.
+    @Test func theNormalizersCheckStepsAsideOnDeepAnswers() throws {
+        try #require(JSONNormalizer.fastPathAvailable, "this CPU does not run the fast path")
+        let nested = try schema(##"{"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"}"##)
+        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        #expect(nested.checkedWhileNormalizing(Array(deep.utf8), maxDepth: 512).map { ($0.valid, $0.vouched) }! == (true, false))
+        let shallow = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(nested.checkedWhileNormalizing(Array(shallow.utf8), maxDepth: 512).map { ($0.valid, $0.vouched) }! == (true, true))
+        let wrong = String(repeating: "[", count: 200) + "1" + String(repeating: "]", count: 200)
+        #expect(nested.checkedWhileNormalizing(Array(wrong.utf8), maxDepth: 512).map { ($0.valid, $0.vouched) }! == (false, false))
     }
 }

@@ -10,6 +10,8 @@ struct SchemaSuiteRunner {
         var passed = 0
         /// Tests the one-pass walk decided itself (the rest it left to the tree).
         var walked = 0
+        /// Tests the normalizer's check vouched for as it wrote the instance.
+        var vouched = 0
         /// "file: case: test" of each test whose verdict differed, or whose schema did not compile.
         var failed: [String] = []
     }
@@ -42,8 +44,11 @@ struct SchemaSuiteRunner {
                 let bytes = try instance.encoded()
                 let walk = schema.walk(json: bytes)
                 if walk != nil { outcome.walked += 1 }
+                let checked = schema.checkedWhileNormalizing(bytes, maxDepth: 512)
+                if checked?.vouched == true { outcome.vouched += 1 }
                 if schema.accepts(instance) == valid && schema.validate(instance).isEmpty == valid && (walk ?? valid) == valid
-                    && schema.validate(json: bytes, maxDepth: 512).isEmpty == valid {
+                    && schema.validate(json: bytes, maxDepth: 512).isEmpty == valid
+                    && (checked.map { $0.valid == valid && $0.sameOutput } ?? true) {
                     outcome.passed += 1
                 } else {
                     outcome.failed.append("\(file): \(description): \(text(test["description"]))")

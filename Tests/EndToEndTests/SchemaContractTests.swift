@@ -114,11 +114,21 @@ struct SchemaContractTests {
         // An answer that meets the schema passes.
         let passing = try proxy.get("/enforce/json?body=%7B%22a%22%3A%5B1%2C2%5D%7D")
         #expect(passing.status == 200 && passing.text == #"{"a":[1,2]}"#)
+        // The normalizer checks as it writes: whitespace it drops changes nothing, and a
+        // member name it cannot match byte for byte (an escape) is decided by the tree.
+        let spaced = try proxy.get("/enforce/json?body=" + Self.query(#"{ "a" : [ 1 , 2 ] , "\u0062" : "x" }"#))
+        #expect(spaced.status == 200 && spaced.text == #"{"a":[1,2],"b":"x"}"#, "\(spaced.text)")
+        let escaped = try proxy.get("/enforce/json?body=" + Self.query(#"{ "\u0061" : [ null ] }"#))
+        #expect(escaped.status == 502 && (proxy.json(escaped)?["detail"] as? String)?.contains("/a/0: type") == true, "\(escaped.text)")
         // The XML singleton and a plist's integer are refused after their serializers.
         let xml = try proxy.get("/xml/xml")
         #expect(xml.status == 502 && (proxy.json(xml)?["detail"] as? String)?.contains("/rss/channel/item: type") == true, "\(xml.text)")
         let plist = try proxy.get("/plist/plist")
         #expect(plist.status == 502 && (proxy.json(plist)?["detail"] as? String)?.contains("/k: type") == true, "\(plist.text)")
+    }
+
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     }
 
     @Test func aStoredAnswerStandsInForOneThatBreaksTheContract() throws {

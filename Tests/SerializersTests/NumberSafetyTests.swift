@@ -69,7 +69,7 @@ import Testing
                          : cut == text.count ? text : String(text.prefix(max(1, cut))) + "." + text.dropFirst(max(1, cut)))
         }
         let json = Array(("[" + texts.joined(separator: ",") + "]").utf8)
-        let (bytes, known) = try #require(JSONNormalizer.fastNormalizeCounting(json, from: 0, options: .init()))
+        let (bytes, known, _) = try #require(JSONNormalizer.fastNormalizeCounting(json, from: 0, options: .init()))
         // Undecided exactly where NumberSafety's own exact check is (ties), else the same count.
         var undecided = 0
         NumberGuard.forEachNumber(bytes) { range, p in
@@ -84,7 +84,7 @@ import Testing
         let decided = Array(("[" + texts.filter { text in
             text.utf8.withContiguousStorageIfAvailable { NumberSafety.isSafeByShape($0) || NumberSafety.exactCheck($0) != .undecided }!
         }.joined(separator: ",") + "]").utf8)
-        let (decidedBytes, decidedKnown) = try #require(JSONNormalizer.fastNormalizeCounting(decided, from: 0, options: .init()))
+        let (decidedBytes, decidedKnown, _) = try #require(JSONNormalizer.fastNormalizeCounting(decided, from: 0, options: .init()))
         #expect(decidedKnown == NumberGuard.count(decidedBytes))
     }
 }

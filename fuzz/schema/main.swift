@@ -3,7 +3,8 @@
 // at the first NUL byte (none: the input is both). Oracles: compiling either succeeds or
 // names a location; validating never traps; `accepts` and an empty `validate` agree; at
 // most `limit` violations come back, each with a pointer the instance has; the one-pass
-// walk over the instance's bytes (as given, and normalized) agrees with the tree.
+// walk over the instance's bytes (as given, and normalized) and the normalizer's check as
+// it writes them agree with the tree.
 import Glibc
 import Serializers
 
@@ -52,14 +53,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-/// The bytes checked as a route checks them say what the tree says.
+/// The bytes checked as a route checks them say what the tree says: the walk over them, and
+/// the normalizer's check as it writes them (which leaves the output as it was).
 func walkAgrees(_ schema: Schema, _ instance: JSONValue, _ bytes: [UInt8]) {
     let valid = schema.accepts(instance)
-    for form in [bytes, (try? JSONNormalizer.normalize(bytes, options: JSONReadOptions(allowFragments: true, maxDepth: 64))) ?? bytes] {
+    let options = JSONReadOptions(allowFragments: true, maxDepth: 64)
+    for form in [bytes, (try? JSONNormalizer.normalize(bytes, options: options)) ?? bytes] {
         if schema.validate(json: form, maxDepth: 64).isEmpty != valid {
             fputs("the walk over \(String(decoding: form, as: UTF8.self)) says \(!valid), the tree \(valid)\n", stderr)
             abort()
         }
+    }
+    guard let contract = schema.outputContract,
+          let made = try? JSONNormalizer.normalize(bytes, options: options, countingNumbers: true, checking: contract) else { return }
+    precondition(made.bytes == (try? JSONNormalizer.normalize(bytes, options: options)), "checking changed the output")
+    if schema.validate(json: made.bytes, vouch: made.vouch, maxDepth: 64).isEmpty != valid {
+        fputs("the normalizer's check of \(String(decoding: bytes, as: UTF8.self)) says \(!valid), the tree \(valid)\n", stderr)
+        abort()
     }
 }
 

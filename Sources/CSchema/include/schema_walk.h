@@ -11,6 +11,7 @@
 // as deferred values for the full validator's checks on that value alone.
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 // Kinds of value a node allows (`type`); a number with a fraction or exponent is
 // SW_NUMBER even when its value is an integer (the full validator then decides).
@@ -26,6 +27,8 @@ enum {
     SW_DEFER_NUMBER = 4,     // numbers likewise
     SW_DEFER_SCALAR = 8,     // every scalar (enum, const); an object or array here gives up
     SW_WIDE_NAMES = 16,      // a declared name is not ASCII: an unmatched name gives up
+    SW_ESCAPED_NAMES = 32,   // a declared name has a backslash, which a raw name could match
+                             // unescaped: the normalizer's check gives up at its members
 };
 
 // Node 0 allows anything; node 1 always gives up.
@@ -43,6 +46,8 @@ typedef struct {
                              // entry in the branch table (SW_KINDS, by sw_kind), else -1
     uint32_t min_length, max_length;   // code points
     uint32_t min_items, max_items, min_props, max_props;
+    uint32_t quick;          // the kinds (SW_NULL…) a value meets here with nothing more to
+                             // check than a string's byte count against max_length
 } sw_node;
 
 // A member-table slot: a declared or required name. Empty slots have length UINT32_MAX.
@@ -61,8 +66,12 @@ typedef struct {
 typedef struct {
     const sw_node *nodes;
     const sw_prop *props;
-    const uint8_t *names;
+    const uint8_t *names;        // 32 readable bytes past the last name
     const int32_t *branches;     // per dispatching node, SW_KINDS nodes (-1: no branch)
+    uint32_t *hints;             // per member-table slot: the slot + 1 of the name last seen
+                                 // as an object's member in that place (its table's slot
+                                 // k: the k-th member), 0 when none; read and written
+                                 // relaxed, by any thread, and always checked
 } sw_program;
 
 // A value whose leaf keywords the full validator checks: its node and bytes.
@@ -88,6 +97,45 @@ static inline uint32_t serializerd_schema_slot(uint64_t prefix, uint64_t suffix,
     h ^= h >> 32;
     return (uint32_t)h & mask;
 }
+
+// A value's kind by its first byte, as the branch tables list them.
+static inline int serializerd_schema_kind(uint8_t c) {
+    switch (c) {
+    case 'n': return 0;
+    case 't': case 'f': return 1;
+    case '{': return 2;
+    case '[': return 3;
+    case '"': return 5;
+    default: return 4;
+    }
+}
+
+// The slot naming the n bytes at `name` in node's table, NULL when none does; `end` bounds
+// what may be read past the name. Names of up to 16 bytes are decided by their first and
+// last 8.
+static inline const sw_prop *serializerd_schema_member(const sw_program *program, const sw_node *node, const uint8_t *name,
+                                                       size_t n, const uint8_t *end) {
+    if (node->props < 0 || n >= UINT32_MAX) return NULL;
+    uint64_t prefix = 0, suffix = 0;
+    if (end - name >= 8) {
+        memcpy(&prefix, name, 8);
+        if (n < 8) prefix &= (n ? ~0ull >> (64 - 8 * n) : 0);
+    } else {
+        memcpy(&prefix, name, n < 8 ? n : 8);
+    }
+    if (n > 8) memcpy(&suffix, name + n - 8, 8);
+    const sw_prop *table = program->props + node->props;
+    for (uint32_t slot = serializerd_schema_slot(prefix, suffix, (uint32_t)n, node->mask);; slot = (slot + 1) & node->mask) {
+        const sw_prop *e = table + slot;
+        if (e->length == UINT32_MAX) return NULL;
+        if (e->length == n && e->prefix == prefix && e->suffix == suffix &&
+            (n <= 16 || memcmp(program->names + e->name + 8, name + 8, n - 16) == 0)) return e;
+    }
+}
+
+// Appends a deferred value (node, its `length` bytes at `start`); 0 when the list is full
+// (16 M values) or memory is not to be had: the full validator then decides.
+int serializerd_schema_defer(sw_deferrals *out, int32_t node, size_t start, size_t length);
 
 // Deepest nesting the walk follows; deeper gives up.
 #define SERIALIZERD_SCHEMA_WALK_DEPTH 256

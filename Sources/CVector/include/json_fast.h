@@ -5,6 +5,7 @@
 // serializerd_json_fast_available says 0 and the Swift normalizer does all the work.
 #include <stdint.h>
 #include <stddef.h>
+#include "schema_walk.h"
 
 // How many documents this thread has had its numbers classified in (output.numbers): the
 // fast path with `numbers` counts itself, the Swift classifiers note theirs. A test reads
@@ -25,6 +26,17 @@ int serializerd_json_fast_available(void);
 ptrdiff_t serializerd_json_fast_normalize(const uint8_t *in, size_t n, uint8_t *out,
                                           int allow_fragments, size_t max_depth, int kernel,
                                           int in_place, int *output_is_input, size_t numbers[3]);
+
+// The same, checking the output against a contract as it is made (DESIGN §10): the walk
+// of schema_walk.h's program from node `root`, run on the tokens the normalizer finds.
+// *vouched is 1 when the output meets the schema as far as the program checks (the values
+// in `deferred` still to be checked, by their place in the output), 0 when the full
+// validator must decide (or the normalizer failed).
+ptrdiff_t serializerd_json_fast_normalize_checked(const uint8_t *in, size_t n, uint8_t *out,
+                                                  int allow_fragments, size_t max_depth, int kernel,
+                                                  int in_place, int *output_is_input, size_t numbers[3],
+                                                  const sw_program *program, int32_t root,
+                                                  sw_deferrals *deferred, int *vouched);
 
 // This thread's output buffer for small documents (input of at most
 // SERIALIZERD_JSON_SCRATCH - 64 bytes), so that input already normal costs no allocation.

@@ -154,8 +154,9 @@ public final class Route: Sendable {
     /// The response serializer and then `output` (numbers, canonical form): what a route
     /// makes of an upstream answer, live or replayed. Also the unsafe numbers found (nil
     /// for `numbers: keep`, which does not look).
-    public func serialize(_ response: UpstreamResponse) -> (SerializationResult, unsafeNumbers: Int?) {
-        var outcome = responseSerializer.serialize(response)
+    /// With `contract`, a serializer that can checks its output as it writes it.
+    public func serialize(_ response: UpstreamResponse, checking contract: OutputContract? = nil) -> (SerializationResult, unsafeNumbers: Int?) {
+        var outcome = responseSerializer.serialize(response, checking: contract)
         let unsafe = NumberGuard.apply(&outcome, mode: output.effectiveNumbers)
         if output.canonical { outcome = Self.canonicalized(outcome) }
         return (outcome, unsafe)

@@ -39,15 +39,24 @@ public struct RouteContract: Sendable {
     /// (or an OpenAPI document has none for the request and status). `path` is the
     /// request's path after the route's prefix.
     public func check(_ value: NormalizedJSON, maxDepth: Int, path: Substring, method: String, status: Int) -> [Violation] {
-        let schema: Schema
+        guard let schema = schema(path: path, method: method, status: status) else { return [] }
+        return schema.validate(value, maxDepth: maxDepth)
+    }
+
+    /// What a JSON route's normalizer checks of the answer's schema as it writes the answer
+    /// (`check` then reads again only what it could not vouch for).
+    public func outputContract(path: Substring, method: String, status: Int) -> OutputContract? {
+        schema(path: path, method: method, status: status)?.outputContract
+    }
+
+    /// The schema an answer must meet: the route's, or the OpenAPI document's for the
+    /// request and status; nil when there is none.
+    private func schema(path: Substring, method: String, status: Int) -> Schema? {
         switch source {
-        case nil: return []
-        case .schema(let one): schema = one
-        case .openAPI(let document):
-            guard let found = document.schema(path: "/" + path, method: method, status: status) else { return [] }
-            schema = found
+        case nil: nil
+        case .schema(let one): one
+        case .openAPI(let document): document.schema(path: "/" + path, method: method, status: status)
         }
-        return schema.validate(json: value.bytes, maxDepth: maxDepth)
     }
 
     /// The failure a violation makes: each violation's pointer, keyword and schema location.

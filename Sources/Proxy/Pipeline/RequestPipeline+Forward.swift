@@ -103,7 +103,10 @@ extension RequestPipeline {
         if let plan = context.network, !plan.chaos.isEmpty { (answer, damaged) = damage(reply, chaos: plan.chaos, context) }
         let started = clock.now()
         var outcome: SerializationResult
-        (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer)
+        // The contract's schema is checked in the normalizer where it can be (a JSON route).
+        let checking = (serialized == nil || damaged) && route.contract?.source != nil
+            ? route.contract?.outputContract(path: context.remainder, method: context.request.method, status: answer.status) : nil
+        (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer, checking: checking)
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
         // The contract's parts are read in place: a copy of it costs every answer.
         if route.contract?.source != nil, outcome.succeeded, let value = outcome.value, let contract = route.contract {

@@ -18,30 +18,35 @@ public enum JSONNormalizer {
     /// when the fast path could tell them all; nil when `NumberGuard` must look.
     public static func normalizeNotingNumbers(_ input: [UInt8], options: JSONReadOptions = .init())
         throws(JSONError) -> (bytes: [UInt8], unsafeNumbers: Int?) {
-        try normalize(input, options: options, countingNumbers: true)
+        let made = try normalize(input, options: options, countingNumbers: true)
+        return (made.bytes, made.unsafeNumbers)
     }
 
-    static func normalize(_ input: [UInt8], options: JSONReadOptions, countingNumbers: Bool)
-        throws(JSONError) -> (bytes: [UInt8], unsafeNumbers: Int?) {
+    /// The output, checked against `contract` as it is written where the fast path runs
+    /// (`vouch` then says how far it meets it), and its unsafe numbers when counted.
+    public static func normalize(_ input: [UInt8], options: JSONReadOptions = .init(), countingNumbers: Bool,
+                                 checking contract: OutputContract? = nil)
+        throws(JSONError) -> (bytes: [UInt8], unsafeNumbers: Int?, vouch: ContractVouch?) {
         let detected = input.withUnsafeBufferPointer { JSONEncodingDetection.detect($0) }
         if case .utf8(let bom) = detected {
-            return try normalizeUTF8(input, from: bom, options: options, countingNumbers: countingNumbers)
+            return try normalizeUTF8(input, from: bom, options: options, countingNumbers: countingNumbers, checking: contract)
         }
         let utf8 = try input.withUnsafeBufferPointer { (b) throws(JSONError) in
             try JSONEncodingDetection.transcodeToUTF8(b, detected)
         }
-        return try normalizeUTF8(utf8, from: 0, options: options, countingNumbers: countingNumbers)
+        return try normalizeUTF8(utf8, from: 0, options: options, countingNumbers: countingNumbers, checking: contract)
     }
 
-    static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, countingNumbers: Bool) throws(JSONError)
-        -> (bytes: [UInt8], unsafeNumbers: Int?) {
+    static func normalizeUTF8(_ input: [UInt8], from start: Int, options: JSONReadOptions, countingNumbers: Bool,
+                              checking contract: OutputContract? = nil) throws(JSONError)
+        -> (bytes: [UInt8], unsafeNumbers: Int?, vouch: ContractVouch?) {
         // The fast path only says valid or not: invalid input is read again here, for the
         // error and its offset. (Dropping nulls is left to this path too.)
         if !options.removeNullValues,
-           let (out, unsafe) = fastNormalizeCounting(input, from: start, options: options, countingNumbers: countingNumbers) {
-            return (out, unsafe)
+           let made = fastNormalizeCounting(input, from: start, options: options, countingNumbers: countingNumbers, checking: contract) {
+            return (made.bytes, made.unsafe, made.vouch)
         }
-        return (try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self), nil)
+        return (try normalizeUTF8(input, from: start, options: options, scan: VectorScan.self), nil, nil)
     }
 
     /// `scan` chooses the inner loops; tests run `ByteScan` against the same cases.

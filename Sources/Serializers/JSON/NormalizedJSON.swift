@@ -5,11 +5,15 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
     /// How many numbers in `bytes` no double holds exactly, when whoever wrote them
     /// counted (the JSON fast path does): `output.numbers` then need not read them.
     public let knownUnsafeNumbers: Int?
+    /// The contract the normalizer checked these bytes against while writing them, when
+    /// it could vouch for them; any rewrite of the bytes makes a value without it.
+    public let vouch: ContractVouch?
 
     /// Wraps bytes known to be normalized JSON (from the normalizer or `JSONWriter`).
-    init(trusted bytes: [UInt8], knownUnsafeNumbers: Int? = nil) {
+    init(trusted bytes: [UInt8], knownUnsafeNumbers: Int? = nil, vouch: ContractVouch? = nil) {
         self.bytes = bytes
         self.knownUnsafeNumbers = knownUnsafeNumbers
+        self.vouch = vouch
     }
 
     public static func == (a: NormalizedJSON, b: NormalizedJSON) -> Bool { a.bytes == b.bytes }
@@ -18,6 +22,7 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
         // Writing a JSONValue fails only in canonical mode.
         self.bytes = (try? value.encoded()) ?? Array("null".utf8)
         knownUnsafeNumbers = nil
+        vouch = nil
     }
 
     /// Writes a value, charging `budget` as it goes (DESIGN §5, "Bounded work").
@@ -27,6 +32,7 @@ public struct NormalizedJSON: Sendable, Equatable, CustomStringConvertible {
         if writer.exceeded { throw budget.exceeded("the JSON") }
         self.bytes = writer.bytes
         knownUnsafeNumbers = nil
+        vouch = nil
     }
 
     public static let null = NormalizedJSON(trusted: Array("null".utf8))

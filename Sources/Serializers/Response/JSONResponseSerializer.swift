@@ -13,6 +13,13 @@ struct JSONResponseSerializer: ResponseSerializer {
         validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in try normalize(body, budget: budget) }
     }
 
+    func serialize(_ response: UpstreamResponse, checking contract: OutputContract?) -> SerializationResult {
+        guard let contract else { return serialize(response) }
+        return validation.serialize(response, as: Self.name) { (body, budget) throws(TranscodeError) in
+            try normalize(body, budget: budget, checking: contract)
+        }
+    }
+
     /// An event is normalized as it is: made into an answer first, it cost a tenth of
     /// the event's instructions in copies of the answer's fields.
     func serialize(event data: [UInt8]) -> SerializationResult {
@@ -25,13 +32,18 @@ struct JSONResponseSerializer: ResponseSerializer {
         return serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
     }
 
-    private func normalize(_ body: [UInt8], budget: OutputBudget) throws(TranscodeError) -> NormalizedJSON {
-        let json: [UInt8], unsafeNumbers: Int?
+    private func normalize(_ body: [UInt8], budget: OutputBudget, checking contract: OutputContract? = nil) throws(TranscodeError)
+        -> NormalizedJSON {
+        let json: [UInt8], unsafeNumbers: Int?, vouch: ContractVouch?
         do throws(JSONError) {
-            if notesNumbers {
+            if let contract {
+                (json, unsafeNumbers, vouch) = try JSONNormalizer.normalize(body, options: options, countingNumbers: notesNumbers,
+                                                                            checking: contract)
+            } else if notesNumbers {
                 (json, unsafeNumbers) = try JSONNormalizer.normalizeNotingNumbers(body, options: options)
+                vouch = nil
             } else {
-                (json, unsafeNumbers) = (try JSONNormalizer.normalize(body, options: options), nil)
+                (json, unsafeNumbers, vouch) = (try JSONNormalizer.normalize(body, options: options), nil, nil)
             }
         } catch {
             throw TranscodeError(error)
@@ -39,6 +51,6 @@ struct JSONResponseSerializer: ResponseSerializer {
         // Charged once it is written: the normalizer's output buffer is the size of
         // its UTF-8 input, which it cannot outgrow.
         try budget.charge(json.count)
-        return NormalizedJSON(trusted: json, knownUnsafeNumbers: unsafeNumbers)
+        return NormalizedJSON(trusted: json, knownUnsafeNumbers: unsafeNumbers, vouch: vouch)
     }
 }

@@ -7,9 +7,16 @@ public protocol ResponseSerializer: Sendable {
     func serialize(_ response: UpstreamResponse) -> SerializationResult
     /// One event's data of a stream (DESIGN §9), as a 200 answer with no media type.
     func serialize(event data: [UInt8]) -> SerializationResult
+    /// The same, checking the output against a route's contract as it is made where the
+    /// serializer can (its value's `vouch` then says so); others ignore `contract`.
+    func serialize(_ response: UpstreamResponse, checking contract: OutputContract?) -> SerializationResult
 }
 
 extension ResponseSerializer {
+    public func serialize(_ response: UpstreamResponse, checking contract: OutputContract?) -> SerializationResult {
+        serialize(response)
+    }
+
     public func serialize(event data: [UInt8]) -> SerializationResult {
         serialize(UpstreamResponse(status: 200, contentType: nil, body: data))
     }

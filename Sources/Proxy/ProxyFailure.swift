@@ -30,6 +30,8 @@ public enum ProxyFailure: Error, Sendable, Equatable {
     case malformedRequest(String)
     /// Over `limits.max_buffered_bytes`: retry in a second.
     case overloaded
+    /// The route's breaker is open (DESIGN §11); a probe may go in `retryAfter` seconds.
+    case circuitOpen(retryAfter: Double, failures: Int, window: Double)
     /// The request already passed through this serializerd (its own `Via` entry).
     case loopDetected
     /// `/-/failures/<request-id>` for a request whose evidence is not kept.
@@ -62,7 +64,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .forbidden: return 403
         case .misdirected: return 421
         case .requestTooLarge: return 413
-        case .unavailable, .overloaded: return 503
+        case .unavailable, .overloaded, .circuitOpen: return 503
         case .malformedRequest: return 400
         case .loopDetected: return 508
         case .injectedFault(let status, _): return status
@@ -90,6 +92,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .unavailable: return "unavailable"
         case .malformedRequest: return "bad-request"
         case .overloaded: return "overloaded"
+        case .circuitOpen: return "circuit-open"
         case .loopDetected: return "loop-detected"
         case .noSuchFailure: return "no-such-failure"
         case .noSuchStream: return "no-such-stream"
@@ -123,6 +126,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .invalidQuery: return 400
         case .requestTooLarge: return 413
         case .unavailable, .overloaded: return 503
+        case .circuitOpen: return -1004
         case .malformedRequest: return 400
         case .loopDetected: return 508
         case .replayMiss, .cacheMiss: return -1008
@@ -150,6 +154,7 @@ public enum ProxyFailure: Error, Sendable, Equatable {
         case .unavailable: return "The server is shutting down."
         case .malformedRequest: return "The request is not valid HTTP/1.1."
         case .overloaded: return "The server holds too many response bytes right now; retry shortly."
+        case .circuitOpen: return "The route's upstream failed repeatedly; its circuit breaker is open."
         case .loopDetected: return "The request has already passed through this serializerd."
         case .noSuchFailure: return "No failure with this request id is kept."
         case .noSuchStream: return "No events of a stream with this request id are kept."
@@ -183,6 +188,9 @@ public enum ProxyFailure: Error, Sendable, Equatable {
             return "routes answer only to IP addresses, localhost, names under .localhost and the names in hosts; "
                 + "this request names Host '\(host)' (add the name to hosts to allow it)"
         case .overloaded: return "response bytes held in memory reached limits.max_buffered_bytes"
+        case .circuitOpen(let retryAfter, let failures, let window):
+            return "\(failures) failed requests in a row within \(Self.seconds(window)) s (breaker.failures, breaker.window); "
+                + "the next request goes to the upstream as a probe in \(Self.seconds((retryAfter * 10).rounded(.up) / 10)) s (breaker.open)"
         case .unavailable: return "in-flight requests are finishing (timeouts.shutdown_grace); new ones are refused"
         case .loopDetected: return "the request carries this daemon's own Via entry: a route's upstream points back at serializerd"
         case .noSuchStream(let id):

@@ -39,7 +39,7 @@ public enum PauseSignal {
     }
 
     /// `Retry-After`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
-    static func retryAfter(_ value: String, wallNow: Double) -> Double? {
+    public static func retryAfter(_ value: String, wallNow: Double) -> Double? {
         if let seconds = integer(value) { return Double(seconds) }
         return HTTPDate.seconds(value, now: wallNow).map { $0 - wallNow }
     }

@@ -43,6 +43,10 @@ public final class CompletionEvent: @unchecked Sendable {
     /// How many ways the answer broke the route's contract (DESIGN §10); nil when it has
     /// none or met it.
     public let contractViolations: Int?
+    /// Attempts at the upstream when `retry` sent the request more than once.
+    public let attempts: Int?
+    /// Time spent in the route's queue (the upstream's pause, a token, a slot), when it waited.
+    public let queueDuration: Double?
     /// Where a route's payload came from: upstream, tape, mock or cache; nil without a route.
     public let source: String?
     /// How a caching route's cache met the request: hit, miss, stale, revalidated,
@@ -65,9 +69,12 @@ public final class CompletionEvent: @unchecked Sendable {
                 bytesIn: Int, bytesOut: Int, duration: Double, upstreamDuration: Double?, serializeDuration: Double?,
                 error: String?, responseContentType: String?, unsafeNumbers: Int? = nil, source: String? = nil,
                 cache: String? = nil, httpVersion: String? = nil, faults: String? = nil, exchange: CapturedExchange? = nil,
-                stream: String? = nil, contractViolations: Int? = nil) {
+                stream: String? = nil, contractViolations: Int? = nil, attempts: Int? = nil,
+                queueDuration: Double? = nil) {
         self.stream = stream
         self.contractViolations = contractViolations
+        self.attempts = attempts
+        self.queueDuration = queueDuration
         self.httpVersion = httpVersion
         self.faults = faults
         self.startedAt = startedAt

@@ -29,7 +29,9 @@ import Testing
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: mock) + route("kept", prefix: "/kept/", extra: "    cache: {}\n")
             + "  - name: gone\n    match: { prefix: /gone/ }\n    upstream: http://127.0.0.1:9/\n"
             + route("lossy", prefix: "/lossy/", extra: "    network: { latency: 5ms, chaos: [\"drop=/b\"] }\n")
-            + route("shaped", prefix: "/shaped/", extra: "    contract: { schema: \(schema), drift: true, drift_after: 1 }\n"),
+            + route("shaped", prefix: "/shaped/", extra: "    contract: { schema: \(schema), drift: true, drift_after: 1 }\n")
+            + route("retried", prefix: "/retried/", extra: "    retry: { backoff: 10ms }\n")
+            + route("paced", prefix: "/paced/", extra: "    limits: { rate: 1/s }\n"),
                                      top: "capture: { redact_json: [/password] }\n")
         defer { proxy.finish(); try? FileManager.default.removeItem(atPath: schema) }
         #expect(try proxy.get("/api/json", headers: [("X-Request-Id", "before-load")]).status == 200)
@@ -68,6 +70,10 @@ import Testing
         #expect(seen["contract_badge"] as? String == "contract ✗1", "\(seen["contract_badge"] ?? "")")
         #expect((seen["contract_problem"] as? String)?.contains("/a/2: type") == true, "\(seen["contract_problem"] ?? "")")
         #expect(seen["drift"] as? String == "shaped: 1 shape change · GET /json new_member /c", "\(seen["drift"] ?? "")")
+        // Retried and queued requests: their badges.
+        #expect(seen["retry_badge"] as? String == "retried ×2", "\(seen["retry_badge"] ?? "")")
+        let queued = seen["queue_badge"] as? String ?? ""
+        #expect(queued.hasPrefix("queued ") && (Double(queued.dropFirst(7).dropLast(3)) ?? 0) > 900, "\(queued)")
         #expect((seen["overflow"] as? [String])?.isEmpty == true, "\(seen["overflow"] ?? "")")
         let unkept = seen["unkept"] as? [String: Any]
         #expect((unkept?["note"] as? String)?.contains("No upstream response is kept") == true, "\(seen["unkept"] ?? "")")

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// A running stub upstream and a running serializerd in front of it, stopped by `finish`.
@@ -81,6 +82,16 @@ final class ProxyHarness {
 
 func route(_ name: String, prefix: String, scenario: String = "", extra: String = "") -> String {
     "  - name: \(name)\n    match: { prefix: \(prefix) }\n    upstream: {stub}\(scenario)\n" + extra
+}
+
+/// `serializerd check` refuses a route whose `key` is each `value`, saying `message`
+/// (which may begin with the `line:col` of the value, on line 5).
+func expectCheckRefuses(_ key: String, _ cases: [(value: String, message: String)], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for (value, message) in cases {
+        let result = try checkRoute(key, value)
+        let output = result.stdoutText + result.stderrText
+        #expect(result.status != 0 && output.contains(message), "\(value): \(output)", sourceLocation: sourceLocation)
+    }
 }
 
 /// `serializerd check` on a config of one route `api` to `upstream` whose fifth line is

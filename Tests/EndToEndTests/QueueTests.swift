@@ -141,16 +141,15 @@ import TestSupport
     }
 
     @Test func badLimitsAreConfigErrorsWithTheirPosition() throws {
-        for (value, message) in [
+        try expectCheckRefuses("limits", [
             ("{ queue: 5 }", "5:13: error: routes[0].limits: limits needs concurrency"),
             ("{ concurrency: 0 }", "5:28: error: routes[0].limits.concurrency: expected an integer from 1 to 100000"),
             ("{ concurrency: 2, queue_timeout: 0s }", "5:46: error: routes[0].limits.queue_timeout: expected a positive duration"),
             ("{ concurrency: 2, queue_timeout: 2h }", "routes[0].limits.queue_timeout: expected at most 1h, found '2h'"),
             ("{ concurrency: 2, queue: -1 }", "routes[0].limits.queue: expected an integer from 0 to 1000000"),
-        ] {
-            let result = try checkRoute("limits", value)
-            let output = result.stdoutText + result.stderrText
-            #expect(result.status != 0 && output.contains(message), "\(value): \(output)")
-        }
+            ("{ rate: 10/h }", "5:21: error: routes[0].limits.rate: expected a rate such as 10/s or 600/m, found '10/h'"),
+            ("{ rate: 0/s }", "routes[0].limits.rate: expected 1 to 100000 requests a period, found 0"),
+            ("{ rate: ten/s }", "routes[0].limits.rate: expected a rate such as 10/s or 600/m"),
+        ])
     }
 }

@@ -26,6 +26,13 @@ def get(path, request_id):
         e.read()
 
 
+def badge(request_id):
+    """The first badge in the row of `request_id`, once the row has one (10 s)."""
+    return wait(lambda: driver.execute_script(
+        "const r = Array.from(document.querySelectorAll('#rows tr')).find(t => t.dataset.id === arguments[0]);"
+        " const b = r && r.querySelector('.badge'); return b && b.textContent", request_id), 10)
+
+
 def wait(condition, seconds=10):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -162,14 +169,19 @@ try:
     # An answer that broke its route's contract (reported): a badge in its row, the
     # violations in its details; then a shape change in the header.
     get("/shaped/json", "shaped-1")
-    out["contract_badge"] = wait(lambda: driver.execute_script(
-        "const r = document.querySelector('#rows tr[data-id=\"shaped-1\"] .badge'); return r && r.textContent"), 10)
+    out["contract_badge"] = badge("shaped-1")
     open_row("shaped-1")
     out["contract_problem"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('d-problem').textContent; return t.includes('contract-violation') ? t : null"), 5)
     get("/shaped/json?body=%7B%22a%22%3A%5B1%5D%2C%22b%22%3A%22x%22%2C%22c%22%3A1%7D", "shaped-2")
     out["drift"] = wait(lambda: driver.execute_script(
         "const t = document.getElementById('drift').textContent; return t.includes('shaped:') ? t : null"), 10)
+    # A retried request and one that waited in its route's queue (rate 1/s): their badges.
+    get("/retried/flaky?fail=1&key=inspector", "retried-1")
+    out["retry_badge"] = badge("retried-1")
+    get("/paced/json", "paced-1")
+    get("/paced/json", "paced-2")
+    out["queue_badge"] = badge("paced-2")
     # The page asks for the unkept flow's evidence and gets a 404, which Chromium logs.
     out["console_errors"] = [e["message"] for e in driver.get_log("browser")
                              if e["level"] == "SEVERE" and "/-/failures/gone-1 " not in e["message"]]

@@ -2,7 +2,7 @@
 
 Prints its port on the first line of stdout, then serves until killed. Each path
 is a scenario (see `routes`); query parameters tune it."""
-import email.utils, gzip, json, signal, socket, struct, sys, threading, time
+import email.utils, gzip, json, random, signal, socket, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -12,6 +12,12 @@ CACHE_LOCK = threading.Lock()
 # `gate`: requests in flight now, the most at once, and the order `tag`s arrived in.
 GATE = {"now": 0, "most": 0, "order": []}
 GATE_LOCK = threading.Lock()
+# `limited`: by `key`, the times of the requests it served and how many it refused.
+LIMITED = {}
+LIMITED_LOCK = threading.Lock()
+# `flaky`: requests seen by `key`.
+FLAKY = {}
+FLAKY_LOCK = threading.Lock()
 
 
 class Stub(BaseHTTPRequestHandler):
@@ -129,6 +135,47 @@ class Stub(BaseHTTPRequestHandler):
             with GATE_LOCK:
                 GATE["now"] -= 1
             return self.reply(status, b'{"gate":true}')
+        if name == "limited":
+            # A scripted origin: 429 with `Retry-After: 1` beyond `limit` requests in any
+            # second (a sliding window, the strictest count), else 200.
+            now = time.monotonic()
+            limit = int(q.get("limit", "10"))
+            with LIMITED_LOCK:
+                seen = LIMITED.setdefault(q.get("key", ""), {"served": [], "refused": 0})
+                over = sum(1 for t in seen["served"] if t > now - 1.0) >= limit
+                if over:
+                    seen["refused"] += 1
+                else:
+                    seen["served"].append(now)
+            if over:
+                return self.reply(429, b'{"limited":true}', extra=[("Retry-After", "1")])
+            return self.reply(status, b'{"served":true}')
+        if name == "flaky":
+            # Fails the first `fail` requests of `key` (or each with chance `chance`): with
+            # `fail_status` (503), or `mode=reset` drops the connection before answering.
+            with FLAKY_LOCK:
+                seen = FLAKY[q.get("key", "")] = FLAKY.get(q.get("key", ""), 0) + 1
+            failing = random.random() < float(q["chance"]) if "chance" in q else seen <= int(q.get("fail", "1"))
+            if failing and q.get("mode") == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
+                return
+            if failing:
+                return self.reply(int(q.get("fail_status", "503")), b'{"flaky":true}', extra=added)
+            return self.reply(200, b'{"ok":%d}' % seen)
+        if name == "flakystats":
+            with FLAKY_LOCK:
+                return self.reply(200, json.dumps({"seen": FLAKY.get(q.get("key", ""), 0)}).encode())
+        if name == "limitedstats":
+            # What `limited` did for `key`: served, refused, and the most served in any second.
+            with LIMITED_LOCK:
+                seen = LIMITED.get(q.get("key", ""), {"served": [], "refused": 0})
+                served = seen["served"]
+                busiest = max((sum(1 for u in served if t <= u < t + 1.0) for t in served), default=0)
+                doc = {"served": len(served), "refused": seen["refused"], "busiest": busiest,
+                       "times": [t - served[0] for t in served]}
+            return self.reply(200, json.dumps(doc).encode())
         if name == "gatestats":
             with GATE_LOCK:
                 return self.reply(status, json.dumps(GATE).encode())

@@ -37,13 +37,22 @@ extension InspectorAssets {
           return true;
         }
 
-        // The outcome, and a badge when the answer broke its route's contract (reported or enforced).
+        // The outcome, and badges: the answer broke its route's contract (reported or
+        // enforced), the request was retried, it waited in its route's queue.
         function outcome(f) {
           const td = el("td", f.outcome, outcomeClass(f));
           if (f.contract_violations) {
             const n = f.contract_violations;
             td.append(el("span", "contract ✗" + n, "badge"));
             td.lastChild.title = n + (n === 1 ? " contract violation" : " contract violations") + ": open the flow for each";
+          }
+          if (f.attempts) {
+            td.append(el("span", "retried ×" + f.attempts, "badge"));
+            td.lastChild.title = f.attempts + " attempts at the upstream (retry); the answer is the last one's";
+          }
+          if (f.queue_ms) {
+            td.append(el("span", "queued " + ms(f.queue_ms), "badge"));
+            td.lastChild.title = "waited in the route's queue (limits, or a pause the upstream asked for)";
           }
           return td;
         }
@@ -160,6 +169,7 @@ extension InspectorAssets {
           fact(dl, "duration", ms(f.duration_ms)); fact(dl, "upstream time", ms(f.upstream_ms)); fact(dl, "serialize time", ms(f.serialize_ms));
           fact(dl, "bytes", bytes(f.bytes_in) + " → " + bytes(f.bytes_out)); fact(dl, "error", f.error);
           fact(dl, "contract violations", f.contract_violations);
+          fact(dl, "attempts", f.attempts); fact(dl, "queue time", f.queue_ms === undefined ? undefined : ms(f.queue_ms));
           $("d-failure").hidden = true;
           $("d-stream").hidden = true;
           if (f.stream) showStream(id, f.stream);

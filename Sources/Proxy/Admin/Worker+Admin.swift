@@ -1,5 +1,6 @@
 import EventLoop
 import HTTPCore
+import Resilience
 import Serializers
 import Tapes
 import Telemetry
@@ -71,8 +72,8 @@ extension Worker {
     }
 
     func serveRoutes(_ r: AdminRequest) {
-        let capture = config.capture
-        r.writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map { Self.describe($0, capture: capture) }))])).bytes)
+        let capture = config.capture, now = pipeline.clock.now()
+        r.writer.sendJSON(NormalizedJSON(.object([("routes", .array(config.routes.map { Self.describe($0, capture: capture, now: now) }))])).bytes)
     }
 
     func serveInspector(_ r: AdminRequest) { r.writer.sendAsset(InspectorAssets.html, type: "text/html; charset=utf-8") }
@@ -171,18 +172,61 @@ extension Worker {
         return Array(text.utf8)
     }
 
-    /// Each `limits` route's queue now, all workers together (read from its gate).
+    /// Each route's queue now, all workers together (read from its gate and throttle): the
+    /// depth and slots of `limits` routes; the waits and the requests held back by a
+    /// bucket or an upstream's pause, of every route that had any.
     static func queueMetrics(_ routes: [Route]) -> [UInt8] {
+        var text = ""
+        let limited = routes.filter { $0.limits != nil }
+        if !limited.isEmpty {
+            text += "# HELP serializerd_queue_depth Requests waiting in each route's queue (limits): for an upstream slot, a token or the upstream's pause.\n# TYPE serializerd_queue_depth gauge\n"
+            for route in limited { text += "serializerd_queue_depth{route=\"\(route.name)\"} \((route.gate?.counts.waiting ?? 0) + route.throttle.delayed)\n" }
+        }
         let gated = routes.compactMap { route in route.gate.map { (route.name, $0.counts) } }
-        guard !gated.isEmpty else { return [] }
-        var text = "# HELP serializerd_queue_depth Requests waiting in each route's queue for an upstream slot (limits).\n# TYPE serializerd_queue_depth gauge\n"
-        for (name, counts) in gated { text += "serializerd_queue_depth{route=\"\(name)\"} \(counts.waiting)\n" }
-        text += "# HELP serializerd_upstream_slots_in_use Upstream requests in flight under each route's limits.concurrency.\n# TYPE serializerd_upstream_slots_in_use gauge\n"
-        for (name, counts) in gated { text += "serializerd_upstream_slots_in_use{route=\"\(name)\"} \(counts.inFlight)\n" }
+        if !gated.isEmpty {
+            text += "# HELP serializerd_upstream_slots_in_use Upstream requests in flight under each route's limits.concurrency.\n# TYPE serializerd_upstream_slots_in_use gauge\n"
+            for (name, counts) in gated { text += "serializerd_upstream_slots_in_use{route=\"\(name)\"} \(counts.inFlight)\n" }
+        }
+        let waits = routes.map { ($0.name, $0.throttle.waitHistogram) }.filter { $0.1.count > 0 }
+        if !waits.isEmpty {
+            text += "# HELP serializerd_queue_wait_seconds Time requests spent in each route's queue before going upstream (or giving up).\n# TYPE serializerd_queue_wait_seconds histogram\n"
+            for (name, histogram) in waits {
+                var cumulative: UInt64 = 0
+                for (bound, count) in zip(WaitHistogram.bounds, histogram.buckets) {
+                    cumulative += count
+                    text += "serializerd_queue_wait_seconds_bucket{route=\"\(name)\",le=\"\(NumberText.shortest(bound))\"} \(cumulative)\n"
+                }
+                text += "serializerd_queue_wait_seconds_bucket{route=\"\(name)\",le=\"+Inf\"} \(histogram.count)\n"
+                text += "serializerd_queue_wait_seconds_sum{route=\"\(name)\"} \(NumberText.shortest(histogram.sum))\n"
+                text += "serializerd_queue_wait_seconds_count{route=\"\(name)\"} \(histogram.count)\n"
+            }
+        }
+        let retried = routes.compactMap { route in route.retries.map { (route.name, $0.counts) } }.filter { !$0.1.isEmpty }
+        if !retried.isEmpty {
+            text += "# HELP serializerd_retries_total Requests each route's retry sent again, by the outcome retried on.\n# TYPE serializerd_retries_total counter\n"
+            for (name, counts) in retried {
+                for (reason, count) in counts.sorted(by: { $0.key < $1.key }) {
+                    text += "serializerd_retries_total{route=\"\(name)\",reason=\"\(reason)\"} \(count)\n"
+                }
+            }
+        }
+        let breakers = routes.compactMap { route in route.breaker.map { (route.name, $0.state) } }
+        if !breakers.isEmpty {
+            text += "# HELP serializerd_breaker_state Each route's breaker: 0 closed, 1 half-open, 2 open.\n# TYPE serializerd_breaker_state gauge\n"
+            for (name, state) in breakers { text += "serializerd_breaker_state{route=\"\(name)\"} \(state.rawValue)\n" }
+        }
+        let held = routes.map { ($0.name, $0.throttle.heldCounts) }.filter { $0.1.bucket + $0.1.upstream > 0 }
+        if !held.isEmpty {
+            text += "# HELP serializerd_rate_limited_total Requests held back (delayed or refused) by each route's limits.rate (bucket) or its upstream's pause (upstream).\n# TYPE serializerd_rate_limited_total counter\n"
+            for (name, counts) in held {
+                text += "serializerd_rate_limited_total{route=\"\(name)\",source=\"bucket\"} \(counts.bucket)\n"
+                text += "serializerd_rate_limited_total{route=\"\(name)\",source=\"upstream\"} \(counts.upstream)\n"
+            }
+        }
         return Array(text.utf8)
     }
 
-    static func describe(_ route: Route, capture: Redaction) -> JSONValue {
+    static func describe(_ route: Route, capture: Redaction, now: Double) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("name", .string(route.name)),
             ("prefix", .string(route.prefix)),
@@ -209,15 +253,28 @@ extension Worker {
             ("file", c.source == nil ? .null : .string(c.file)), ("mode", c.source == nil ? .null : .string(c.mode.rawValue)),
             ("drift_after", c.driftAfter.map { .number(String($0)) } ?? .null),
         ]) } ?? .null))
-        // `limits` and the gate's state now, all workers together.
+        // `limits` and the queue's state now, all workers together: slots in flight, and
+        // requests waiting for one or for their turn (the upstream's pause, a token).
         members.append(("limits", route.limits.map { l in
             let (inFlight, waiting) = route.gate?.counts ?? (0, 0)
             return JSONValue.object([
-                ("concurrency", .number(String(l.concurrency))), ("queue", .number(String(l.queue))),
+                ("concurrency", l.concurrency.map { .number(String($0)) } ?? .null),
+                ("rate", l.rate.map { .string($0.description) } ?? .null), ("queue", .number(String(l.queue))),
                 ("queue_timeout_seconds", .number(NumberText.shortest(l.queueTimeout))),
-                ("in_flight", .number(String(inFlight))), ("waiting", .number(String(waiting))),
+                ("in_flight", .number(String(inFlight))), ("waiting", .number(String(waiting + route.throttle.delayed))),
             ])
         } ?? .null))
+        members.append(("retry", route.retry.map { r in JSONValue.object([
+            ("attempts", .number(String(r.attempts))), ("on", .array(r.on.map(\.description).sorted().map(JSONValue.string))),
+            ("backoff_seconds", .number(NumberText.shortest(r.backoff))), ("max_backoff_seconds", .number(NumberText.shortest(r.maxBackoff))),
+            ("budget_percent", .number(NumberText.shortest(r.budget))),
+        ]) } ?? .null))
+        members.append(("breaker", route.breaker.map { b in JSONValue.object([
+            ("state", .string(b.state.name)), ("failures", .number(String(b.failures))),
+            ("window_seconds", .number(NumberText.shortest(b.window))), ("open_seconds", .number(NumberText.shortest(b.openSeconds))),
+        ]) } ?? .null))
+        // A pause the upstream asked for, on any route: seconds still to run.
+        members.append(("paused_seconds", .number(NumberText.shortest((route.throttle.pause(at: now) * 1000).rounded() / 1000))))
         let reach = route.reachability
         members.append(("reachability", .object([
             ("state", .string(reach.state.name)),

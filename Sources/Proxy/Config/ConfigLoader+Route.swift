@@ -33,6 +33,10 @@ extension ConfigLoader {
         if contract?.driftAfter != nil { contract?.shapes = state.shapes.shapes(route: name) }
         let limitsSetting: RouteLimits?? = node.attempt { () throws(ConfigError) in try self.routeLimits(m["limits"]) }
         guard let limits = limitsSetting else { return nil }
+        let retrySetting: RouteRetry?? = node.attempt { () throws(ConfigError) in try self.routeRetry(m["retry"]) }
+        guard let retry = retrySetting else { return nil }
+        let breakerSetting: BreakerSettings?? = node.attempt { () throws(ConfigError) in try self.breaker(m["breaker"]) }
+        guard let breaker = breakerSetting else { return nil }
         let jarSetting: CookieJar?? = node.attempt { () throws(ConfigError) -> CookieJar? in
             guard let n = m["cookies"] else { return nil }
             switch try n.string() {
@@ -56,7 +60,9 @@ extension ConfigLoader {
             headers: parts.headers, requestSerializerName: parts.requestName, requestSerializer: parts.requestSerializer,
             response: parts.response, responseSerializer: parts.responseSerializer, output: parts.output, tape: tape, mocks: mocks,
             cache: cache, tls: tls, httpVersion: httpVersion, health: health, network: network, stream: stream, websocket: websocket,
-            contract: contract, limits: limits, gate: limits.map { state.gates.gate(route: name, $0) },
+            contract: contract, limits: limits, gate: state.gates.gate(route: name, limits),
+            throttle: state.gates.throttle(route: name, limits), retry: retry, retries: state.gates.ledger(route: name, retry),
+            breaker: state.gates.breaker(route: name, breaker),
             reachability: state.reachability.cell(route: name, upstream: upstream.description), cookies: jar,
             fingerprint: fingerprint(m, parts: parts, tls: tls, jar: jar.map { _ in name }, contract: contract))
     }

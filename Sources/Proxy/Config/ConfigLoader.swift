@@ -8,7 +8,7 @@ import Yams
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
     static let topKeys = ["listen", "workers", "hosts", "limits", "timeouts", "admin", "capture", "tapes", "cache", "log", "defaults", "routes"]
-    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache", "tls", "http_version", "health", "cookies", "network", "stream", "websocket", "contract", "limits"]
+    static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache", "tls", "http_version", "health", "cookies", "network", "stream", "websocket", "contract", "limits", "retry", "breaker"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
     static let reservedPrefixes = ["/-/", "/metrics"]

@@ -58,8 +58,15 @@ public final class Route: Sendable {
     let messageSerializer: (any ResponseSerializer)?
     /// `limits:`: the upstream requests in flight and the queue behind them (DESIGN §11).
     public let limits: RouteLimits?
-    /// The route's gate for `limits`, shared by every worker and kept across reloads.
+    /// The route's gate for `limits.concurrency`, shared by every worker and kept across reloads.
     let gate: UpstreamGate?
+    /// The route's pause and `limits.rate`, likewise.
+    let throttle: RouteThrottle
+    /// `retry:`, and its budget and counts shared by every worker.
+    public let retry: RouteRetry?
+    let retries: RetryLedger?
+    /// `breaker:`, shared by every worker.
+    let breaker: RouteBreaker?
     /// Whether the upstream answers (DESIGN §6), shared by every worker.
     public let reachability: Reachability
     /// What the route sends upstream and makes of the answer, as text (DESIGN §3): a
@@ -83,11 +90,17 @@ public final class Route: Sendable {
          output: OutputSettings, tape: RouteTape? = nil, mocks: [MockRule] = [], cache: CacheRule? = nil,
          tls: TLSPolicy? = nil, httpVersion: UpstreamRequest.HTTPVersionSetting = .auto, health: RouteHealth? = nil,
          network: NetworkSettings? = nil, stream: StreamSettings = StreamSettings(), websocket: WebSocketSettings = WebSocketSettings(),
-         contract: RouteContract? = nil, limits: RouteLimits? = nil, gate: UpstreamGate? = nil, reachability: Reachability? = nil,
+         contract: RouteContract? = nil, limits: RouteLimits? = nil, gate: UpstreamGate? = nil, throttle: RouteThrottle? = nil,
+         retry: RouteRetry? = nil, retries: RetryLedger? = nil, breaker: RouteBreaker? = nil,
+         reachability: Reachability? = nil,
          cookies: CookieJar? = nil, fingerprint: String = "") {
         self.cookies = cookies
         self.limits = limits
-        self.gate = gate ?? limits.map { UpstreamGate(limit: $0.concurrency, queue: $0.queue) }
+        self.gate = gate ?? limits.flatMap { limits in limits.concurrency.map { UpstreamGate(limit: $0, queue: limits.queue) } }
+        self.throttle = throttle ?? RouteThrottle(rate: limits?.rate.map { (count: $0.count, period: $0.period) })
+        self.retry = retry
+        self.retries = retries ?? retry.map { RetryLedger(percent: $0.budget) }
+        self.breaker = breaker
         self.contract = contract
         self.network = network
         hasNetwork = network != nil
@@ -124,9 +137,9 @@ public final class Route: Sendable {
         let streams = stream.mode == .auto
         let websockets = websocket.mode == .relay
         stages = Self.stages(network: network != nil, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
-                             websockets: websockets, queue: limits != nil)
+                             websockets: websockets)
         stagesUnderRuntimeNetwork = Self.stages(network: true, mocks: !mocks.isEmpty, tape: tape, cache: cache, streams: streams,
-                                                websockets: websockets, queue: limits != nil)
+                                                websockets: websockets)
     }
 
     /// What follows the prefix in a path the route matched. `/api` + `/users`: the

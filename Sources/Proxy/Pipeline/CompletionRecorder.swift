@@ -47,6 +47,12 @@ struct CompletionRecorder {
     func record(_ c: RequestContext, status: Int, bytesOut: Int, outcome: Outcome, duration: Double, responseContentType: String?,
                 exchange: CapturedExchange? = nil) {
         let reply = outcome.reply
+        // A probe that ended without an outcome for the breaker (a cache answered, the
+        // client left): the next request probes.
+        if c.breakerProbe {
+            c.breakerProbe = false
+            c.route?.breaker?.abandonProbe()
+        }
         // No query is kept, and no password in the userinfo either.
         let url = (reply?.url ?? c.upstreamURL).map { Redaction.withoutPassword($0.prefix(upToByte: UInt8(ascii: "?"))) }
         telemetry.record(CompletionEvent(
@@ -57,7 +63,8 @@ struct CompletionRecorder {
             responseContentType: responseContentType, unsafeNumbers: c.unsafeNumbers,
             source: c.label.utf8.first == UInt8(ascii: "(") ? nil : c.source.rawValue, cache: c.cache?.result.rawValue,
             httpVersion: reply?.httpVersion, faults: c.network?.appliedText, exchange: exchange, stream: c.streamSummary,
-            contractViolations: c.contractViolations))
+            contractViolations: c.contractViolations, attempts: c.attempts > 1 ? c.attempts : nil,
+            queueDuration: c.queueSeconds))
     }
 
     /// The event of a request whose client left before the whole reply was sent.

@@ -49,6 +49,22 @@ final class RequestContext {
     /// The route gate's slot this request holds (`limits`), given back when its upstream
     /// exchange ends.
     var gateSlot: UpstreamGate?
+    /// Past the route's throttle (the upstream's pause, `limits.rate`), and when it began
+    /// to wait in the route's queue (nil: it never waited).
+    var throttled = false
+    var queuedAt: Double?
+    /// How long it waited there, once it left the queue.
+    var queueSeconds: Double?
+    /// `retry`: the attempts so far, when the first left, the time before the last began,
+    /// and the timer of the wait before the next.
+    var attempts = 1
+    var firstSentAt: Double?
+    var retrySeconds: Double?
+    var retryTimer: Timer?
+    /// `breaker`: this request's outcome feeds the route's breaker (it was admitted), and
+    /// whether it went as the half-open probe.
+    var breakerCounts = false
+    var breakerProbe = false
 
     // MARK: what the stages decided
 

@@ -50,12 +50,29 @@ extension RequestPipeline {
     func send(_ upstream: UpstreamRequest, unconditional: UpstreamRequest?, _ context: RequestContext) {
         guard let route = context.route else { return }
         let sent = clock.now(), sentWall = clock.wall()
+        if let retries = route.retries, context.firstSentAt == nil {
+            context.firstSentAt = sent
+            retries.request(now: sent)
+        }
         requestStarted()
         let done = { [unowned self, context] (result: Result<UpstreamResponse, UpstreamFailure>) in
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
             Self.observe(result, by: route.reachability, now: self.clock.wall())
+            if case .success(let reply) = result { self.notePause(reply, route: route) }
+            if let retry = route.retry, context.stream == nil,
+               self.retryIfDue(result, retry: retry, upstream, unconditional: unconditional, context, route: route) {
+                return self.upstreamEnded()
+            }
             if let relay = context.stream {
+                if context.breakerCounts {
+                    let failed = switch result {
+                    case .success(let reply): reply.status >= 500
+                    case .failure(.timeout), .failure(.unavailable): true
+                    case .failure: false
+                    }
+                    self.noteOutcome(failed: failed, context, route: route)
+                }
                 self.leaveGate(context)
                 relay.upstreamEnded(result)
                 return self.upstreamEnded()
@@ -98,7 +115,10 @@ extension RequestPipeline {
         case .failure(let failure): return failed(failure, context, route: route)
         case .success(let success): reply = success
         }
-        if let cached, answeredByCache(cached, reply: reply, context) { return }
+        if let cached, answeredByCache(cached, reply: reply, context) {
+            noteOutcome(failed: reply.status >= 500, context, route: route)
+            return
+        }
         var (answer, damaged) = (reply, false)
         if let plan = context.network, !plan.chaos.isEmpty { (answer, damaged) = damage(reply, chaos: plan.chaos, context) }
         let started = clock.now()
@@ -113,12 +133,34 @@ extension RequestPipeline {
             outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
         }
         if let shapes = route.contract?.shapes { learn(shapes, outcome, status: answer.status, context, after: route.contract?.driftAfter ?? 1) }
+        if context.breakerCounts { noteOutcome(answer: answer, outcome, context, route: route) }
         context.serializeSeconds = clock.now() - started
         if outcome.succeeded, let value = outcome.value {
             deliver(value, serializer: outcome.serializer, reply: answer, context, route: route, damaged: damaged)
         } else {
             refuse(outcome, reply: answer, context, route: route, damaged: damaged)
         }
+    }
+
+    /// An answer's outcome for the route's breaker (DESIGN §11): a 5xx, or an answer the
+    /// serializer or an enforced contract refused (an HTML page with status 200), failed;
+    /// a 4xx is neither (but a probe's 4xx closes it: the upstream answers).
+    private func noteOutcome(answer: UpstreamResponse, _ outcome: SerializationResult, _ context: RequestContext, route: Route) {
+        let refused: Bool
+        switch outcome.error {
+        case .unacceptableContentType?, .serializationFailed?, .contractViolation?: refused = true
+        default: refused = false
+        }
+        let failed = answer.status >= 500 || refused
+        if !failed, (400..<500).contains(answer.status), !context.breakerProbe { return }
+        noteOutcome(failed: failed, context, route: route)
+    }
+
+    func noteOutcome(failed: Bool, _ context: RequestContext, route: Route) {
+        guard context.breakerCounts, let breaker = route.breaker else { return }
+        breaker.record(failed: failed, probe: context.breakerProbe, now: clock.now())
+        context.breakerCounts = false
+        context.breakerProbe = false
     }
 
     /// The route's contract on a serialized answer (DESIGN §10): a violation is counted and
@@ -158,6 +200,10 @@ extension RequestPipeline {
 
     /// No answer from the upstream: a stored one may stand in, else the problem says why.
     private func failed(_ failure: UpstreamFailure, _ context: RequestContext, route: Route) {
+        switch failure {
+        case .timeout, .unavailable: noteOutcome(failed: true, context, route: route)
+        default: break
+        }
         let reply = context.reply
         // Problem documents show the URL with capture.redact_query applied (a route's
         // upstream may carry a key); only failures pay for it.

@@ -63,6 +63,8 @@ final class RequestPipeline {
     var parked: [CacheKey: [() -> Void]] = [:]
     /// Requests waiting in a route's queue for an upstream slot, by place.
     var queued: [UInt64: QueuedRequest] = [:]
+    /// Delays made so far, for their ids.
+    var delays: UInt64 = 0
     /// Each route's fault draws on this worker (a reload starts them again from `seed`).
     var faultDice: [ObjectIdentifier: FaultDice] = [:]
     /// Some route may pace request bodies (`network.up` or header control).

@@ -20,13 +20,18 @@ struct ResponseWriter {
     /// The `Server-Timing` field, its value written on the stack and copied into the
     /// fields as bytes: this field is on every reply, and a String of it was an allocation.
     func appendTiming(total: Double, to headers: inout HeaderFields) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48 + 3 * NumberText.maxMillisecondsLength) { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 4 * NumberText.maxMillisecondsLength) { buffer in
             var w = 0
             NumberText.put("total;dur=", into: buffer, at: &w)
             NumberText.putMilliseconds(total, into: buffer, at: &w)
             if let upstreamSeconds = context.upstreamSeconds {
                 NumberText.put(", upstream;dur=", into: buffer, at: &w)
                 NumberText.putMilliseconds(upstreamSeconds, into: buffer, at: &w)
+            }
+            // `retry`: the time before the last attempt began (the attempts and waits before it).
+            if let retrySeconds = context.retrySeconds {
+                NumberText.put(", retry;dur=", into: buffer, at: &w)
+                NumberText.putMilliseconds(retrySeconds, into: buffer, at: &w)
             }
             if let serializeSeconds = context.serializeSeconds {
                 NumberText.put(", serialize;dur=", into: buffer, at: &w)

@@ -90,6 +90,14 @@ public final class Server {
             }
             hub.publish(event: "reachability_changed", json: change.json)
         }
+        state.gates.listenBreakers { change in
+            let metadata: Logger.Metadata = ["route": "\(change.route)", "from": "\(change.from.name)", "to": "\(change.to.name)"]
+            if change.to == .open { changes.warning("breaker_changed", metadata: metadata) } else { changes.notice("breaker_changed", metadata: metadata) }
+            hub.publish(event: "breaker_changed", json: NormalizedJSON(.object([
+                ("route", .string(change.route)), ("from", .string(change.from.name)), ("to", .string(change.to.name)),
+                ("at", .string(UTCTimestamp.format(unixSeconds: Clock.wall(), fraction: .milliseconds))),
+            ])).bytes)
+        }
         state.shapes.listen { drifts in
             for drift in drifts {
                 let at = UTCTimestamp.format(unixSeconds: drift.at, fraction: .milliseconds)

@@ -128,6 +128,8 @@ extension CompletionEvent {
         line.string("error", error)
         // Only on a route with a contract the answer broke: other lines stay as they were.
         if let contractViolations { line.int("contract_violations", contractViolations) }
+        if let attempts { line.int("attempts", attempts) }
+        if let queueDuration { line.milliseconds("queue_ms", queueDuration) }
         if let stream { line.raw(dynamic: "stream", stream) }
     }
 }

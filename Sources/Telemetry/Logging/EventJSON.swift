@@ -71,6 +71,14 @@ extension CompletionEvent {
             w.raw(",\"contract_violations\":")
             w.int(contractViolations)
         }
+        if let attempts {
+            w.raw(",\"attempts\":")
+            w.int(attempts)
+        }
+        if let queueDuration {
+            w.raw(",\"queue_ms\":")
+            w.milliseconds(queueDuration)
+        }
         if var stream {
             w.raw(",\"stream\":")
             stream.withUTF8 { w.copy($0) }

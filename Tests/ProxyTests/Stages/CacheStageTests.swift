@@ -46,6 +46,6 @@ import Testing
         #expect(try harness.runSerialized(CacheStage(rule: try #require(harness.route("api").cache)), context).name == "answered")
         #expect(context.source == .cache && exchange.replyHeader("Cache-Status") == "serializerd; hit")
         #expect(harness.proxy.requests("h") == 1)
-        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "WebSocketStage", "CacheStage", "StreamStage", "UpstreamStage"])
+        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "WebSocketStage", "CacheStage", "StreamStage", "QueueStage", "UpstreamStage"])
     }
 }

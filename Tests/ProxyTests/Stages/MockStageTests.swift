@@ -29,6 +29,6 @@ import Testing
         let (context, exchange) = try harness.context("/api/orders/7", route: "api")
         #expect(try harness.runSerialized(MockStage(), context).name == "passed")
         #expect(context.source == .upstream && exchange.replies.isEmpty)
-        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "MockStage", "WebSocketStage", "StreamStage", "UpstreamStage"])
+        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "MockStage", "WebSocketStage", "StreamStage", "QueueStage", "UpstreamStage"])
     }
 }

@@ -41,7 +41,7 @@ import Testing
     @Test func onlyARouteWithConditionsHasTheStage() throws {
         let harness = try StageHarness(routes: Self.routes)
         #expect(try harness.stageNames("slow").first == "NetworkStage")
-        #expect(try harness.stageNames("plain") == ["RequestSerializationStage", "WebSocketStage", "StreamStage", "UpstreamStage"])
+        #expect(try harness.stageNames("plain") == ["RequestSerializationStage", "WebSocketStage", "StreamStage", "QueueStage", "UpstreamStage"])
         #expect(try harness.route("plain").stagesUnderRuntimeNetwork.first is NetworkStage)
     }
 }

@@ -31,8 +31,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let taped = Self.routes + "  - name: taped\n    match: { prefix: /taped/ }\n    upstream: {stub}\n    tape: { mode: record }\n"
         let harness = try StageHarness(routes: taped, top: "tapes: { dir: \(dir) }\n")
-        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "WebSocketStage", "StreamStage", "UpstreamStage"])
-        #expect(try harness.stageNames("whole") == ["RequestSerializationStage", "WebSocketStage", "UpstreamStage"])
+        #expect(try harness.stageNames("api") == ["RequestSerializationStage", "WebSocketStage", "StreamStage", "QueueStage", "UpstreamStage"])
+        #expect(try harness.stageNames("whole") == ["RequestSerializationStage", "WebSocketStage", "QueueStage", "UpstreamStage"])
         // A taped route streams too: the tape records the stream with its timing.
         #expect(try harness.stageNames("taped").contains("StreamStage"))
     }

@@ -25,7 +25,7 @@ enum StageStep {
 extension Route {
     /// The stages of this route, in the order they run (built by `Route.init`).
     static func stages(network: Bool, mocks: Bool, tape: RouteTape?, cache: CacheRule?, streams: Bool = false,
-                       websockets: Bool = false, queue: Bool = false) -> [any RequestStage] {
+                       websockets: Bool = false) -> [any RequestStage] {
         var stages: [any RequestStage] = []
         if network { stages.append(NetworkStage()) }
         stages.append(RequestSerializationStage())
@@ -35,8 +35,9 @@ extension Route {
         if websockets { stages.append(WebSocketStage()) }
         if let cache { stages.append(CacheStage(rule: cache)) }
         if streams { stages.append(StreamStage()) }
-        // Only what goes upstream waits for a slot: mocks, replays and cache hits never do.
-        if queue { stages.append(QueueStage()) }
+        // Only what goes upstream waits (for the upstream's pause, a token, a slot): mocks,
+        // replays and cache hits never do.
+        stages.append(QueueStage())
         stages.append(UpstreamStage())
         return stages
     }

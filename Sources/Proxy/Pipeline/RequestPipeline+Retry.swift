@@ -1,0 +1,43 @@
+import HTTPCore
+import Resilience
+import Upstream
+
+extension RequestPipeline {
+    /// `retry` (DESIGN §11): when this attempt's outcome is one the route retries on, the
+    /// request is idempotent, attempts remain and the route's budget has room, the request
+    /// goes again after a full-jitter backoff (or the upstream's `Retry-After`, when it asked
+    /// for one no longer than `max_backoff`); true then. The wait counts as in flight.
+    func retryIfDue(_ result: Result<UpstreamResponse, UpstreamFailure>, retry: RouteRetry, _ upstream: UpstreamRequest,
+                    unconditional: UpstreamRequest?, _ context: RequestContext, route: Route) -> Bool {
+        guard context.attempts < retry.attempts, upstream.isIdempotent, let reason = retry.reason(for: result), let makeTimer,
+              !shuttingDown else { return false }
+        var retryAfter: Double?
+        if case .success(let reply) = result, reply.status == 429 || reply.status == 503, let value = reply.headers.first("Retry-After") {
+            retryAfter = PauseSignal.retryAfter(value, wallNow: clock.wall())
+            if let asked = retryAfter, asked > retry.maxBackoff { return false }
+        }
+        let now = clock.now()
+        guard route.retries?.spend(now: now, reason: reason.description) == true else { return false }
+        let wait = Backoff.delay(retry: context.attempts, base: retry.backoff, cap: retry.maxBackoff, random: Double.random(in: 0..<1),
+                                 retryAfter: retryAfter)
+        context.attempts += 1
+        requestStarted()
+        let timer = makeTimer { [unowned self, context] in
+            self.inFlightEnded()
+            context.retryTimer = nil
+            if self.shuttingDown {
+                // No new attempt while the worker drains: this one's outcome is the answer.
+                self.leaveGate(context)
+                self.complete(result, context)
+                return self.upstreamEnded()
+            }
+            let resent = self.clock.now()
+            context.retrySeconds = resent - (context.firstSentAt ?? resent)
+            context.upstreamSeconds = nil
+            self.send(upstream, unconditional: unconditional, context)
+        }
+        context.retryTimer = timer
+        timer.schedule(after: wait)
+        return true
+    }
+}

@@ -16,6 +16,7 @@
 #                                    # a change against an earlier build, same machine
 #   PROXIES="serializerd-cache before-cache"   # cache hits (a route with `cache:`)
 #   PROXIES="serializerd serializerd-drift"    # drift learning on (`contract: {drift: true}`)
+#   PROXIES="serializerd serializerd-limits"   # `limits: { concurrency, rate }` that never bind
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -41,6 +42,8 @@ EOF
 # The same file with drift learning on the first route: the same route found the same
 # way, so the difference is the learning alone.
 { bench_config "$PORT" "$ORIGIN"; echo "    contract: { drift: true }"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd-drift.yaml"
+# And with limits that never bind (the bench's one connection): the queue's cost alone.
+{ bench_config "$PORT" "$ORIGIN"; echo "    limits: { concurrency: 64, rate: 100000/s }"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd-limits.yaml"
 
 nginx -c "$WORK/nginx.conf"
 VG=""
@@ -97,6 +100,9 @@ for size in $SIZES; do
       # The same answers with drift learning on.
       serializerd-drift|before-drift)
         count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/${proxy%-drift}" serve --config "$WORK/serializerd-drift.yaml" ;;
+      # The same answers through `limits: { concurrency, rate }` that never bind.
+      serializerd-limits|before-limits)
+        count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/${proxy%-limits}" serve --config "$WORK/serializerd-limits.yaml" ;;
       C) count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" ;;
       C+options) count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options ;;
     esac

@@ -16,6 +16,13 @@ public enum PauseSignal {
         case retryAfter = "retry_after", rateLimit = "ratelimit", xRateLimit = "x_ratelimit"
     }
 
+    /// The fields that can ask for a pause: an answer without any of them (most) is passed
+    /// over by one test of each field name's length.
+    static let askingFields = HeaderNames(["Retry-After", "RateLimit", "X-RateLimit-Remaining"])
+
+    /// Whether `headers` has a field that may ask for a pause (then `pause` reads them).
+    public static func mayAsk(_ headers: HeaderFields) -> Bool { headers.contains(any: askingFields) }
+
     /// Seconds to pause from `wallNow` (the wall clock, for dates and epoch resets), and
     /// which field asked; nil when no field asks for a pause.
     public static func pause(status: Int, headers: HeaderFields, wallNow: Double) -> (seconds: Double, source: Source)? {

@@ -8,11 +8,13 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct KeptConnectionRaceTests {
     /// serializerd (one worker) in front of Tests/Fixtures/closing_upstream.py.
-    static func run(reset: Bool) throws {
+    /// With `retry` set on the route, the resends are still not retries.
+    static func run(reset: Bool, retry: Bool = false) throws {
         let (upstream, upstreamPort) = try StubUpstream.start(reset ? ["--reset"] : [], script: "closing_upstream.py")
         defer { upstream.stop() }
         let yaml = "listen: 127.0.0.1:0\nworkers: 1\nroutes:\n  - name: api\n    match: { prefix: /api/ }\n"
             + "    upstream: http://127.0.0.1:\(upstreamPort)/v1\n    response: { serializer: raw }\n"
+            + (retry ? "    retry: { attempts: 3, on: [connect, reset, timeout, 502, 503, 504] }\n" : "")
         let (daemon, port, configPath) = try DaemonUnderTest.start(config: yaml)
         defer {
             daemon.stop()
@@ -37,6 +39,14 @@ struct KeptConnectionRaceTests {
         let posts = seen.filter { $0.key.hasPrefix("POST ") }
         #expect(posts.count == 100)
         #expect(posts.values.allSatisfy { $0 == 1 }, "\(posts.filter { $0.value != 1 })")
+        if retry {
+            // A resend on a new connection is not an attempt: no retry counted, no request
+            // with `attempts` in its completion event.
+            let metrics = try RawHTTP.request(port: port, target: "/metrics").text
+            #expect(!metrics.contains("serializerd_retries_total"), "\(metrics.split(separator: "\n").filter { $0.contains("retries") })")
+            #expect(daemon.waitForLine { $0.contains("\"request_id\":\"post-99\"") } != nil)
+            #expect(!daemon.lines().contains { $0.contains("\"attempts\"") })
+        }
     }
 
     @Test func aPlainCloseOnReuseIsNeverSeenByTheClientNorDoublesAPost() throws {
@@ -45,5 +55,9 @@ struct KeptConnectionRaceTests {
 
     @Test func aResetOnReuseIsNeverSeenByTheClientNorDoublesAPost() throws {
         try Self.run(reset: true)
+    }
+
+    @Test func withRetryTheResendIsStillNotAnAttempt() throws {
+        try Self.run(reset: true, retry: true)
     }
 }

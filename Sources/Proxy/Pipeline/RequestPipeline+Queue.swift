@@ -100,7 +100,8 @@ extension RequestPipeline {
     /// A pause the upstream asked for in its answer (DESIGN §11) holds the route's next
     /// requests, on every worker, until it ends.
     func notePause(_ reply: UpstreamResponse, route: Route) {
-        guard let pause = PauseSignal.pause(status: reply.status, headers: reply.headers, wallNow: clock.wall()) else { return }
+        guard PauseSignal.mayAsk(reply.headers),
+              let pause = PauseSignal.pause(status: reply.status, headers: reply.headers, wallNow: clock.wall()) else { return }
         route.throttle.pause(until: clock.now() + pause.seconds)
     }
 

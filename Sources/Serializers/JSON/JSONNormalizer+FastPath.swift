@@ -34,7 +34,7 @@ extension JSONNormalizer {
         guard kernel != 0, kernel <= fastKernel, n > 0 else { return nil }
         let room = inPlace && start == 0 && input.capacity - input.count >= BodyRoom.bytes
         var run = FastRun(countingNumbers: countingNumbers, contract: contract)
-        defer { free(run.deferred.items) }
+        defer { if run.deferred.items != nil { free(run.deferred.items) } }
         let out: [UInt8]
         if n + 64 <= Int(SERIALIZERD_JSON_SCRATCH) {
             // Small output goes through this thread's scratch, copied out only when it is

@@ -80,6 +80,23 @@ import TestSupport
         #expect(metrics["serializerd_retries_total{route=\"api\",reason=\"reset\"}"] == 1)
     }
 
+    /// A recording tape keeps the last attempt only: the answer the client got.
+    @Test func theTapeKeepsTheLastAttempt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("retry-tape-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: "    tape: { mode: record }\n    retry: { backoff: 10ms }\n"),
+                                     top: "tapes: { dir: \(dir) }\n")
+        #expect(try proxy.get("/api/flaky?fail=2&key=taped").status == 200)
+        #expect(TapeTests.waitForEntries(dir + "/api.har", 1))
+        #expect(proxy.finish() == 0)
+        let har = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: dir + "/api.har"))) as? [String: Any]
+        let entries = (har?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let response = entries.first?["response"] as? [String: Any]
+        #expect(entries.count == 1 && response?["status"] as? Int == 200, "\(entries)")
+        #expect(((response?["content"] as? [String: Any])?["text"] as? String)?.contains("\"ok\":3") == true, "\(response ?? [:])")
+    }
+
     /// Against an upstream that always fails, retries stay within the budget: 10 % of the
     /// route's requests, or 3 in a second.
     @Test func theBudgetHoldsAgainstAnUpstreamThatAlwaysFails() throws {

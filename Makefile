@@ -14,6 +14,10 @@ BINDIR       ?= $(PREFIX)/bin
 SYSCONFDIR   ?= $(if $(filter /usr,$(PREFIX)),/etc,$(if $(filter /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc))
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
 DOCDIR       ?= $(PREFIX)/share/doc/serializerd
+# Shell completions, where each shell's packaged completions are looked for on Debian.
+BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR  ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR      ?=
 BUILD        ?= release
 
@@ -146,6 +150,12 @@ install-files:
 	      -e 's|/usr/local/share/doc/serializerd|$(DOCDIR)|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit; \
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; \
 	done
+	@# Completions from swift-argument-parser's own generators, by the binary just built.
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	.build/$(BUILD)/serializerd --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/serializerd
+	.build/$(BUILD)/serializerd --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_serializerd
+	.build/$(BUILD)/serializerd --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/serializerd.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/serializerd $(DESTDIR)$(ZSHCOMPDIR)/_serializerd $(DESTDIR)$(FISHCOMPDIR)/serializerd.fish
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 config/serializerd.yaml $(DESTDIR)$(DOCDIR)/examples/serializerd.yaml
@@ -158,6 +168,7 @@ install-files:
 # Leaves the config in SYSCONFDIR: it is the operator's.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/serializerd $(DESTDIR)$(UNITDIR)/serializerd.service $(DESTDIR)$(UNITDIR)/serializerd.socket
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/serializerd $(DESTDIR)$(ZSHCOMPDIR)/_serializerd $(DESTDIR)$(FISHCOMPDIR)/serializerd.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 # What telemetry costs: logs + metrics + one SSE subscriber on vs off; /metrics at 50 routes.

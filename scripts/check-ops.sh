@@ -17,8 +17,18 @@ echo "== serializerd check config/serializerd.yaml"
 echo "== make install (DESTDIR, PREFIX=/usr)"
 make -s install-files DESTDIR="$work/root" PREFIX=/usr BUILD="$BUILD" >/dev/null
 for f in usr/bin/serializerd usr/lib/systemd/system/serializerd.service usr/lib/systemd/system/serializerd.socket \
-         etc/serializerd/serializerd.yaml usr/share/doc/serializerd/README.md usr/share/doc/serializerd/docs/configuration.md; do
+         etc/serializerd/serializerd.yaml usr/share/doc/serializerd/README.md usr/share/doc/serializerd/docs/configuration.md \
+         usr/share/bash-completion/completions/serializerd usr/share/zsh/vendor-completions/_serializerd \
+         usr/share/fish/vendor_completions.d/serializerd.fish; do
   [ -e "$work/root/$f" ] || fail "make install did not create /$f"
+done
+# The completions parse, and name every subcommand.
+bash -n "$work/root/usr/share/bash-completion/completions/serializerd" || fail "the bash completion does not parse"
+for shell_file in usr/share/bash-completion/completions/serializerd usr/share/zsh/vendor-completions/_serializerd \
+                  usr/share/fish/vendor_completions.d/serializerd.fish; do
+  for sub in serve check transcode tape healthcheck contract; do
+    grep -q "$sub" "$work/root/$shell_file" || fail "/$shell_file does not complete '$sub'"
+  done
 done
 grep -q '^ExecStart=/usr/bin/serializerd serve --config /etc/serializerd/serializerd.yaml$' \
   "$work/root/usr/lib/systemd/system/serializerd.service" || fail "installed unit does not point at /usr/bin/serializerd"

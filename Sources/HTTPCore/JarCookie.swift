@@ -35,16 +35,18 @@ public struct JarCookie: Equatable, Sendable {
 
     /// A line of `CURLINFO_COOKIELIST`; nil when it is not one.
     public init?(netscapeLine line: String) {
-        var text = Substring(line)
-        let httpOnly = text.hasPrefix("#HttpOnly_")
-        if httpOnly { text = text.dropFirst("#HttpOnly_".count) }
-        let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
+        // Read as bytes, as libcurl does: as Characters, a tab or a dot followed by a
+        // combining mark would be one Character, and no separator.
+        var text = Array(line.utf8)[...]
+        let httpOnly = text.starts(with: "#HttpOnly_".utf8)
+        if httpOnly { text = text.dropFirst("#HttpOnly_".utf8.count) }
+        let fields = text.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard fields.count == 7, let expires = Int(fields[4]), !fields[5].isEmpty else { return nil }
         // One leading dot marks a domain cookie, as libcurl writes and reads it.
-        let domain = fields[0].hasPrefix(".") ? fields[0].dropFirst() : fields[0]
-        guard !domain.isEmpty, !domain.hasPrefix(".") else { return nil }
-        self.init(domain: domain.lowercased(), includeSubdomains: fields[1] == "TRUE", path: String(fields[2]),
-                  secure: fields[3] == "TRUE", httpOnly: httpOnly, expires: expires, name: String(fields[5]), value: String(fields[6]))
+        let domainBytes = fields[0].utf8.first == 0x2E ? fields[0].utf8.dropFirst() : fields[0].utf8[...]
+        guard let first = domainBytes.first, first != 0x2E else { return nil }
+        self.init(domain: String(decoding: domainBytes, as: UTF8.self).lowercased(), includeSubdomains: fields[1] == "TRUE",
+                  path: fields[2], secure: fields[3] == "TRUE", httpOnly: httpOnly, expires: expires, name: fields[5], value: fields[6])
     }
 
     /// The line that stores this cookie through `CURLOPT_COOKIELIST`.

@@ -24,8 +24,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     precondition(!cookie.name.isEmpty && !cookie.name.contains(";") && !cookie.value.contains(";"), "a kept cookie is not one pair")
     precondition(cookie.path.hasPrefix("/"), "a kept cookie's path is not absolute")
     precondition(cookie.expires == 0 || cookie.expires == 1 || cookie.expires > now, "a kept cookie's expiry is in the past")
-    if !cookie.domain.contains("\t") && !cookie.domain.contains("\n") && !cookie.domain.contains("\r") && !cookie.domain.isEmpty
-        && !cookie.domain.hasPrefix(".") {
+    // (Bytes, not Characters: a dot or a tab followed by a combining mark is one Character.)
+    if !cookie.domain.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) && !cookie.domain.isEmpty
+        && cookie.domain.utf8.first != 0x2E {
         precondition(JarCookie(netscapeLine: cookie.netscapeLine) == cookie, "a kept cookie does not round-trip through libcurl's line")
     }
     let alive = cookie.expires != 1

@@ -5,10 +5,6 @@ import TestSupport
 /// `breaker` through the daemon (DESIGN §11): what opens it (5xx, answers the serializer
 /// refuses), `circuit-open` while open, the half-open probe, stale answers from the cache.
 @Suite struct BreakerTests {
-    static func seen(_ proxy: ProxyHarness, _ key: String) throws -> Int {
-        proxy.json(try RawHTTP.request(port: proxy.stubPort, target: "/v1/flakystats?key=\(key)"))?["seen"] as? Int ?? -1
-    }
-
     static func state(_ proxy: ProxyHarness, route: String = "api") throws -> String? {
         let routes = proxy.json(try proxy.get("/-/routes"))?["routes"] as? [[String: Any]]
         return (routes?.first { $0["name"] as? String == route }?["breaker"] as? [String: Any])?["state"] as? String
@@ -17,11 +13,11 @@ import TestSupport
     /// Sends `target` until one reaches the stub (its count of `key` grows), within 10 s:
     /// the probe once the breaker's open time is over. Returns that reply.
     static func probe(_ proxy: ProxyHarness, _ target: String, key: String) throws -> RawResponse? {
-        let before = try seen(proxy, key)
+        let before = try RetryTests.seen(proxy, key)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let reply = try proxy.get(target)
-            if try seen(proxy, key) > before { return reply }
+            if try RetryTests.seen(proxy, key) > before { return reply }
             #expect(reply.status == 503 && proxy.json(reply)?["type"] as? String == "urn:serializerd:circuit-open")
             usleep(50_000)
         }
@@ -40,7 +36,7 @@ import TestSupport
         #expect(refused.status == 503 && refused.header("Retry-After") == "1")
         let problem = proxy.json(refused)
         #expect(problem?["type"] as? String == "urn:serializerd:circuit-open" && problem?["code"] as? Int == -1004, "\(refused.text)")
-        #expect(try Self.seen(proxy, "dark") == 3)
+        #expect(try RetryTests.seen(proxy, "dark") == 3)
         #expect(Metrics(try proxy.get("/metrics").text)["serializerd_breaker_state{route=\"api\"}"] == 2)
         #expect(proxy.daemon.waitForText { $0.contains("\"msg\":\"breaker_changed\"") && $0.contains("\"to\":\"open\"") })
         // The probe fails: open again.

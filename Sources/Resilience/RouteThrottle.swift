@@ -61,19 +61,22 @@ public final class RouteThrottle: Sendable {
 
     /// How long a request at `now` waits before it may go to the upstream (0: at once),
     /// and what held it; `refused` when that would pass `limit` seconds (nothing taken).
-    public func admit(now: Double, within limit: Double) -> (grant: TokenBucket.Grant, holder: Holder?) {
+    /// A retry asks with `notBefore`, its backoff's end: what holds it longer is the holder.
+    public func admit(now: Double, within limit: Double, notBefore: Double? = nil) -> (grant: TokenBucket.Grant, holder: Holder?) {
+        let own = max(0, (notBefore ?? now) - now)
         let paused = pause(at: now)
         if paused > limit { return (.refused(paused), .upstream) }
-        guard hasBucket.load(ordering: .relaxed) else { return (.after(paused), paused > 0 ? .upstream : nil) }
+        let start = max(paused, own)
+        guard hasBucket.load(ordering: .relaxed) else { return (.after(start), paused > own ? .upstream : nil) }
         let grant = bucket.withLock { bucket -> TokenBucket.Grant in
-            guard var current = bucket else { return .after(paused) }
+            guard var current = bucket else { return .after(start) }
             defer { bucket = current }
-            return current.reserve(now: now, start: now + paused, within: limit)
+            return current.reserve(now: now, start: now + start, within: limit)
         }
         switch grant {
-        case .after(let wait) where wait > paused: return (grant, .bucket)
-        case .refused(let wait) where wait > paused: return (grant, .bucket)
-        default: return (grant, paused > 0 ? .upstream : nil)
+        case .after(let wait) where wait > start: return (grant, .bucket)
+        case .refused(let wait) where wait > start: return (grant, .bucket)
+        default: return (grant, paused > own ? .upstream : nil)
         }
     }
 

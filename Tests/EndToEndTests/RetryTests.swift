@@ -113,6 +113,33 @@ import TestSupport
         #expect(retries < requests * 4 / 2)
     }
 
+    /// A retry is one more upstream request: the route's rate holds it as it holds a first
+    /// attempt. At 1 a second, the third attempt goes no sooner than 2 s after the first.
+    @Test func retriesKeepToTheRouteRate() throws {
+        let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: """
+                limits: { rate: 1/s, queue_timeout: 5s }
+                retry: { attempts: 3, backoff: 10ms, max_backoff: 1s }
+
+            """))
+        defer { proxy.finish() }
+        let start = Date()
+        let reply = try proxy.get("/api/flaky?fail=2&key=paced")
+        let seconds = Date().timeIntervalSince(start)
+        #expect(reply.status == 200 && reply.text == #"{"ok":3}"#, "\(reply.status) \(reply.text)")
+        #expect(seconds >= 2, "three attempts in \(seconds) s at 1 a second")
+        let metrics = Metrics(try proxy.get("/metrics").text)
+        #expect((metrics["serializerd_rate_limited_total{route=\"api\",source=\"bucket\"}"] ?? 0) >= 2)
+        // A retry the rate could not let go within queue_timeout is not made: the answer stands.
+        let tight = try ProxyHarness(routes: route("api", prefix: "/api/", extra: """
+                limits: { rate: 1/m, queue_timeout: 1s }
+                retry: { attempts: 3, backoff: 10ms, max_backoff: 1s }
+
+            """))
+        defer { tight.finish() }
+        #expect(try tight.get("/api/flaky?fail=1&key=unpaced").status == 503)
+        #expect(try Self.seen(tight, "unpaced") == 1)
+    }
+
     @Test func badRetriesAreConfigErrorsWithTheirPosition() throws {
         try expectCheckRefuses("retry", [
             ("{ attempts: 1 }", "5:24: error: routes[0].retry.attempts: expected an integer from 2 to 10"),

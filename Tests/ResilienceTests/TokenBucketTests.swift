@@ -93,6 +93,18 @@ import Testing
         #expect(free == .after(0) && none == nil)
     }
 
+    /// A retry asks not before its backoff's end: the bucket holds it past that only when
+    /// its next token comes later, and then the bucket is what held it.
+    @Test func aRetryAsksFromTheEndOfItsBackoff() {
+        let free = RouteThrottle()
+        #expect(free.admit(now: 0, within: 5, notBefore: 0.3) == (.after(0.3), nil))
+        let throttle = RouteThrottle(rate: (count: 1, period: 1))
+        #expect(throttle.admit(now: 0, within: 5) == (.after(0), nil))
+        #expect(throttle.admit(now: 0, within: 5, notBefore: 2) == (.after(2), nil))
+        #expect(throttle.admit(now: 0, within: 5, notBefore: 2.5) == (.after(3.01), .bucket))
+        #expect(throttle.admit(now: 0, within: 1, notBefore: 0.5).grant == .refused(4.02))
+    }
+
     @Test func theBucketAndThePauseTogether() {
         let throttle = RouteThrottle(rate: (count: 1, period: 1))
         #expect(!throttle.isOpen(at: 0))

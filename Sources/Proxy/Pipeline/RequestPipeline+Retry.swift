@@ -18,8 +18,17 @@ extension RequestPipeline {
         }
         let now = clock.now()
         guard route.retries?.spend(now: now, reason: reason.description) == true else { return false }
-        let wait = Backoff.delay(retry: context.attempts, base: retry.backoff, cap: retry.maxBackoff, random: Double.random(in: 0..<1),
+        var wait = Backoff.delay(retry: context.attempts, base: retry.backoff, cap: retry.maxBackoff, random: Double.random(in: 0..<1),
                                  retryAfter: retryAfter)
+        // A retry is one more upstream request: the route's rate and pauses hold it as they
+        // hold a first attempt, and one its queue_timeout would refuse is not made.
+        if !route.throttle.isOpen(at: now) {
+            let limit = max(wait, route.limits?.queueTimeout ?? RouteLimits.defaultQueueTimeout)
+            let (grant, holder) = route.throttle.admit(now: now, within: limit, notBefore: now + wait)
+            if let holder { route.throttle.held(by: holder) }
+            guard case .after(let held) = grant else { return false }
+            wait = held
+        }
         context.attempts += 1
         requestStarted()
         let timer = makeTimer { [unowned self, context] in

@@ -44,7 +44,9 @@ let package = Package(
         .target(name: "Contracts", dependencies: ["Serializers", "CRE2", "CSchema"]),
         // Resilience toward the upstream (DESIGN §11): the rate bucket, pauses, breaker, retry budget.
         .target(name: "Resilience", dependencies: ["HTTPCore"]),
-        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts", "Resilience",
+        // Traces (DESIGN §12): Trace Context, spans, OTLP/HTTP JSON, the exporter's thread.
+        .target(name: "Tracing"),
+        .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts", "Resilience", "Tracing",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "serializerd",
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Serializers", "HTTPCore"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPCore", "TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ResilienceTests", dependencies: ["Resilience", "HTTPCore"]),
+        .testTarget(name: "TracingTests", dependencies: ["Tracing"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
     ]
 )

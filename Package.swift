@@ -30,7 +30,7 @@ let package = Package(
         // A route's TLS files checked with OpenSSL (libcurl's TLS library) at load.
         .target(name: "CTLS", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "Serializers", dependencies: ["HTTPCore", "CLibxml2", "CPages", "CVector", "CSchema"]),
-        .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Telemetry", dependencies: ["HTTPCore", "Serializers", "Tracing", .product(name: "Logging", package: "swift-log")]),
         // The response cache's RFC 9111 rules: Cache-Control, freshness, what may be stored.
         .target(name: "Cache", dependencies: ["HTTPCore"]),
         // Tapes and mocks: recorded upstream exchanges (HAR files), matched and replayed.

@@ -1,4 +1,5 @@
 import Logging
+import Tracing
 
 /// The process's telemetry: where log lines go, the metrics shards, the event hub, the
 /// failure evidence.
@@ -10,9 +11,13 @@ public final class Telemetry: Sendable {
     public let failures: FailureStore
     /// The last events of the last streams and WebSockets, while the inspector watches.
     public let streams = StreamLog()
+    /// Sampled requests' spans on their way to the collector (DESIGN §12).
+    public let tracer: TraceExporter
 
-    public init(output: LogOutput, version: String, startTime: Double) {
+    /// `spans`: how batches reach the collector (none: every span is dropped).
+    public init(output: LogOutput, version: String, startTime: Double, spans: any SpanSender = NoSpanSender()) {
         self.output = output
+        tracer = TraceExporter(sender: spans, version: version)
         metrics = MetricsRegistry(version: version, startTime: startTime)
         hub = EventHub(metrics: metrics)
         failures = FailureStore(metrics: metrics)

@@ -1,4 +1,5 @@
 import Logging
+import Tracing
 
 /// One worker's sinks behind the one protocol, in a fixed order: log, metrics, live.
 /// Everything here runs on the worker's thread and takes no lock per event; the log
@@ -7,6 +8,8 @@ public final class WorkerTelemetry: CompletionSink {
     public let log: CompletionLog
     public let metrics: MetricsRecorder
     let hub: EventHub
+    /// Where sampled requests' spans go.
+    public let tracer: TraceExporter
     // Worker-thread only, never accessed across a call out: unchecked (see SessionManager).
     @exclusivity(unchecked) private var batch: [CompletionEvent] = []
     @exclusivity(unchecked) private var clock = LogClock()
@@ -20,6 +23,7 @@ public final class WorkerTelemetry: CompletionSink {
         log = CompletionLog(output: telemetry.output)
         metrics = telemetry.metrics.makeRecorder()
         hub = telemetry.hub
+        tracer = telemetry.tracer
     }
 
     public func record(_ event: CompletionEvent) {

@@ -9,6 +9,12 @@ public protocol SpanSender: Sendable {
     func send(_ body: [UInt8], to url: String, timeout: Double) -> Bool
 }
 
+/// Nowhere to send: every batch is refused (and its spans counted as dropped).
+public struct NoSpanSender: SpanSender {
+    public init() {}
+    public func send(_ body: [UInt8], to url: String, timeout: Double) -> Bool { false }
+}
+
 /// What `tracing:` says the exporter does (DESIGN §12).
 public struct ExportSettings: Sendable, Equatable {
     public var url: String

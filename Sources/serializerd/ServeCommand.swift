@@ -34,7 +34,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessEnvironment.current
         let telemetry = Telemetry(output: LogOutput(fd: 1, environment: environment), version: ServerVersion.string,
-                                  startTime: Clock.wall())
+                                  startTime: Clock.wall(), spans: OTLPSender())
         LoggingSystem.bootstrap { [output = telemetry.output] label in LineLogHandler(label: label, output: output) }
         let logger = telemetry.logger()
         let override = try ConfigOptions.listenOverride(flag: listen, environment: environment)

@@ -17,6 +17,8 @@ LIMITED = {}
 LIMITED_LOCK = threading.Lock()
 # `flaky`: requests seen by `key`.
 FLAKY = {}
+# ... and the traceparent each of them carried.
+FLAKY_TRACES = {}
 FLAKY_LOCK = threading.Lock()
 
 
@@ -155,6 +157,7 @@ class Stub(BaseHTTPRequestHandler):
             # `fail_status` (503), or `mode=reset` drops the connection before answering.
             with FLAKY_LOCK:
                 seen = FLAKY[q.get("key", "")] = FLAKY.get(q.get("key", ""), 0) + 1
+                FLAKY_TRACES.setdefault(q.get("key", ""), []).append(self.headers.get("traceparent"))
             failing = random.random() < float(q["chance"]) if "chance" in q else seen <= int(q.get("fail", "1"))
             if failing and q.get("mode") == "reset":
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -166,7 +169,8 @@ class Stub(BaseHTTPRequestHandler):
             return self.reply(200, b'{"ok":%d}' % seen)
         if name == "flakystats":
             with FLAKY_LOCK:
-                return self.reply(200, json.dumps({"seen": FLAKY.get(q.get("key", ""), 0)}).encode())
+                return self.reply(200, json.dumps({"seen": FLAKY.get(q.get("key", ""), 0),
+                                                   "traceparents": FLAKY_TRACES.get(q.get("key", ""), [])}).encode())
         if name == "limitedstats":
             # What `limited` did for `key`: served, refused, and the most served in any second.
             with LIMITED_LOCK:

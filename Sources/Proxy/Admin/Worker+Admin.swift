@@ -4,6 +4,7 @@ import Resilience
 import Serializers
 import Tapes
 import Telemetry
+import Tracing
 
 /// serializerd's own endpoints: `/metrics` and everything under `/-/`. They answer only
 /// clients in `admin.allow`, checked against the socket peer, and only to Host names no
@@ -68,7 +69,8 @@ extension Worker {
     func serveMetrics(_ r: AdminRequest) {
         r.writer.send(status: 200, headers: HeaderFields([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
                       body: shared.metrics.render() + Self.tapeMetrics(config.routes) + Self.reachabilityMetrics(config.routes)
-                          + Self.driftMetrics(config.routes) + Self.queueMetrics(config.routes), outcome: .ok)
+                          + Self.driftMetrics(config.routes) + Self.queueMetrics(config.routes)
+                          + Self.traceMetrics(shared.tracer, on: config.tracing != nil), outcome: .ok)
     }
 
     func serveRoutes(_ r: AdminRequest) {
@@ -147,6 +149,22 @@ extension Worker {
         if name == "localhost" || name == config.listen.host.lowercased() || config.adminHosts.contains(name) { return true }
         guard let address = IPAddress(name)?.unmapped else { return false }
         return address.isV6 ? address.bytes == Array(repeating: 0, count: 15) + [1] : address.bytes[0] == 127
+    }
+
+    /// `serializerd_spans_exported_total` and `serializerd_spans_dropped_total`, while
+    /// tracing is on or once it has been.
+    static func traceMetrics(_ tracer: TraceExporter, on: Bool) -> [UInt8] {
+        let (exported, dropped) = (tracer.exported, tracer.dropped)
+        guard on || exported + dropped > 0 else { return [] }
+        return Array("""
+            # HELP serializerd_spans_exported_total Spans the OTLP collector took.
+            # TYPE serializerd_spans_exported_total counter
+            serializerd_spans_exported_total \(exported)
+            # HELP serializerd_spans_dropped_total Spans dropped: the export queue full, or a batch the collector refused or did not answer in time.
+            # TYPE serializerd_spans_dropped_total counter
+            serializerd_spans_dropped_total \(dropped)
+
+            """.utf8)
     }
 
     /// `serializerd_tape_entries{route}`: each tape's recordings, read at scrape time.

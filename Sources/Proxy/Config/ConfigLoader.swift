@@ -7,7 +7,7 @@ import Yams
 /// Loads the YAML config strictly: unknown keys, wrong types, bad values, unknown
 /// serializers and unset `${ENV}` references fail with `file:line:column` and the key.
 public enum ConfigLoader {
-    static let topKeys = ["listen", "workers", "hosts", "limits", "timeouts", "admin", "capture", "tapes", "cache", "log", "defaults", "routes"]
+    static let topKeys = ["listen", "workers", "hosts", "limits", "timeouts", "admin", "capture", "tapes", "cache", "tracing", "log", "defaults", "routes"]
     static let routeKeys = ["name", "match", "upstream", "timeout", "follow_redirects", "headers", "request", "response", "output", "tape", "mocks", "cache", "tls", "http_version", "health", "cookies", "network", "stream", "websocket", "contract", "limits", "retry", "breaker"]
     static let responseKeys = ["serializer", "acceptable_status_codes", "acceptable_content_types", "remove_null_values",
                                "allow_fragments", "xml", "image", "serializers"]
@@ -59,6 +59,9 @@ public enum ConfigLoader {
         if let node = top["tapes"], let dir = node.attempt({ () throws(ConfigError) in try tapesDir(node) }) { config.tapesDir = dir }
         if let node = top["cache"], let bytes = node.attempt({ () throws(ConfigError) in try cacheMaxBytes(node) }) {
             config.cacheMaxBytes = bytes
+        }
+        if let node = top["tracing"], let tracing = node.attempt({ () throws(ConfigError) in try tracing(node) }) {
+            config.tracing = tracing
         }
         if let node = top["log"], let log = node.attempt({ () throws(ConfigError) in try log(node) }) { config.log = log }
         if let defaults = top["defaults"] { checkDefaults(defaults, config: config) }

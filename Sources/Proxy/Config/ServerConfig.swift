@@ -48,6 +48,8 @@ public struct ServerConfig: Sendable {
     public var tapesDir = "./tapes"
     /// `cache.max_bytes`: the response cache of the whole process.
     public var cacheMaxBytes = 256 << 20
+    /// `tracing:`; nil: no spans, and `traceparent` crosses untouched.
+    public var tracing: TracingSettings?
     public var routes: [Route] = []
     /// The file it came from, for messages.
     public var source = ""

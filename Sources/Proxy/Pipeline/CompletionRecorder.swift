@@ -1,5 +1,6 @@
 import HTTPCore
 import Telemetry
+import Tracing
 import Upstream
 
 /// Makes a request's one completion event (and what the full HAR shows of the exchange)
@@ -65,6 +66,32 @@ struct CompletionRecorder {
             httpVersion: reply?.httpVersion, faults: c.network?.appliedText, exchange: exchange, stream: c.streamSummary,
             contractViolations: c.contractViolations, attempts: c.attempts > 1 ? c.attempts : nil,
             queueDuration: c.queueSeconds))
+        if let trace = c.trace, trace.sampled { finish(trace, c, status: status, outcome: outcome) }
+    }
+
+    /// The `SERVER` span (DESIGN §12), ending now, and its children to the exporter.
+    private func finish(_ trace: RequestTrace, _ c: RequestContext, status: Int, outcome: Outcome) {
+        let now = c.clock.now()
+        // A stage that answered before it returned (a cache hit, a replay) ends with the request.
+        switch trace.openStage {
+        case "cache"?: trace.end(at: now, attributes: [SpanAttribute("serializerd.cache", c.cache?.result.rawValue ?? "hit")])
+        case "tape"?: trace.end(at: now, attributes: c.route?.tape.map { TapeStage.spanAttributes($0, c) } ?? [])
+        default: trace.end(at: now, attributes: [])
+        }
+        var attributes = [SpanAttribute("http.request.method", c.request.method), SpanAttribute("url.path", c.path)]
+        if let query = trace.query { attributes.append(SpanAttribute("url.query", query)) }
+        attributes.append(SpanAttribute("http.route", c.label))
+        attributes.append(SpanAttribute("http.response.status_code", status))
+        attributes.append(SpanAttribute("serializerd.outcome", outcome.label))
+        attributes.append(SpanAttribute("serializerd.source", c.source.rawValue))
+        attributes.append(SpanAttribute("serializerd.request_id", c.requestID))
+        var error: String?
+        if status >= 500 && status != Self.clientGoneStatus {
+            attributes.append(SpanAttribute("error.type", outcome.label))
+            error = outcome.error ?? outcome.label
+        }
+        telemetry.tracer.submit(trace.finished(name: c.request.method + " " + c.label, at: now, attributes: attributes,
+                                               error: error))
     }
 
     /// The event of a request whose client left before the whole reply was sent.

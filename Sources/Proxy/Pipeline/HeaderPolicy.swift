@@ -12,6 +12,8 @@ enum HeaderPolicy {
     ])
 
     static let forwardedFor = HeaderNames(["x-forwarded-for"])
+    /// With tracing on, each upstream attempt carries serializerd's own (DESIGN §12).
+    static let traceContext = HeaderNames(["traceparent", "tracestate"])
     static let viaName = HeaderNames(["via"])
 
     /// The upstream headers a normalized response carries to the client.
@@ -56,7 +58,7 @@ enum HeaderPolicy {
     /// of them needs to become a String.
     /// `peer` is nil for a Unix-socket client.
     static func upstreamHeaders(client request: any ClientExchange, route: Route, contentType: String?,
-                                peer: String?, requestID: String, via: String) -> HeaderFields {
+                                peer: String?, requestID: String, via: String, tracing: Bool = false) -> HeaderFields {
         var lines = HeaderFields()
         var prior: [UInt8] = []
         var vias: [UInt8] = []
@@ -80,7 +82,8 @@ enum HeaderPolicy {
                 vias += [UInt8(ascii: ","), UInt8(ascii: " ")]
             }
             if !notForwardedUpstream.contains(name) && !HeaderNames.hasPrefix(name, "proxy-") && !route.headerNames.contains(name)
-                && !(caching && conditionals.contains(name)) && !(jar && cookie.contains(name)) {
+                && !(caching && conditionals.contains(name)) && !(jar && cookie.contains(name))
+                && !(tracing && traceContext.contains(name)) {
                 lines.append(name: name, value: value)
             }
         }

@@ -65,6 +65,8 @@ final class RequestContext {
     /// whether it went as the half-open probe.
     var breakerCounts = false
     var breakerProbe = false
+    /// Its trace, while `tracing:` is on (DESIGN §12).
+    var trace: RequestTrace?
 
     // MARK: what the stages decided
 

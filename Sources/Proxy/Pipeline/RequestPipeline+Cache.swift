@@ -2,6 +2,7 @@ import Cache
 import EventLoop
 import HTTPCore
 import Serializers
+import Tracing
 import Upstream
 
 extension RequestPipeline {
@@ -136,6 +137,8 @@ extension RequestPipeline {
         var status = "serializerd; hit; fwd=stale"
         if let fwdStatus { status += "; fwd-status=\(fwdStatus)" }
         status += invalid ? "; detail=invalid" : "; detail=error"
+        context.trace?.event("stale", at: now, [SpanAttribute("serializerd.stale.reason", invalid ? "invalid" : "error")]
+                             + (fwdStatus.map { [SpanAttribute("http.response.status_code", $0)] } ?? []))
         serveStored(stale, context, result: .stale, status: status, now: now, reply: reply, error: error)
         return true
     }

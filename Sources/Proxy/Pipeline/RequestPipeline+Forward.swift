@@ -5,12 +5,14 @@ import HTTPCore
 import Serializers
 import Tapes
 import Telemetry
+import Tracing
 import Upstream
 
 extension RequestPipeline {
     /// A routed request through its route's stages (DESIGN §1).
     func forward(_ context: RequestContext, route: Route, target: RequestTarget) {
         context.routed(to: route, stages: networkOverrides.isActive ? route.stagesUnderRuntimeNetwork : route.stages, target: target)
+        if let tracing = config.tracing { beginTrace(context, tracing) }
         proceed(context, route: route)
     }
 
@@ -39,7 +41,7 @@ extension RequestPipeline {
         let request = context.request
         let made = HeaderPolicy.upstreamHeaders(client: request, route: route, contentType: context.serialized.contentType,
                                                 peer: request.peerIsUnixSocket ? nil : request.peerAddress,
-                                                requestID: context.requestID, via: via)
+                                                requestID: context.requestID, via: via, tracing: context.trace != nil)
         context.upstreamFields = made
         return made
     }
@@ -55,9 +57,12 @@ extension RequestPipeline {
             retries.request(now: sent)
         }
         requestStarted()
+        let trace = context.trace
+        let sending = trace.map { traced(upstream, $0) } ?? upstream
         let done = { [unowned self, context] (result: Result<UpstreamResponse, UpstreamFailure>) in
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
+            if let trace { self.endAttempt(trace, result, route: route, attempt: context.attempts) }
             Self.observe(result, by: route.reachability, now: self.clock.wall())
             if case .success(let reply) = result { self.notePause(reply, route: route) }
             if let retry = route.retry, context.stream == nil,
@@ -95,10 +100,10 @@ extension RequestPipeline {
             }
             self.upstreamEnded()
         }
-        guard context.streamsVia != nil else { return session.start(upstream, completion: done) }
+        guard context.streamsVia != nil else { return session.start(sending, completion: done) }
         context.upstreamSentAt = sent
         if context.upstreamAnswered != nil { context.streamRecording = StreamRecording(request: upstream, startedWall: sentWall) }
-        context.upstreamTask = session.start(upstream, stream: context, completion: done)
+        context.upstreamTask = session.start(sending, stream: context, completion: done)
     }
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.
@@ -129,8 +134,19 @@ extension RequestPipeline {
         (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer, checking: checking)
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
         // The contract's parts are read in place: a copy of it costs every answer.
+        if let trace = context.trace {
+            trace.child("serialize", id: traceIDs.next(), from: started, to: clock.now(),
+                        attributes: [SpanAttribute("serializerd.serializer", outcome.serializer)],
+                        error: outcome.succeeded ? nil : outcome.error?.typeSuffix)
+        }
         if route.contract?.source != nil, outcome.succeeded, let value = outcome.value, let contract = route.contract {
+            let checked = clock.now()
             outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
+            if let trace = context.trace {
+                trace.child("contract", id: traceIDs.next(), from: checked, to: clock.now(),
+                            attributes: [SpanAttribute("serializerd.contract.violations", context.contractViolations ?? 0)],
+                            error: outcome.succeeded ? nil : "the answer breaks the route's contract")
+            }
         }
         if let shapes = route.contract?.shapes { learn(shapes, outcome, status: answer.status, context, after: route.contract?.driftAfter ?? 1) }
         if context.breakerCounts { noteOutcome(answer: answer, outcome, context, route: route) }

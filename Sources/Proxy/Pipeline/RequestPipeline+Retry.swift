@@ -1,5 +1,6 @@
 import HTTPCore
 import Resilience
+import Tracing
 import Upstream
 
 extension RequestPipeline {
@@ -30,6 +31,9 @@ extension RequestPipeline {
             wait = held
         }
         context.attempts += 1
+        context.trace?.event("retry", at: now, [SpanAttribute("serializerd.retry.reason", reason.description),
+                                                 SpanAttribute("serializerd.retry.attempt", context.attempts),
+                                                 SpanAttribute("serializerd.retry.backoff_ms", Int((wait * 1000).rounded()))])
         requestStarted()
         let timer = makeTimer { [unowned self, context] in
             self.inFlightEnded()

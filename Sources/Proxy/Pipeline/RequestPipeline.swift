@@ -4,6 +4,7 @@ import HTTPCore
 import Network
 import Serializers
 import Telemetry
+import Tracing
 import Upstream
 
 /// The clocks the request path reads, injected so that tests can hold time or move it:
@@ -55,6 +56,8 @@ final class RequestPipeline {
     // Worker-thread only, each access a single statement: unchecked (the runtime check
     // cost more than the counter).
     @exclusivity(unchecked) var requestIDs = RequestID()
+    /// Trace and span ids for this worker's requests.
+    @exclusivity(unchecked) var traceIDs = TraceIDSource()
     /// New requests are refused (503) and parked ones answered so.
     var shuttingDown = false
     /// Requests waiting on an upstream.

@@ -75,6 +75,7 @@ public final class Server {
         }
         SessionManager.globalInit()
         state.tapes.start(logger: logger)
+        telemetry.tracer.apply(config.tracing?.export)
         let count = config.workers ?? ServerConfig.autoWorkers
         let (perWorker, listen) = try listeningSockets(workers: count, environment: environment)
         notifier = ServiceNotifier(environment: environment)
@@ -149,8 +150,9 @@ public final class Server {
         for watch in watches { watch.cancel() }
         watchdogTimer?.cancel()
         probes?.close()
-        // What was recorded since the writer's last pass.
+        // What was recorded since the writer's last pass, and the spans still waiting.
         state.tapes.flush()
+        telemetry.tracer.stop()
         main.close()
         if let unixSocket { ListeningSocket.removeUnix(path: unixSocket.path, ifStill: unixSocket.file) }
         logger.notice("stopped")
@@ -309,6 +311,7 @@ public final class Server {
             cache.store.setMaxBytes(fresh.cacheMaxBytes)
             cache.apply(routes: fresh.routes.map { ($0.name, $0.fingerprint) })
             probes?.apply(fresh.routes, maxResponseBytes: fresh.limits.maxResponseBody)
+            telemetry.tracer.apply(fresh.tracing?.export)
             config = fresh
             budget.setLimits(maxConnections: Server.connectionCap(fresh.limits.maxConnections), maxBufferedBytes: fresh.limits.maxBufferedBytes)
             for mailbox in mailboxes { mailbox.post(.reload(fresh)) }

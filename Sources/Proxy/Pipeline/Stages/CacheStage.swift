@@ -1,4 +1,5 @@
 import Cache
+import Tracing
 
 /// The route's `cache:` (DESIGN §3): a stored answer served, an unsatisfiable request
 /// refused, or the exchange the upstream's answer will be stored from. A miss whose key
@@ -7,7 +8,18 @@ struct CacheStage: RequestStage {
     let rule: CacheRule
 
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
-        switch pipeline.consultCache(rule, context, route: route) {
+        context.trace?.begin("cache", id: pipeline.traceIDs.next(), at: pipeline.clock.now())
+        let step = pipeline.consultCache(rule, context, route: route)
+        if let trace = context.trace {
+            let result: String
+            switch step {
+            case .answered: result = context.cache?.result.rawValue ?? "hit"
+            case .parked: result = "collapsed"
+            case .forward(let exchange): result = exchange.result.rawValue
+            }
+            trace.end(at: pipeline.clock.now(), attributes: [SpanAttribute("serializerd.cache", result)])
+        }
+        switch step {
         case .answered: return .answered
         case .parked: return .parked
         case .forward(let exchange):

@@ -1,5 +1,6 @@
 import HTTPCore
 import Tapes
+import Tracing
 
 /// The route's tape (DESIGN §2): a recorded answer replays in the upstream's place (its
 /// output kept from the last time the route made it); a recording tape hears the
@@ -8,6 +9,21 @@ struct TapeStage: RequestStage {
     let tape: RouteTape
 
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
+        guard let trace = context.trace else { return consult(context, route: route, in: pipeline) }
+        trace.begin("tape", id: pipeline.traceIDs.next(), at: pipeline.clock.now())
+        let step = consult(context, route: route, in: pipeline)
+        var error: String?
+        if case .refused = step { error = "no recording matches the request" }
+        trace.end(at: pipeline.clock.now(), attributes: Self.spanAttributes(tape, context), error: error)
+        return step
+    }
+
+    /// The tape span's attributes: the mode, and whether a recording answered.
+    static func spanAttributes(_ tape: RouteTape, _ context: RequestContext) -> [SpanAttribute] {
+        [SpanAttribute("serializerd.tape.mode", tape.mode.rawValue), SpanAttribute("serializerd.tape.replayed", context.source == .tape)]
+    }
+
+    private func consult(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
         // The upstream fields only when matching or recording reads them: a replay that
         // needs none costs no more than its answer.
         let fields = tape.records || tape.tape.matchReadsHeaders ? pipeline.upstreamFields(context, route: route) : nil

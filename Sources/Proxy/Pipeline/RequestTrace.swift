@@ -1,0 +1,183 @@
+import HTTPCore
+import Tracing
+import Upstream
+
+/// A routed request's place in a trace while tracing is on (DESIGN §12): the trace it
+/// continues or begins, its `SERVER` span's id, and — when sampled — the child spans
+/// and events its stages record. Times are the pipeline's monotonic seconds, turned into
+/// wall-clock nanoseconds from the request's start, so children sit inside their parent.
+final class RequestTrace {
+    let traceHigh: UInt64
+    let traceLow: UInt64
+    /// The client's span (its `traceparent`), or 0.
+    let parentSpanID: UInt64
+    let serverSpanID: UInt64
+    let sampled: Bool
+    /// The request's method, which names the upstream attempts' spans.
+    let method: String
+    /// The client's `tracestate`, forwarded as it came (only with a valid `traceparent`).
+    let traceState: String?
+    /// The request's query, redacted by `capture` (sampled requests only).
+    var query: String?
+    private let startedNanos: UInt64
+    private let started: Double
+    private(set) var children: [SpanRecord] = []
+    private(set) var events: [SpanEvent] = []
+    /// The upstream attempt under way: its span's id and when it was sent.
+    var attemptSpanID: UInt64 = 0
+    var attemptStarted = 0.0
+
+    init(client: TraceParent?, traceState: String?, sampled: Bool, method: String, ids: inout TraceIDSource, started: Double,
+         startedWall: Double) {
+        self.method = method
+        if let client {
+            traceHigh = client.traceHigh
+            traceLow = client.traceLow
+            parentSpanID = client.spanID
+        } else {
+            traceHigh = ids.next()
+            traceLow = ids.next()
+            parentSpanID = 0
+        }
+        serverSpanID = ids.next()
+        self.sampled = sampled
+        self.traceState = traceState
+        self.started = started
+        startedNanos = UInt64(max(0, startedWall) * 1e9)
+    }
+
+    func nanos(_ monotonic: Double) -> UInt64 { startedNanos &+ UInt64(max(0, (monotonic - started) * 1e9)) }
+
+    /// The `traceparent` an upstream request carries: this trace, the attempt's span.
+    func upstreamField(spanID: UInt64) -> String {
+        TraceParent(traceHigh: traceHigh, traceLow: traceLow, spanID: spanID, flags: sampled ? 1 : 0).field
+    }
+
+    /// A stage's span, a child of the `SERVER` span (sampled requests only).
+    func child(_ name: String, kind: SpanRecord.Kind = .internal, id: UInt64, from: Double, to: Double,
+               attributes: [SpanAttribute] = [], error: String? = nil) {
+        guard sampled else { return }
+        children.append(SpanRecord(name: name, kind: kind, spanID: id, start: nanos(from), end: nanos(max(from, to)),
+                                   attributes: attributes, error: error))
+    }
+
+    /// A stage under way whose answer may finish the request before the stage returns
+    /// (a cache hit, a replay): its span is ended by whichever comes first.
+    private var open: (name: String, id: UInt64, start: Double)?
+
+    func begin(_ name: String, id: UInt64, at time: Double) { open = (name, id, time) }
+
+    /// Ends the stage under way, if the request has not already ended it.
+    func end(at time: Double, attributes: [SpanAttribute], error: String? = nil) {
+        guard let stage = open else { return }
+        open = nil
+        child(stage.name, id: stage.id, from: stage.start, to: time, attributes: attributes, error: error)
+    }
+
+    /// The stage under way, if any: its name.
+    var openStage: String? { open?.name }
+
+    /// An event on the `SERVER` span: a fault, a retry, a stale answer.
+    func event(_ name: StaticString, at time: Double, _ attributes: [SpanAttribute] = []) {
+        guard sampled else { return }
+        events.append(SpanEvent(name: name, time: nanos(time), attributes: attributes))
+    }
+
+    /// The request answered (or its stream ended): the `SERVER` span, its children ending
+    /// no later than it does.
+    func finished(name: String, at end: Double, attributes: [SpanAttribute], error: String?) -> FinishedTrace {
+        let endNanos = nanos(end)
+        var kids = children
+        for k in kids.indices where kids[k].end > endNanos {
+            kids[k].end = endNanos
+            kids[k].start = min(kids[k].start, endNanos)
+        }
+        let server = SpanRecord(name: name, kind: .server, spanID: serverSpanID, start: startedNanos, end: endNanos,
+                                attributes: attributes, events: events, error: error)
+        return FinishedTrace(traceHigh: traceHigh, traceLow: traceLow, parentSpanID: parentSpanID, traceState: traceState,
+                             server: server, children: kids)
+    }
+}
+
+extension RequestPipeline {
+    static let traceParentName = HeaderNames(["traceparent"])
+    static let traceStateName = HeaderNames(["tracestate"])
+
+    /// With `tracing:` on, a routed request's trace: the client's continued when its
+    /// `traceparent` is valid (its sampled flag decides), else a new one that `sample` decides.
+    func beginTrace(_ context: RequestContext, _ tracing: TracingSettings) {
+        let fields = context.request.fields
+        var client: TraceParent?
+        var count = 0
+        fields.forEach { name, value in
+            guard Self.traceParentName.contains(name) else { return }
+            count += 1
+            client = TraceParent(HeaderFields.trimmed(value))
+        }
+        // Two traceparent fields are no valid one.
+        if count > 1 { client = nil }
+        var state: String?
+        if client != nil {
+            let states = fields.values("tracestate")
+            if !states.isEmpty { state = states.joined(separator: ",") }
+        }
+        let sampled = client?.sampled ?? (tracing.sample >= 1 || (tracing.sample > 0 && traceIDs.unit() < tracing.sample))
+        let trace = RequestTrace(client: client, traceState: state, sampled: sampled, method: context.request.method, ids: &traceIDs,
+                                 started: context.started, startedWall: context.startedWall)
+        if sampled, let query = context.query { trace.query = config.capture.query(query) }
+        context.trace = trace
+    }
+
+    /// The upstream request as this attempt sends it: its `traceparent` names the attempt's span.
+    func traced(_ upstream: UpstreamRequest, _ trace: RequestTrace) -> UpstreamRequest {
+        var sent = upstream
+        trace.attemptSpanID = traceIDs.next()
+        trace.attemptStarted = clock.now()
+        sent.headers.append("traceparent", trace.upstreamField(spanID: trace.attemptSpanID))
+        if let state = trace.traceState { sent.headers.append("tracestate", state) }
+        return sent
+    }
+
+    /// An upstream attempt's `CLIENT` span, once its outcome is in.
+    func endAttempt(_ trace: RequestTrace, _ result: Result<UpstreamResponse, UpstreamFailure>, route: Route, attempt: Int) {
+        guard trace.sampled else { return }
+        var attributes = [SpanAttribute("http.request.method", trace.method),
+                          SpanAttribute("server.address", route.upstreamHost)]
+        if let port = route.upstreamPort { attributes.append(SpanAttribute("server.port", port)) }
+        if attempt > 1 { attributes.append(SpanAttribute("http.request.resend_count", attempt - 1)) }
+        var error: String?
+        switch result {
+        case .success(let reply):
+            attributes.append(SpanAttribute("http.response.status_code", reply.status))
+            if let version = reply.httpVersion { attributes.append(SpanAttribute("network.protocol.version", version)) }
+            if reply.status >= 500 {
+                attributes.append(SpanAttribute("error.type", String(reply.status)))
+                error = "the upstream answered \(reply.status)"
+            }
+        case .failure(let failure):
+            attributes.append(SpanAttribute("error.type", failure.errorType))
+            error = failure.description
+        }
+        trace.child(trace.method, kind: .client, id: trace.attemptSpanID, from: trace.attemptStarted, to: clock.now(),
+                    attributes: attributes, error: error)
+    }
+}
+
+extension Route {
+    /// The upstream's host, for `server.address` (IPv6 without its brackets).
+    var upstreamHost: String {
+        let authority = upstream.authority
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.prefix { $0 != ":" })
+    }
+
+    /// The upstream's port when the URL names one, for `server.port`; else the scheme's.
+    var upstreamPort: Int? {
+        let authority = upstream.authority
+        let afterHost = authority.hasPrefix("[") ? authority.drop { $0 != "]" }.dropFirst() : authority[...]
+        if let colon = afterHost.firstIndex(of: ":") { return Int(afterHost[afterHost.index(after: colon)...]) }
+        return upstream.scheme == "https" ? 443 : 80
+    }
+}

@@ -62,30 +62,24 @@ public struct TraceParent: Equatable, Sendable {
     }
 
     /// The version-00 field value: `00-<trace id>-<span id>-<flags>`.
-    public var field: String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(Self.length)
-        bytes.append(contentsOf: "00-".utf8)
-        HexID.append(traceHigh, to: &bytes)
-        HexID.append(traceLow, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        HexID.append(spanID, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        HexID.append(UInt64(flags), digits: 2, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
+    public var field: String { withField { String(decoding: $0, as: UTF8.self) } }
 
-/// Ids as lowercase hex, the way Trace Context and OTLP/JSON write them.
-public enum HexID {
-    static let digits = Array("0123456789abcdef".utf8)
-
-    /// `digits` hex digits of `value`, most significant first.
-    public static func append(_ value: UInt64, digits count: Int = 16, to out: inout [UInt8]) {
-        var shift = (count - 1) * 4
-        while shift >= 0 {
-            out.append(digits[Int((value >> UInt64(shift)) & 0xF)])
-            shift -= 4
+    /// The field value's bytes, written on the stack.
+    public func withField<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length) { out in
+            let digits: StaticString = "0123456789abcdef"
+            let table = digits.utf8Start
+            func hex(_ value: UInt64, _ count: Int, at start: Int) {
+                for i in 0..<count { out[start + i] = table[Int((value >> UInt64(4 * (count - 1 - i))) & 0xF)] }
+            }
+            out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "0"); out[2] = UInt8(ascii: "-")
+            hex(traceHigh, 16, at: 3)
+            hex(traceLow, 16, at: 19)
+            out[35] = UInt8(ascii: "-")
+            hex(spanID, 16, at: 36)
+            out[52] = UInt8(ascii: "-")
+            hex(UInt64(flags), 2, at: 53)
+            return body(UnsafeBufferPointer(out))
         }
     }
 }

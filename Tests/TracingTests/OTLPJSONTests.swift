@@ -59,3 +59,20 @@ import Testing
         #expect(spans[0]["parentSpanId"] == nil && spans[0]["name"] as? String == "GET \u{1}a")
     }
 }
+
+extension OTLPJSONTests {
+    /// Numbers of every width, and a body past the writer's first capacity.
+    @Test func decimalsOfEveryWidthAndABodyThatGrows() throws {
+        let values: [UInt64] = [0, 7, 10, 99, 100, 101, 999, 1_000, 123_456_789, 1_700_000_000_000_000_000, UInt64.max]
+        var trace = Self.trace(children: 0)
+        trace.server.attributes = values.map { SpanAttribute("n", Int(truncatingIfNeeded: $0 & 0x7FFF_FFFF_FFFF_FFFF)) }
+        trace.server.events = values.map { SpanEvent(name: "e", time: $0) }
+        trace.server.name = String(repeating: "long \u{e9}\"", count: 20_000)
+        let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
+        let times = (spans[0]["events"] as? [[String: Any]] ?? []).map { $0["timeUnixNano"] as? String ?? "" }
+        #expect(times == values.map { String($0) })
+        let numbers = (spans[0]["attributes"] as? [[String: Any]] ?? []).map { ($0["value"] as? [String: Any])?["intValue"] as? String ?? "" }
+        #expect(numbers == values.map { String($0 & 0x7FFF_FFFF_FFFF_FFFF) })
+        #expect(spans[0]["name"] as? String == trace.server.name)
+    }
+}

@@ -69,3 +69,20 @@ func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
         #expect(exporter.dropped == 2)
     }
 }
+
+extension TraceExporterTests {
+    /// A trickle of traces goes in one batch a second, not one a trace.
+    @Test func aTrickleGoesOnceASecond() {
+        let sender = FakeSender()
+        let exporter = TraceExporter(sender: sender, version: "t")
+        exporter.apply(Self.settings)
+        let start = Date()
+        while Date().timeIntervalSince(start) < 2.5 {
+            exporter.submit(OTLPJSONTests.trace())
+            usleep(20_000)
+        }
+        exporter.stop()
+        let bodies = sender.bodies.withLock { $0.count }
+        #expect(bodies >= 2 && bodies <= 4, "\(bodies) batches in 2.5 s")
+    }
+}

@@ -16,6 +16,9 @@ public final class Route: Sendable {
     /// Set for absolute-form (HTTP_PROXY-style) routes: lowercased host[:port].
     public let host: String?
     public let upstream: UpstreamBase
+    /// The upstream's host and port, as trace spans name them (`server.address`, `server.port`).
+    let upstreamHost: String
+    let upstreamPort: Int
     public let timeout: Double
     public let connectTimeout: Double
     public let followRedirects: Int
@@ -119,6 +122,7 @@ public final class Route: Sendable {
         self.methods = methods
         self.host = host
         self.upstream = upstream
+        (upstreamHost, upstreamPort) = Self.hostAndPort(upstream)
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects

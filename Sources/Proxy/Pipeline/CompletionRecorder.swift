@@ -78,7 +78,10 @@ struct CompletionRecorder {
         case "tape"?: trace.end(at: now, attributes: c.route?.tape.map { TapeStage.spanAttributes($0, c) } ?? [])
         default: trace.end(at: now, attributes: [])
         }
-        var attributes = [SpanAttribute("http.request.method", c.request.method), SpanAttribute("url.path", c.path)]
+        var attributes = [SpanAttribute]()
+        attributes.reserveCapacity(10)
+        attributes.append(SpanAttribute("http.request.method", c.request.method))
+        attributes.append(SpanAttribute("url.path", c.path))
         if let query = trace.query { attributes.append(SpanAttribute("url.query", query)) }
         attributes.append(SpanAttribute("http.route", c.label))
         attributes.append(SpanAttribute("http.response.status_code", status))

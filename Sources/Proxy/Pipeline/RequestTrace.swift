@@ -49,14 +49,15 @@ final class RequestTrace {
     func nanos(_ monotonic: Double) -> UInt64 { startedNanos &+ UInt64(max(0, (monotonic - started) * 1e9)) }
 
     /// The `traceparent` an upstream request carries: this trace, the attempt's span.
-    func upstreamField(spanID: UInt64) -> String {
-        TraceParent(traceHigh: traceHigh, traceLow: traceLow, spanID: spanID, flags: sampled ? 1 : 0).field
+    func withUpstreamField<R>(spanID: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        TraceParent(traceHigh: traceHigh, traceLow: traceLow, spanID: spanID, flags: sampled ? 1 : 0).withField(body)
     }
 
     /// A stage's span, a child of the `SERVER` span (sampled requests only).
     func child(_ name: String, kind: SpanRecord.Kind = .internal, id: UInt64, from: Double, to: Double,
                attributes: [SpanAttribute] = [], error: String? = nil) {
         guard sampled else { return }
+        if children.isEmpty { children.reserveCapacity(6) }
         children.append(SpanRecord(name: name, kind: kind, spanID: id, start: nanos(from), end: nanos(max(from, to)),
                                    attributes: attributes, error: error))
     }
@@ -133,7 +134,7 @@ extension RequestPipeline {
         var sent = upstream
         trace.attemptSpanID = traceIDs.next()
         trace.attemptStarted = clock.now()
-        sent.headers.append("traceparent", trace.upstreamField(spanID: trace.attemptSpanID))
+        trace.withUpstreamField(spanID: trace.attemptSpanID) { sent.headers.append("traceparent", value: $0) }
         if let state = trace.traceState { sent.headers.append("tracestate", state) }
         return sent
     }
@@ -141,9 +142,11 @@ extension RequestPipeline {
     /// An upstream attempt's `CLIENT` span, once its outcome is in.
     func endAttempt(_ trace: RequestTrace, _ result: Result<UpstreamResponse, UpstreamFailure>, route: Route, attempt: Int) {
         guard trace.sampled else { return }
-        var attributes = [SpanAttribute("http.request.method", trace.method),
-                          SpanAttribute("server.address", route.upstreamHost)]
-        if let port = route.upstreamPort { attributes.append(SpanAttribute("server.port", port)) }
+        var attributes = [SpanAttribute]()
+        attributes.reserveCapacity(7)
+        attributes.append(SpanAttribute("http.request.method", trace.method))
+        attributes.append(SpanAttribute("server.address", route.upstreamHost))
+        attributes.append(SpanAttribute("server.port", route.upstreamPort))
         if attempt > 1 { attributes.append(SpanAttribute("http.request.resend_count", attempt - 1)) }
         var error: String?
         switch result {
@@ -164,20 +167,19 @@ extension RequestPipeline {
 }
 
 extension Route {
-    /// The upstream's host, for `server.address` (IPv6 without its brackets).
-    var upstreamHost: String {
+    /// The upstream's host (IPv6 without its brackets) and port (the scheme's when the URL
+    /// names none).
+    static func hostAndPort(_ upstream: UpstreamBase) -> (String, Int) {
         let authority = upstream.authority
+        var host = Substring(authority), rest = Substring("")
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            return String(authority[authority.index(after: authority.startIndex)..<close])
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            rest = authority[authority.index(after: close)...]
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            rest = authority[colon...]
         }
-        return String(authority.prefix { $0 != ":" })
-    }
-
-    /// The upstream's port when the URL names one, for `server.port`; else the scheme's.
-    var upstreamPort: Int? {
-        let authority = upstream.authority
-        let afterHost = authority.hasPrefix("[") ? authority.drop { $0 != "]" }.dropFirst() : authority[...]
-        if let colon = afterHost.firstIndex(of: ":") { return Int(afterHost[afterHost.index(after: colon)...]) }
-        return upstream.scheme == "https" ? 443 : 80
+        let port = rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil
+        return (String(host), port ?? (upstream.scheme == "https" ? 443 : 80))
     }
 }

@@ -18,10 +18,11 @@ DOCDIR       ?= $(PREFIX)/share/doc/serializerd
 BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR  ?= $(PREFIX)/share/fish/vendor_completions.d
+MANDIR       ?= $(PREFIX)/share/man
 DESTDIR      ?=
 BUILD        ?= release
 
-.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-network bench-streams bench-inspector install install-files uninstall clean
+.PHONY: all deps test-deps build release run test fuzz check-ops bench bench-worst bench-deps bench-proxy bench-instructions bench-telemetry bench-failures bench-network bench-streams bench-inspector bench-tracing man deb install install-files uninstall clean
 
 all: build
 
@@ -54,6 +55,8 @@ test-deps: deps
 	/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$$missing python3-jsonschema"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	command -v nginx >/dev/null 2>&1 || missing="$$missing nginx-light"; \
+	for p in pandoc debhelper lintian fakeroot dpkg-dev man-db; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
@@ -76,15 +79,17 @@ run: release
 OTLP_PROTO = opentelemetry-proto==1.45.2
 
 # One build of everything, then every test target from it, the fuzz targets (bounded),
-# then the operational checks (units, Dockerfile, install layout) against the same debug binary.
+# then the operational checks (units, Dockerfile, install layout, manual pages) against the same
+# debug binary, and the Debian package (a release build; installed and purged, as root only).
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	fuzz/run.sh $(FUZZ_TEST_SECONDS)
 	BUILD=debug scripts/check-ops.sh
+	scripts/check-deb.sh
 
 # The fuzz targets' share of `make test`: every target, in parallel, FUZZ_TEST_SECONDS each.
-FUZZ_TEST_SECONDS ?= 20
+FUZZ_TEST_SECONDS ?= 12
 
 # Every libFuzzer target, FUZZ_SECONDS each: the longer local run (600 before resolving
 # a parser change).
@@ -146,7 +151,36 @@ bench-instructions: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/instructions.sh
 
-install: release install-files
+install: release man install-files
+
+# Manual pages: serializerd(1) from the CLI's own definition (swift-argument-parser's
+# generate-manual, run on the binary), serializerd.yaml(5) from docs/configuration.md
+# (pandoc). Dated by the last commit, so a rebuild of the same tree makes the same pages.
+MAN_DATE = $(shell git log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null || date +%Y-%m-%d)
+man:
+	@command -v pandoc >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends pandoc; }
+	$(SWIFT) build --product generate-manual
+	mkdir -p .build/man
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" .build/$(BUILD)/serializerd --section 1 --date $(MAN_DATE) \
+	  --authors 'serializerd authors' -o .build/man
+	{ printf '# NAME\n\nserializerd.yaml - the serializerd configuration file\n\n# DESCRIPTION\n'; sed 1d docs/configuration.md; } \
+	  | sed -e 's|(observability.md#traces)|(serializerd documentation: observability)|' \
+	  | pandoc -f gfm -s -t man --lua-filter scripts/man-tables.lua -M title=SERIALIZERD.YAML -M section=5 -M date=$(MAN_DATE) \
+	      -M 'header=serializerd configuration' -o .build/man/serializerd.yaml.5
+
+# A Debian package (debhelper): the unit enabled and started on install, restarted on
+# upgrade, stopped on removal; /etc/serializerd/serializerd.yaml a conffile; tapes under
+# the unit's state directory, /var/lib/serializerd. Writes ./serializerd_<version>_<arch>.deb.
+deb: deps
+	@missing=""; for p in debhelper lintian dpkg-dev fakeroot pandoc; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
+	dpkg-checkbuilddeps
+	debian/rules build
+	fakeroot debian/rules binary
+	debian/rules clean
 
 # The files only, from an existing build (BUILD=release|debug).
 install-files:
@@ -159,10 +193,13 @@ install-files:
 	done
 	@# Completions from swift-argument-parser's own generators, by the binary just built.
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
-	.build/$(BUILD)/serializerd --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/serializerd
+	@# Sourced, never run: no #! line (Debian's bash-completion policy).
+	.build/$(BUILD)/serializerd --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPDIR)/serializerd
 	.build/$(BUILD)/serializerd --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_serializerd
 	.build/$(BUILD)/serializerd --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/serializerd.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/serializerd $(DESTDIR)$(ZSHCOMPDIR)/_serializerd $(DESTDIR)$(FISHCOMPDIR)/serializerd.fish
+	install -D -m 0644 .build/man/serializerd.1 $(DESTDIR)$(MANDIR)/man1/serializerd.1
+	install -D -m 0644 .build/man/serializerd.yaml.5 $(DESTDIR)$(MANDIR)/man5/serializerd.yaml.5
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 config/serializerd.yaml $(DESTDIR)$(DOCDIR)/examples/serializerd.yaml
@@ -170,12 +207,14 @@ install-files:
 	@# An operator's edited config is never overwritten; the example stays in DOCDIR.
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml ]; then \
 	  echo "kept existing $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml"; \
-	else install -m 0644 config/serializerd.yaml $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml; fi
+	else { cat config/serializerd.yaml; printf '\n# Under the unit: its state directory (StateDirectory=serializerd).\ntapes: { dir: /var/lib/serializerd/tapes }\n'; } \
+	  > $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml && chmod 0644 $(DESTDIR)$(SYSCONFDIR)/serializerd/serializerd.yaml; fi
 
 # Leaves the config in SYSCONFDIR: it is the operator's.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/serializerd $(DESTDIR)$(UNITDIR)/serializerd.service $(DESTDIR)$(UNITDIR)/serializerd.socket
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/serializerd $(DESTDIR)$(ZSHCOMPDIR)/_serializerd $(DESTDIR)$(FISHCOMPDIR)/serializerd.fish
+	rm -f $(DESTDIR)$(MANDIR)/man1/serializerd.1 $(DESTDIR)$(MANDIR)/man5/serializerd.yaml.5
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 # What telemetry costs: logs + metrics + one SSE subscriber on vs off; /metrics at 50 routes.
@@ -199,6 +238,11 @@ bench-network: bench-deps
 
 # SSE and WebSockets against nginx (proxy_buffering off; its WebSocket proxy): latency and
 # CPU per event, one stream's rate, memory with 1,000 open, a slow reader.
+# What tracing costs: every request's spans exported vs tracing off (CPU per request).
+bench-tracing: bench-deps
+	$(SWIFT) build $(RELEASE) --product serializerd
+	bench/tracing.sh small 5 6
+
 bench-streams: bench-deps
 	$(SWIFT) build $(RELEASE) --product serializerd
 	bench/streams.sh

@@ -14,9 +14,21 @@ fail() { echo "check-ops: FAIL: $*" >&2; exit 1; }
 echo "== serializerd check config/serializerd.yaml"
 "$bin" check --config config/serializerd.yaml
 
+echo "== manual pages"
+make -s man BUILD="$BUILD" >/dev/null
+for page in .build/man/serializerd.1 .build/man/serializerd.yaml.5; do
+  lexgrog "$page" >/dev/null || fail "$page has no NAME line whatis can read"
+  warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null || true)
+  [ -z "$warnings" ] || fail "man --warnings on $page: $warnings"
+done
+# The configuration page has every top-level key the reference documents.
+for key in listen workers hosts limits timeouts admin capture tracing log defaults routes; do
+  man -l .build/man/serializerd.yaml.5 2>/dev/null | grep -q "^       $key" || fail "serializerd.yaml(5) does not describe '$key'"
+done
+
 echo "== make install (DESTDIR, PREFIX=/usr)"
 make -s install-files DESTDIR="$work/root" PREFIX=/usr BUILD="$BUILD" >/dev/null
-for f in usr/bin/serializerd usr/lib/systemd/system/serializerd.service usr/lib/systemd/system/serializerd.socket \
+for f in usr/share/man/man1/serializerd.1 usr/share/man/man5/serializerd.yaml.5 usr/bin/serializerd usr/lib/systemd/system/serializerd.service usr/lib/systemd/system/serializerd.socket \
          etc/serializerd/serializerd.yaml usr/share/doc/serializerd/README.md usr/share/doc/serializerd/docs/configuration.md \
          usr/share/bash-completion/completions/serializerd usr/share/zsh/vendor-completions/_serializerd \
          usr/share/fish/vendor_completions.d/serializerd.fish; do

@@ -4,7 +4,7 @@ import Testing
 
 /// Admin answers only to names a web page cannot claim (the DNS-rebinding guard), every
 /// Host is checked, and the headers serializerd adds itself are right.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct AdminOriginTests {
     /// HTTP/1.0 may omit Host: that counts as loopback. (Which names reach admin is tested
     /// in process: ProxyTests' AdminHostTests.)

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Clients that misbehave get an answer or a clean close, and everyone else is still served.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct BadClientTests {
     @Test func malformedOversizedAndVanishingClientsLeaveTheDaemonServing() throws {
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"),

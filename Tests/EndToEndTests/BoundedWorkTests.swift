@@ -5,7 +5,7 @@ import Testing
 /// Bodies that would make a serializer's work explode (DESIGN §5, "Bounded work") fail
 /// fast with a precise detail — offline, on the response path and in a request
 /// serializer — and the daemon keeps serving everyone else.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct BoundedWorkTests {
     static let bomb = Fixture.path("plist/reference-dag.bplist")
 

@@ -6,7 +6,7 @@ import Testing
 /// routes that send the same request and make the same output; requests with unkeyed
 /// forwarding headers neither read nor feed it; `only_cache` never reaches the upstream;
 /// a 304 about another representation refreshes nothing.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct CacheIsolationTests {
     static func route(_ name: String, extra: String = "", cache: String = "{}") -> String {
         "  - name: \(name)\n    match: { prefix: /\(name)/ }\n    upstream: {stub}\n    cache: \(cache)\n" + extra

@@ -5,7 +5,7 @@ import Testing
 /// The response cache through the daemon and a real upstream (`/v1/cached/KEY` counts its
 /// requests): a fresh hit byte for byte, its metrics as promtool reads them. Every rule
 /// and policy is tested in process (ProxyTests: CacheRouteTests, CachePolicyRouteTests).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct CacheTests {
     static func cacheRoute(_ name: String = "api", prefix: String = "/api/", cache: String = "{}") -> String {
         "  - name: \(name)\n    match: { prefix: \(prefix) }\n    upstream: {stub}\n    cache: \(cache)\n"

@@ -73,7 +73,7 @@ import Testing
 }
 
 /// `serializerd serve --upstream URL [--serializer NAME]`: a first try without YAML.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct ServeWithoutAConfigTests {
     @Test func oneRouteAtTheRootProxiesToTheUpstream() throws {
         let (stub, stubPort) = try StubUpstream.start()

@@ -4,7 +4,7 @@ import Testing
 
 /// `log.format: auto` (the default): readable, aligned, coloured request lines for a
 /// person at a terminal; JSON lines for everything else.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct ConsoleLogTests {
     @Test func aTerminalGetsOneColouredLinePerRequestAndProbesStayQuiet() throws {
         let (stub, stubPort) = try StubUpstream.start()

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// DESIGN §3–§5 points a user relies on, through the real daemon and a real upstream.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ContractTests {
     static let routes = [
         route("api", prefix: "/api/"),

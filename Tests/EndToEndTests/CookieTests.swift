@@ -4,7 +4,7 @@ import Testing
 
 /// A route's cookies (DESIGN §2 `cookies:`): passed through by default, or kept by the
 /// daemon in a jar every worker shares and no other route sees.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct CookieTests {
     static func echoedCookie(_ proxy: ProxyHarness, _ target: String, headers: [(String, String)] = []) throws -> String? {
         let reply = try proxy.get(target, headers: headers)

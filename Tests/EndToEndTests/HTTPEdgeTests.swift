@@ -5,7 +5,7 @@ import Testing
 /// serializerd's own HTTP/1.1 server through real sockets: strict framing (nothing can
 /// be smuggled past it), every refusal a problem document, pipelining, half-close,
 /// Expect: 100-continue, deadlines and the connection cap.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct HTTPEdgeTests {
     static let routes = route("api", prefix: "/api/")
 

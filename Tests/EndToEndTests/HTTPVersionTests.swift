@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// A route's `http_version` (DESIGN §2) against nginx speaking HTTP/2 over TLS and h2c.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct HTTPVersionTests {
     /// nginx serving `{"h2":true}` at /v1/json: HTTP/2 over TLS on `tls`, h2c on `clear`.
     static func nginx(_ fixture: TLSFixture) throws -> (Spawned, tls: Int, clear: Int) {

@@ -4,7 +4,7 @@ import Testing
 
 /// A route answers only requests whose `Host` names this daemon (DESIGN §4): a page whose
 /// DNS name was re-pointed at 127.0.0.1 cannot borrow a route's credentials.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostRuleTests {
     static let routes = """
           - name: github

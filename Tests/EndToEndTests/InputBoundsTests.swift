@@ -4,7 +4,7 @@ import Testing
 
 /// The CLI reads bounded input: `transcode` stops one read past its cap, a config file
 /// over 1 MiB is refused, and neither reads an endless source to its (missing) end.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct InputBoundsTests {
     static func expectTooLarge(_ result: CommandResult, limit: Int, _ what: String) {
         #expect(result.status == 1, "\(what): \(result.stderrText)")

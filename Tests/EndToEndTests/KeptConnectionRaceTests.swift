@@ -5,7 +5,7 @@ import Testing
 /// An upstream that gives up each kept connection just as it is reused (DESIGN §11):
 /// an idempotent request is sent again on a new connection every time, and reaches the
 /// client as the answer; a POST is never sent twice.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct KeptConnectionRaceTests {
     /// serializerd (one worker) in front of Tests/Fixtures/closing_upstream.py.
     /// With `retry` set on the route, the resends are still not retries.

@@ -4,7 +4,7 @@ import Testing
 
 /// Listening sockets and the process around them: a taken address, a Unix socket, and
 /// signals sent the moment the daemon reports ready.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct ListenerTests {
     @Test func aSecondServeOnATakenAddressExitsWithAClearError() throws {
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"))

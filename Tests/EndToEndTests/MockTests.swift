@@ -5,7 +5,7 @@ import Testing
 /// Mocks' configuration errors through `serializerd check`, and map_dir against a file
 /// swapped for a symlink while it is served. How mocks answer is tested in process
 /// (ProxyTests: RouteAnswerTests).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct MockTests {
     static func directory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mocks-\(UUID().uuidString)").path

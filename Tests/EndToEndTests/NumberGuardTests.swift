@@ -4,7 +4,7 @@ import Testing
 
 /// `output.numbers` (DESIGN §5) end to end: numbers at the edges of what a double holds,
 /// in JSON, XML and binary plists, under each setting, against Python's Decimal as oracle.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct NumberGuardTests {
     static let routes = ["keep", "count", "string", "reject"].map { mode in
         route(mode, prefix: "/\(mode)/", extra: "    output: { numbers: \(mode) }\n")

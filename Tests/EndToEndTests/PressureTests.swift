@@ -4,7 +4,7 @@ import Testing
 
 /// The daemon under pressure: slowloris clients with few descriptors, the connection
 /// cap with busy connections, and slow readers against the buffer budget.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct PressureTests {
     /// serializerd under `ulimit -n nofile`, in front of a fresh stub.
     final class Limited {

@@ -4,7 +4,7 @@ import Testing
 
 /// Progress (DESIGN §6): a transfer running over a second sends `progress` events, and
 /// `/-/inflight` lists what is waiting on its upstream.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ProgressTests {
     @Test func aLongTransferReportsItsBytesUntilItLands() throws {
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/"), workers: 1)

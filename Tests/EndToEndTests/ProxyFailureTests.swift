@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// DESIGN §3's failure table, row by row, through the real daemon.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ProxyFailureTests {
     static let routes = [
         route("api", prefix: "/api/", extra: "    match: { prefix: /api/, methods: [GET, POST] }\n"),

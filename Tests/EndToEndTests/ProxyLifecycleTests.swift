@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Reload, drain and load: the daemon as a process.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ProxyLifecycleTests {
     @Test func sighupSwapsRoutesAndKeepsTheOldConfigOnError() throws {
         let proxy = try ProxyHarness(routes: route("old", prefix: "/old/"))

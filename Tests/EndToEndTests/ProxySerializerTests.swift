@@ -5,7 +5,7 @@ import Testing
 /// Serializers through the real daemon against a real upstream: what only libcurl and the
 /// sockets show. Every serializer, option and header rule is tested in process
 /// (ProxyTests: RoutedSerializerTests).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ProxySerializerTests {
     static let routes = route("json", prefix: "/j/") + route("image", prefix: "/i/", extra: "    response: { serializer: image }\n")
 

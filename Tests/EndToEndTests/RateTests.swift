@@ -18,7 +18,7 @@ import TestSupport
     /// that a request's wait does not hold back the next send), against an origin
     /// allowing exactly that rate: it never refuses one, the rate holds within 5 %, and
     /// every request is answered 200 or `overloaded` within its queue_timeout.
-    @Test(.timeLimit(.minutes(2))) func theRouteRateKeepsTheUpstreamUnderItsLimit() throws {
+    @Test(.timeLimit(.minutes(5))) func theRouteRateKeepsTheUpstreamUnderItsLimit() throws {
         let proxy = try ProxyHarness(routes: route("api", prefix: "/api/", extra: "    limits: { rate: 20/s, queue_timeout: 1s }\n"))
         defer { proxy.finish() }
         let port = proxy.port

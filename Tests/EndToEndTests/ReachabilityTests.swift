@@ -5,7 +5,7 @@ import Testing
 /// Reachability (DESIGN §6): each upstream's state from what its requests see and from an
 /// active probe; the state in /-/routes, /metrics, the log and /-/events; failing at once
 /// while the probe says down.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ReachabilityTests {
     static func reachability(_ proxy: ProxyHarness, _ route: String) -> [String: Any]? {
         guard let reply = try? proxy.get("/-/routes") else { return nil }

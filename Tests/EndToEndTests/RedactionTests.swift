@@ -5,7 +5,7 @@ import Testing
 /// `capture:` (DESIGN §6): a secret in the upstream URL, a cookie the upstream sets and
 /// members of JSON and form bodies never reach the log or any admin answer, while the
 /// client and the upstream see exactly what they would without redaction.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct RedactionTests {
     static let secret = "S3CR3T-7f1c"
 

@@ -4,7 +4,7 @@ import Testing
 
 /// DESIGN §10 through the daemon: a route's `contract` (a JSON Schema on the normalized
 /// output) in `report` and `enforce` mode, on JSON, XML and plist upstreams.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct SchemaContractTests {
     /// The stub's /json answer is {"a": [1, 2.50, null], "b": "x/y"}: null breaks `items`.
     static let numbers = #"{"type": "object", "required": ["a"], "properties": {"a": {"type": "array", "items": {"type": "number"}}}}"#

@@ -4,7 +4,7 @@ import Testing
 
 /// The daemon under a service manager: sd_notify states, the watchdog, socket
 /// activation, the healthcheck command and config failures that must not restart-loop.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ServiceManagerTests {
     @Test func notifiesReadyReloadingWatchdogAndStopping() throws {
         let listener = try NotifyListener()

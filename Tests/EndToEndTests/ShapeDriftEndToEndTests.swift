@@ -5,7 +5,7 @@ import Testing
 /// DESIGN §10 shape drift through the daemon: learned from answers, planted changes found
 /// by chaos, each reported once (event, log, metric, `/-/drift`), kept across reloads;
 /// and `contract learn` from a tape.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct ShapeDriftEndToEndTests {
     /// An answer whose values vary with `n` and whose shape does not.
     static func answer(_ n: Int) -> String {

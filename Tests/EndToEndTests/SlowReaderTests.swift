@@ -6,7 +6,7 @@ import Testing
 /// waits stays bounded, the worker goes on answering others, and the stream lives as long
 /// as the client takes bytes (`client_idle` is for one that takes none); when it leaves,
 /// the upstream transfer ends.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct SlowReaderTests {
     @Test func aClientReadingAByteASecondIsBoundedAndStallsNothing() throws {
         let routes = "  - name: live\n    match: { prefix: /live/ }\n    upstream: {stub}\n"

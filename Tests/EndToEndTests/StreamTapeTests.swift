@@ -5,7 +5,7 @@ import Testing
 /// A stream recorded on a tape, then replayed with the upstream gone (DESIGN §9): the
 /// entry keeps the stream as received and its timing; replay sends it through today's
 /// serializer, with that timing or at once.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct StreamTapeTests {
     @Test func anSSEStreamIsRecordedThenReplayedWithItsTiming() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-tape-\(UUID().uuidString)").path

@@ -4,7 +4,7 @@ import Testing
 
 /// SSE, NDJSON and byte streams through the daemon (DESIGN §9) against an upstream that
 /// answers over time (Tests/Fixtures/stream_upstream.py).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct StreamTests {
     static func harness(_ stream: String = "", extra: String = "", top: String = "") throws -> ProxyHarness {
         let routes = "  - name: live\n    match: { prefix: /live/ }\n    upstream: {stub}\n"

@@ -58,7 +58,7 @@ final class TLSFixture {
 
 /// A route's security policy (DESIGN §2 `tls:`) against real TLS upstreams: each setting
 /// accepting what it should and refusing what it should, in words.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct TLSTests {
     /// A TLS stub presenting `certificate`, serializerd in front of it with `tls`.
     final class Setup {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `serializerd tape import | verify | redact` (DESIGN §7).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct TapeCommandTests {
     static let secret = "CLI-S3CR3T"
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Tapes (DESIGN §2 `tape:`): record what the upstream said, replay it with the upstream
 /// gone, through the route's current serializer; secrets never reach the tape file.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct TapeTests {
     static let secret = "T4PE-S3CR3T"
 

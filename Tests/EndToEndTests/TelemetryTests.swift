@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Completion events through the daemon: logs, /metrics, /-/events, /-/recent and HAR.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct TelemetryEndToEndTests {
     static let routes = route("api", prefix: "/api/") + "  - name: down\n    match: { prefix: /down/ }\n    upstream: http://127.0.0.1:9/\n"
 

@@ -4,7 +4,7 @@ import Testing
 
 /// WebSockets relayed through the daemon (DESIGN §9) to a WebSocket upstream written by
 /// hand (Tests/Fixtures/ws_upstream.py), over TCP and TLS.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct WebSocketTests {
     static func harness(_ websocket: String = "", extra: String = "", arguments: [String] = [], scheme: String = "http") throws -> ProxyHarness {
         let routes = "  - name: ws\n    match: { prefix: /ws/ }\n    upstream: {stub}\n"

@@ -5,7 +5,7 @@ import Testing
 /// Bounded fuzzing: random, truncated and bit-flipped bodies through every serializer.
 /// Passing means no crash, no hang (the time limit), and a result that is either a
 /// value (valid JSON) or an error — never both missing.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct FuzzTests {
     static let seeds: [(String, String)] = [
         ("json/af-null-removal.json", "application/json"), ("xml/feed.xml", "text/xml"),

@@ -58,7 +58,6 @@ extension RequestPipeline {
         }
         requestStarted()
         let trace = context.trace
-        let sending = trace.map { traced(upstream, $0) } ?? upstream
         let done = { [unowned self, context] (result: Result<UpstreamResponse, UpstreamFailure>) in
             // No longer waiting on the upstream: counted before the reply can reach the client.
             self.inFlightEnded()
@@ -100,10 +99,18 @@ extension RequestPipeline {
             }
             self.upstreamEnded()
         }
-        guard context.streamsVia != nil else { return session.start(sending, completion: done) }
+        // Traced: this attempt's copy carries its traceparent; untraced requests copy nothing.
+        guard context.streamsVia != nil else {
+            if let trace { return session.start(traced(upstream, trace), completion: done) }
+            return session.start(upstream, completion: done)
+        }
         context.upstreamSentAt = sent
         if context.upstreamAnswered != nil { context.streamRecording = StreamRecording(request: upstream, startedWall: sentWall) }
-        context.upstreamTask = session.start(sending, stream: context, completion: done)
+        if let trace {
+            context.upstreamTask = session.start(traced(upstream, trace), stream: context, completion: done)
+        } else {
+            context.upstreamTask = session.start(upstream, stream: context, completion: done)
+        }
     }
 
     /// The answer to the client from the upstream's (or a tape's, a mock's) reply.

@@ -45,7 +45,7 @@ let package = Package(
         // Resilience toward the upstream (DESIGN §11): the rate bucket, pauses, breaker, retry budget.
         .target(name: "Resilience", dependencies: ["HTTPCore"]),
         // Traces (DESIGN §12): Trace Context, spans, OTLP/HTTP JSON, the exporter's thread.
-        .target(name: "Tracing"),
+        .target(name: "Tracing", dependencies: ["HTTPCore"]),
         .target(name: "Proxy", dependencies: ["Serializers", "HTTPCore", "EventLoop", "Upstream", "Telemetry", "Tapes", "Cache", "Network", "Contracts", "Resilience", "Tracing",
                                               .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")]),
         .executableTarget(

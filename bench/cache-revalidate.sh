@@ -19,31 +19,13 @@ set -euo pipefail
 paired_args "$0" 16 "$@"
 paired_scratch
 ORIGIN=28183
-mkdir -p "$scratch/nginx/logs"
-cat > "$scratch/nginx/origin.conf" <<NGINX
-worker_processes 1;
-pid $scratch/nginx/origin.pid;
-error_log $scratch/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    types { application/json json; }
-    access_log off;
-    keepalive_timeout 65s; keepalive_requests 10000000;
-    open_file_cache max=100 inactive=60s;
-    server {
-        listen 127.0.0.1:$ORIGIN;
-        root $W/www;
-        location / { add_header Cache-Control no-cache; }
-    }
-}
-NGINX
+paired_origin "$ORIGIN" "$W/www" "add_header Cache-Control no-cache;"
 for side in a b; do
   port=$([ $side = a ] && echo 28185 || echo 28195)
   policy=$([ $side = a ] && echo reload || echo protocol)
   printf 'listen: 127.0.0.1:%s\nworkers: 1\nlog: { level: error }\nroutes:\n  - name: bench\n    match: { prefix: /bench/ }\n    upstream: http://127.0.0.1:%s/\n    cache: { policy: %s }\n' \
     "$port" "$ORIGIN" "$policy" > "$scratch/$side.yaml"
 done
-taskset -c 1 nginx -p "$scratch/nginx" -c "$scratch/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
 paired_daemons "$BIN" "$BIN" "$PAYLOAD"
 status=$(curl -s -D - -o /dev/null "http://127.0.0.1:28195/bench/$PAYLOAD.json" | tr -d '\r' | sed -n 's/^Cache-Status: //p')
 [ "$status" = "serializerd; fwd=stale; fwd-status=304" ] || { echo "B is not revalidating: Cache-Status '$status'" >&2; exit 1; }

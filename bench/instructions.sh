@@ -17,6 +17,9 @@
 #   PROXIES="serializerd-cache before-cache"   # cache hits (a route with `cache:`)
 #   PROXIES="serializerd serializerd-drift"    # drift learning on (`contract: {drift: true}`)
 #   PROXIES="serializerd serializerd-limits"   # `limits: { concurrency, rate }` that never bind
+#   PROXIES="serializerd serializerd-traced"   # `tracing` with every request sampled, to a
+#                                              # collector (bench/tracing_collector.py); the
+#                                              # exporter's thread is counted too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -45,9 +48,15 @@ EOF
 # And with limits that never bind (the bench's one connection): the queue's cost alone.
 { bench_config "$PORT" "$ORIGIN"; echo "    limits: { concurrency: 64, rate: 100000/s }"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd-limits.yaml"
 
+# And with every request traced, its spans exported to a local collector.
+COLLECTOR=18186
+{ bench_config "$PORT" "$ORIGIN" | sed "1a tracing: { otlp: http://127.0.0.1:$COLLECTOR/v1/traces, sample: 1.0 }"; bench_route cached /cached/ "$ORIGIN" "cache: { policy: prefer_cache }"; } > "$WORK/serializerd-traced.yaml"
+
 nginx -c "$WORK/nginx.conf"
-VG=""
+VG="" COLLECTOR_PID=""
+case " $PROXIES " in *-traced*) python3 bench/tracing_collector.py "$COLLECTOR" & COLLECTOR_PID=$! ;; esac
 cleanup() {
+  [ -z "$COLLECTOR_PID" ] || kill "$COLLECTOR_PID" 2>/dev/null || true
   [ -z "$VG" ] || kill "$VG" 2>/dev/null || true
   kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
 }
@@ -103,6 +112,9 @@ for size in $SIZES; do
       # The same answers through `limits: { concurrency, rate }` that never bind.
       serializerd-limits|before-limits)
         count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/${proxy%-limits}" serve --config "$WORK/serializerd-limits.yaml" ;;
+      # Every request traced and exported.
+      serializerd-traced|before-traced)
+        count "$proxy" "$size" "http://127.0.0.1:$PORT/bench" "$WORK/${proxy%-traced}" serve --config "$WORK/serializerd-traced.yaml" ;;
       C) count C "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" ;;
       C+options) count C+options "$size" "http://127.0.0.1:$PORT" "$WORK/evcurl_proxy" "$PORT" "http://127.0.0.1:$ORIGIN" --serializerd-options ;;
     esac

@@ -60,3 +60,29 @@ print(f"round {r}: {na} {a:.1f} us/req, {nb} {b:.1f} us/req, {nb}/{na} {b / a:.3
 PY
   done
 }
+
+# An nginx origin on core 1 serving ROOT at 127.0.0.1:PORT (keep-alive, no access log);
+# LOCATION: directives for `location /` (e.g. `add_header Cache-Control no-cache;`).
+#
+#   paired_origin PORT ROOT [LOCATION]
+paired_origin() {
+  mkdir -p "$scratch/nginx/logs"
+  cat > "$scratch/nginx/origin.conf" <<NGINX
+worker_processes 1;
+pid $scratch/nginx/origin.pid;
+error_log $scratch/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    types { application/json json; }
+    access_log off;
+    keepalive_timeout 65s; keepalive_requests 10000000;
+    open_file_cache max=100 inactive=60s;
+    server {
+        listen 127.0.0.1:$1;
+        root $2;
+        location / { ${3:-} }
+    }
+}
+NGINX
+  taskset -c 1 nginx -p "$scratch/nginx" -c "$scratch/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
+}

@@ -32,21 +32,9 @@ else
 fi
 paired_scratch
 ORIGIN=28183 COLLECTOR=28187
-mkdir -p "$scratch/www" "$scratch/nginx/logs"
+mkdir -p "$scratch/www"
 bench_payloads "$scratch/www"
-cat > "$scratch/nginx/origin.conf" <<NGINX
-worker_processes 1;
-pid $scratch/nginx/origin.pid;
-error_log $scratch/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    types { application/json json; }
-    access_log off;
-    keepalive_timeout 65s; keepalive_requests 10000000;
-    server { listen 127.0.0.1:$ORIGIN; root $scratch/www; }
-}
-NGINX
-taskset -c 1 nginx -p "$scratch/nginx" -c "$scratch/nginx/origin.conf" -g 'daemon off;' >"$scratch/origin.log" 2>&1 & PIDS+=($!)
+paired_origin "$ORIGIN" "$scratch/www"
 config() {  # PORT [TRACING]
   printf 'listen: 127.0.0.1:%s\nworkers: 1\nlog: { level: error }\n%sroutes:\n  - name: bench\n    match: { prefix: /bench/ }\n    upstream: http://127.0.0.1:%s/\n' \
     "$1" "${2:+tracing: $2

@@ -1,3 +1,4 @@
+import HTTPCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ public final class TraceExporter: Sendable {
         guard settings != nil else { return }
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = Self.spawn { [self] in run() }
+            thread = JoinableThread.spawn { [self] in run() }
         }
     }
 
@@ -136,21 +137,6 @@ public final class TraceExporter: Sendable {
         let taken = sender.send(body, to: settings.url, timeout: timeout)
         if taken { exportedCount.add(UInt64(spans), ordering: .relaxed) } else { droppedCount.add(UInt64(spans), ordering: .relaxed) }
         return taken
-    }
-
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    private static func spawn(_ run: @escaping () -> Void) -> pthread_t {
-        var thread = pthread_t()
-        let body = Unmanaged.passRetained(Body(run)).toOpaque()
-        pthread_create(&thread, nil, { arg in
-            Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue().run()
-            return nil
-        }, body)
-        return thread
     }
 }
 

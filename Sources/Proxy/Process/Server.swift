@@ -249,7 +249,7 @@ public final class Server {
         let cache = self.cache
         let inflight = self.inflight
         let networkOverrides = self.networkOverrides
-        threads.append(WorkerThread.spawn {
+        threads.append(JoinableThread.spawn {
             let worker: Worker
             do {
                 worker = try Worker(config: config, sockets: sockets, mailbox: mailbox, heartbeat: heartbeat, telemetry: telemetry,

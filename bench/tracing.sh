@@ -21,7 +21,6 @@ cd "$(dirname "$0")/.."
 MODE=paired
 [ "${1:-}" = paired ] && shift
 [ "${1:-}" = down ] && { MODE=down; shift; }
-. bench/lib.sh
 . bench/paired.sh
 if [ "$MODE" = paired ]; then
   [ $# -ge 3 ] || { sed -n '2,19p' "$0"; exit 2; }
@@ -33,7 +32,20 @@ fi
 paired_scratch
 ORIGIN=28183 COLLECTOR=28187
 mkdir -p "$scratch/www"
-bench_payloads "$scratch/www"
+chmod 755 "$scratch" "$scratch/www"   # nginx's workers read it as nobody
+# bench_payloads' 1 KB document (its larger ones take a minute to make and are not used here).
+python3 - "$scratch/www" "$PAYLOAD" <<'PY'
+import json, random, sys
+random.seed(7)
+size = {"small": 1_000, "medium": 100_000}[sys.argv[2]]
+def item(i):
+    return {"id": i, "name": f"item {i}", "price": round(random.random() * 100, 2), "tags": ["a", "b", "c"][: i % 4],
+            "active": i % 2 == 0, "note": None, "text": "lorem ipsum dolor sit amet \u00e9\u00e8 " * (i % 3)}
+items = []
+while len(json.dumps({"items": items}, indent=1)) < size:
+    items.append(item(len(items)))
+open(f"{sys.argv[1]}/{sys.argv[2]}.json", "w").write(json.dumps({"items": items}, indent=1))
+PY
 paired_origin "$ORIGIN" "$scratch/www"
 config() {  # PORT [TRACING]
   printf 'listen: 127.0.0.1:%s\nworkers: 1\nlog: { level: error }\n%sroutes:\n  - name: bench\n    match: { prefix: /bench/ }\n    upstream: http://127.0.0.1:%s/\n' \
@@ -46,6 +58,10 @@ if [ "$MODE" = paired ]; then
   config 28185 > "$scratch/a.yaml"
   config 28195 "{ otlp: http://127.0.0.1:$COLLECTOR/v1/traces, sample: 1.0 }" > "$scratch/b.yaml"
   paired_daemons "$BIN" "$BIN" "$PAYLOAD"
+  for port in 28185 28195; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/bench/$PAYLOAD.json")
+    [ "$code" = 200 ] || { echo "the daemon on $port answers $code, not 200" >&2; exit 1; }
+  done
   paired_rounds "$SECONDS_PER_ROUND" "$ROUNDS" off traced "$PAYLOAD"
   sleep 2   # the last batch (the exporter sends each second)
   echo "collector: $(curl -s "http://127.0.0.1:$COLLECTOR/")"
@@ -57,6 +73,7 @@ fi
 config 28195 "{ otlp: http://127.0.0.1:$COLLECTOR/v1/traces, sample: 1.0 }" > "$scratch/b.yaml"
 taskset -c 1 "$BIN" serve --config "$scratch/b.yaml" >"$scratch/b.log" 2>&1 & BP=$!; PIDS+=($BP)
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:28195/bench/small.json" && break; sleep 0.1; done
+curl -sf -o /dev/null "http://127.0.0.1:28195/bench/small.json" || { echo "the daemon does not answer 200" >&2; exit 1; }
 taskset -c 0 wrk -t1 -c16 -d"${SECONDS_PER_ROUND}s" "http://127.0.0.1:28195/bench/small.json" > "$scratch/wrk" & W_PID=$!
 while kill -0 "$W_PID" 2>/dev/null; do
   echo "rss $(awk '/VmRSS/ {print $2, $3}' "/proc/$BP/status")"

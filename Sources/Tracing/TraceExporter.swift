@@ -66,7 +66,8 @@ public final class TraceExporter: Sendable {
     public var exported: UInt64 { exportedCount.load(ordering: .relaxed) }
     public var dropped: UInt64 { droppedCount.load(ordering: .relaxed) }
 
-    /// A load's or a reload's settings; nil stops exporting (what waits is sent first).
+    /// A load's or a reload's settings; nil stops exporting: new spans are dropped, and what
+    /// already waits (at most `capacity`) goes when tracing is on again.
     /// The thread starts the first time there is somewhere to send.
     public func apply(_ settings: ExportSettings?) {
         queue.withLock { $0.settings = settings }

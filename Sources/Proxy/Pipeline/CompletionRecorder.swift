@@ -74,7 +74,7 @@ struct CompletionRecorder {
         let now = c.clock.now()
         // A stage that answered before it returned (a cache hit, a replay) ends with the request.
         switch trace.openStage {
-        case "cache"?: trace.end(at: now, attributes: [SpanAttribute("serializerd.cache", c.cache?.result.rawValue ?? "hit")])
+        case "cache"?: trace.end(at: now, attributes: [SpanAttribute("serializerd.cache", CacheStage.spanResult(c))])
         case "tape"?: trace.end(at: now, attributes: c.route?.tape.map { TapeStage.spanAttributes($0, c) } ?? [])
         default: trace.end(at: now, attributes: [])
         }

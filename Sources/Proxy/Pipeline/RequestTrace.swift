@@ -66,7 +66,10 @@ final class RequestTrace {
     /// (a cache hit, a replay): its span is ended by whichever comes first.
     private var open: (name: String, id: UInt64, start: Double)?
 
-    func begin(_ name: String, id: UInt64, at time: Double) { open = (name, id, time) }
+    func begin(_ name: String, id: @autoclosure () -> UInt64, at time: @autoclosure () -> Double) {
+        guard sampled else { return }
+        open = (name, id(), time())
+    }
 
     /// Ends the stage under way, if the request has not already ended it.
     func end(at time: Double, attributes: [SpanAttribute], error: String? = nil) {

@@ -13,7 +13,7 @@ struct CacheStage: RequestStage {
         if let trace = context.trace {
             let result: String
             switch step {
-            case .answered: result = context.cache?.result.rawValue ?? "hit"
+            case .answered: result = Self.spanResult(context)
             case .parked: result = "collapsed"
             case .forward(let exchange): result = exchange.result.rawValue
             }
@@ -27,4 +27,7 @@ struct CacheStage: RequestStage {
             return .passed
         }
     }
+
+    /// How the cache met a request it answered, for its span.
+    static func spanResult(_ context: RequestContext) -> String { context.cache?.result.rawValue ?? "hit" }
 }

@@ -61,8 +61,8 @@ __attribute__((noinline)) static const uint8_t *sw_object(sw_run *r, const uint8
         int32_t child = node->additional;
         const sw_prop *e = sw_member(r, node, name, n);
         if (e) {
-            if (e->child >= 0) child = e->child;
-            if (e->bit >= 0) seen |= 1ull << e->bit;
+            child = e->child.node;
+            seen |= e->required;
         } else if (node->props >= 0) {
             // Names compare by canonical equivalence (U+212A KELVIN SIGN is `K`): where a
             // declared name or this one is not ASCII, the tree decides.

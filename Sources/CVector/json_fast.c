@@ -244,6 +244,13 @@ int serializerd_json_fast_available(void) {
 #define SJ_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt")))
 #define SJ_TARGET512 __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi2")))
 #define SJ_CHUNK 4096
+// The contract's checks off the walk's quick path: calls that keep the caller's registers
+// (preserve_most), so the walk holds its state in them instead of spilling it around each.
+#if defined(__clang__) && defined(__x86_64__)
+#define SJ_COLD __attribute__((noinline, preserve_most))
+#else
+#define SJ_COLD __attribute__((noinline))
+#endif
 
 // Whitespace and structural bytes by table on the low nibble (a byte >= 0x80 looks up 0).
 // `[` and `]` are `{` and `}` without 0x20; 0x1A and 0x0C also match, which stage 2 rejects.
@@ -405,25 +412,14 @@ typedef struct {
     // A contract checked as the walk goes (serializerd_json_fast_normalize_checked): the
     // walk's own registers for it while it is suspended.
     const sw_program *program;
-    struct sj_frame *frames;    // per open container up to SERIALIZERD_SCHEMA_WALK_DEPTH
+    sw_frame *frames;           // per open container up to SERIALIZERD_SCHEMA_WALK_DEPTH
     sw_deferrals *deferred;
-    int32_t vnode;              // the node the next value must meet
+    const sw_check *vcheck;     // what the next value must meet
+    sw_check root, any;         // the document's, and that of a node that allows anything
     int vouching;               // 1 while everything so far meets the schema; once 0, the
                                 // checks go on (against nodes that allow anything) unheeded
-    struct sj_frame *top;       // the innermost open container
+    sw_frame *top;              // the innermost open container
 } sj_state;
-
-// An open container as the contract sees it: its node (a dispatch resolved), the members or
-// items so far, the required members seen, and what its members need of the node: its
-// member table's first slot and size (0 when it declares no names), and the nodes of
-// undeclared members and of items.
-typedef struct sj_frame {
-    int32_t node;
-    uint32_t count;
-    uint64_t seen;
-    uint32_t base, slots;
-    int32_t additional, items;
-} sj_frame;
 
 SJ_TARGET static inline __m256i sj_lookup(__m256i table, __m256i idx) { return _mm256_shuffle_epi8(table, idx); }
 SJ_TARGET static inline __m256i sj_high_nibble(__m256i v) {
@@ -897,14 +893,33 @@ SJ_TARGET static inline int sj_same_bytes(const uint8_t *a, const uint8_t *b, si
     }
 }
 
+// A valid scalar's kind by its first byte; a number's is SW_INTEGER, shifted right once
+// (SW_NUMBER) when it has a fraction or exponent.
+static const uint8_t sj_scalar_kind[256] = {
+    ['n'] = SW_NULL, ['t'] = SW_BOOLEAN, ['f'] = SW_BOOLEAN, ['-'] = SW_INTEGER,
+    ['0'] = SW_INTEGER, ['1'] = SW_INTEGER, ['2'] = SW_INTEGER, ['3'] = SW_INTEGER, ['4'] = SW_INTEGER,
+    ['5'] = SW_INTEGER, ['6'] = SW_INTEGER, ['7'] = SW_INTEGER, ['8'] = SW_INTEGER, ['9'] = SW_INTEGER,
+};
+_Static_assert(SW_INTEGER >> 1 == SW_NUMBER, "a fraction shifts an integer's kind to a number's");
+
+// Whether the n bytes at `name` (32 readable past it) are those of e's name, which has n
+// bytes: up to 32 by one compare with the entry's own copy of them, with no branch on how
+// long names are (they alternate member by member).
+SJ_TARGET static inline int sj_same_name(const sw_prop *e, const uint8_t *names, const uint8_t *name, size_t n) {
+    __m256i x = _mm256_loadu_si256((const __m256i *)name), y = _mm256_loadu_si256((const __m256i *)e->head);
+    uint32_t differ = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
+    if (__builtin_expect(n <= 32, 1)) return _bzhi_u32(differ, (unsigned)n) == 0;
+    return differ == 0 && sj_same_bytes(names + e->name + 32, name + 32, n - 32);
+}
+
 // The answer does not meet the schema as far as the walk can tell: the full validator decides.
-__attribute__((noinline)) static int32_t sj_schema_fail(sj_state *st) {
+SJ_COLD static const sw_check *sj_schema_fail(sj_state *st) {
     st->vouching = 0;
-    return SW_NODE_ANY;
+    return &st->any;
 }
 
 // A string token: out[start] is its opening quote, its closing one at stop - 1.
-__attribute__((noinline)) static void sj_schema_string(sj_state *st, int32_t id, size_t start, size_t stop) {
+SJ_COLD static void sj_schema_string(sj_state *st, int32_t id, size_t start, size_t stop) {
     const sw_node *node = sj_schema_node(st->program, &id, '"');
     if (!node || !(node->types & SW_STRING)) { sj_schema_fail(st); return; }
     size_t n = stop - start - 2;
@@ -919,7 +934,7 @@ __attribute__((noinline)) static void sj_schema_string(sj_state *st, int32_t id,
 
 // A literal or number token of n bytes at p, of kind `kind` (SW_NULL, SW_BOOLEAN,
 // SW_INTEGER or SW_NUMBER: a fraction or exponent).
-__attribute__((noinline)) static void sj_schema_scalar(sj_state *st, int32_t id, const uint8_t *p, size_t n, uint32_t kind) {
+SJ_COLD static void sj_schema_scalar(sj_state *st, int32_t id, const uint8_t *p, size_t n, uint32_t kind) {
     const sw_node *node = sj_schema_node(st->program, &id, p[0]);
     if (!node || !(node->types & kind)) { sj_schema_fail(st); return; }
     uint32_t defer = kind & (SW_NUMBER | SW_INTEGER) ? SW_DEFER_SCALAR | SW_DEFER_NUMBER : SW_DEFER_SCALAR;
@@ -927,31 +942,23 @@ __attribute__((noinline)) static void sj_schema_scalar(sj_state *st, int32_t id,
 }
 
 // A container opening (`c` its opener) at depth `depth`: its node, resolved.
-__attribute__((noinline)) static int32_t sj_schema_open(sj_state *st, int32_t id, size_t depth, uint8_t c) {
+SJ_COLD static int32_t sj_schema_open(sj_state *st, int32_t id, size_t depth, uint8_t c) {
     const sw_node *node = sj_schema_node(st->program, &id, c);
-    if (!node || (node->flags & SW_DEFER_SCALAR) || depth >= SERIALIZERD_SCHEMA_WALK_DEPTH) return sj_schema_fail(st);
-    if (!(node->types & (c == '{' ? SW_OBJECT : SW_ARRAY))) return sj_schema_fail(st);
+    if (!node || (node->flags & SW_DEFER_SCALAR) || depth >= SERIALIZERD_SCHEMA_WALK_DEPTH ||
+        !(node->types & (c == '{' ? SW_OBJECT : SW_ARRAY))) return sj_schema_fail(st)->node;
     return id;
 }
 
-// Makes `top` the frame of a container of node `id`.
-static inline void sj_schema_push(const sw_program *program, sj_frame *top, int32_t id) {
-    const sw_node *node = program->nodes + id;
-    top->node = id;
-    top->count = 0;
-    top->seen = 0;
-    top->base = (uint32_t)node->props;
-    top->slots = node->props >= 0 ? node->mask + 1 : 0;
-    top->additional = node->additional;
-    top->items = node->items;
+// Makes `top` the frame of a container of node `id` (an array when `array`).
+SJ_TARGET static inline void sj_schema_push(const sw_program *program, sw_frame *top, int32_t id, int array) {
+    memcpy(top, program->frames + 2 * (size_t)id + (array != 0), sizeof *top);
 }
 
 // A member's name, the n bytes at `name`, as the `ordinal`-th member of top's object,
-// where its place's hint did not name it: found in the node's table (and the hint set),
-// or an undeclared name checked. Returns the node its value must meet.
-__attribute__((noinline)) static int32_t sj_schema_name(sj_state *st, sj_frame *top, uint32_t ordinal, const uint8_t *name,
-                                                         size_t n) {
-    if (!top->slots) return top->additional;
+// where neither its place's hint nor the next place's named it: found in the node's table
+// (and the hint set), or an undeclared name checked. Returns what its value must meet.
+SJ_TARGET SJ_COLD static const sw_check *sj_schema_lookup(sj_state *st, sw_frame *top, uint32_t ordinal, const uint8_t *name,
+                                                          size_t n) {
     const sw_node *node = st->program->nodes + top->node;
     if (node->flags & SW_ESCAPED_NAMES) return sj_schema_fail(st);
     // The output has slack past every name.
@@ -961,32 +968,45 @@ __attribute__((noinline)) static int32_t sj_schema_name(sj_state *st, sj_frame *
         // canonical equivalence, so a name that is not ASCII is the tree's.
         if (node->flags & SW_WIDE_NAMES) return sj_schema_fail(st);
         for (size_t k = 0; k < n; k++) if (name[k] >= 0x80 || name[k] == '\\') return sj_schema_fail(st);
-        return top->additional;
+        return &top->additional;
     }
-    uint32_t slot = (uint32_t)(e - st->program->props);
-    if (ordinal < top->slots) __atomic_store_n(&st->program->hints[top->base + ordinal], slot + 1, __ATOMIC_RELAXED);
-    if (e->bit >= 0) top->seen |= 1ull << e->bit;
-    return e->child >= 0 ? e->child : top->additional;
+    __atomic_store_n(&top->hints[ordinal & top->places], e, __ATOMIC_RELAXED);
+    top->seen |= e->required;
+    return &e->child;
+}
+
+// A member's name where its place's hint did not name it. The last object may have had a
+// member here that this one lacks (or lacked one this one has, and the one before it had):
+// then the rest come one place on, and the next place's hint names it. Else the table.
+SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *top, uint32_t ordinal, const uint8_t *name,
+                                                        size_t n) {
+    if (!top->places) return &top->additional;
+    const sw_prop *next = __atomic_load_n(&top->hints[(ordinal + 1) & top->places], __ATOMIC_RELAXED);
+    // (A node whose names need escapes never has hints.)
+    if (next && next->length == n && sj_same_name(next, st->program->names, name, n)) {
+        top->seen |= next->required;
+        return &next->child;
+    }
+    return sj_schema_lookup(st, top, ordinal, name, n);
 }
 
 // A member's name, the n bytes at `name`, in top's object: the member this place had in
-// the last object of the node, else the table. Returns the node its value must meet.
-SJ_TARGET __attribute__((noinline)) static int32_t sj_schema_member(sj_state *st, sj_frame *top, const uint8_t *name, size_t n) {
-    const sw_program *program = st->program;
+// the last object of the node, else the table. Returns what its value must meet. Inline
+// in the walk: most members are the ones their place had last time.
+SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema_member(sj_state *st, sw_frame *top,
+                                                                                         const uint8_t *name, size_t n) {
     uint32_t ordinal = top->count++;
-    uint32_t hint = ordinal < top->slots ? __atomic_load_n(&program->hints[top->base + ordinal], __ATOMIC_RELAXED) : 0;
-    const sw_prop *e = hint ? program->props + hint - 1 : NULL;
-    if (!e || e->length != n || !sj_same_bytes(program->names + e->name, name, n)) return sj_schema_name(st, top, ordinal, name, n);
-    if (e->bit >= 0) top->seen |= 1ull << e->bit;
-    return e->child >= 0 ? e->child : top->additional;
+    const sw_prop *e = __atomic_load_n(&top->hints[ordinal & top->places], __ATOMIC_RELAXED);
+    if (e && e->length == n && sj_same_name(e, st->program->names, name, n)) {
+        top->seen |= e->required;
+        return &e->child;
+    }
+    return sj_schema_name(st, top, ordinal, name, n);
 }
 
-// The container of `top` closing.
-__attribute__((noinline)) static void sj_schema_close(sj_state *st, const sj_frame *top, int array) {
-    const sw_node *node = st->program->nodes + top->node;
-    int met = array ? top->count >= node->min_items && top->count <= node->max_items
-                    : (top->seen & node->required) == node->required && top->count >= node->min_props && top->count <= node->max_props;
-    if (!met) sj_schema_fail(st);
+// The container of `top` closing: whether it meets its node's counts and `required`.
+static inline int sj_schema_closes(const sw_frame *top) {
+    return ((top->seen & top->required) == top->required) & (top->count - top->min <= top->span);
 }
 
 enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
@@ -1006,23 +1026,24 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
                                                                        const int checking) {
     uint8_t *const out = st->out;
     uint8_t *const stack = st->stack;
-    size_t k = 0, p = 0, cursor = st->cursor, depth = st->depth;
+    const uint32_t *ip = idx, *const iend = idx + count;
+    size_t p = 0, cursor = st->cursor, depth = st->depth;
+    // Checking, the depth stays in `st`: it is needed only at containers, and the walk's
+    // registers go to the per-token state.
+#define SJ_DEPTH (*(checking ? &st->depth : &depth))
     uint8_t c = 0;
-    int32_t vnode = st->vnode;
-    const sw_program *const program = st->program;
-    const sw_node *const nodes = checking ? program->nodes : NULL;
-    sj_frame *top = st->top;
+    const sw_check *vcheck = st->vcheck;
+    sw_frame *top = st->top;
     if (count == 0) return 0;
 // Moves to the next listed position, suspending when the list is used up.
 #define SJ_NEXT(label) \
-    if (__builtin_expect(++k >= count, 0)) { st->resume = label; goto suspend; } \
-    case label: p = idx[k]; c = out[p];
+    if (__builtin_expect(++ip >= iend, 0)) { st->resume = label; goto suspend; } \
+    case label: p = *ip; c = out[p];
 // A value at `cursor`; then on to `then` with the structural byte after it current and
 // `cursor` there. (An empty token begins with the structural byte, never a quote.)
 #define SJ_VALUE(then) \
     if (out[cursor] == '"') { \
-        if (checking && (!(nodes[vnode].quick & SW_STRING) || p - cursor - 2 > nodes[vnode].max_length)) \
-            sj_schema_string(st, vnode, cursor, p); \
+        if (checking && !(p - cursor - 2 < vcheck->strings)) sj_schema_string(st, vcheck->node, cursor, p); \
         cursor = p; \
         goto then; \
     } \
@@ -1032,22 +1053,21 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         if (!scalar) return -1; \
         if (__builtin_expect(scalar == 2, 0)) sj_count_number(st, out + cursor, p - cursor); \
         if (checking) { \
-            uint8_t first = out[cursor]; \
-            uint32_t kind = first == 'n' ? SW_NULL : first >= 'a' ? SW_BOOLEAN : fraction ? SW_NUMBER : SW_INTEGER; \
-            if (!(nodes[vnode].quick & kind)) sj_schema_scalar(st, vnode, out + cursor, p - cursor, kind); \
+            uint32_t kind = (uint32_t)sj_scalar_kind[out[cursor]] >> fraction; \
+            if (!(vcheck->quick & kind)) sj_schema_scalar(st, vcheck->node, out + cursor, p - cursor, kind); \
         } \
         cursor = p; \
         goto then; \
     } \
     if (c == '{' || c == '[') { \
-        if (depth >= st->max_depth) return -1; \
+        if (SJ_DEPTH >= st->max_depth) return -1; \
         if (checking) { \
-            int32_t id = vnode; \
-            if (!(nodes[id].quick & (c == '{' ? SW_OBJECT : SW_ARRAY)) || depth >= SERIALIZERD_SCHEMA_WALK_DEPTH) \
-                id = sj_schema_open(st, id, depth, c); \
-            if (depth < SERIALIZERD_SCHEMA_WALK_DEPTH) { top = st->frames + depth; sj_schema_push(program, top, id); } \
+            int32_t id = vcheck->node; \
+            if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY)) || SJ_DEPTH >= SERIALIZERD_SCHEMA_WALK_DEPTH) \
+                id = sj_schema_open(st, id, SJ_DEPTH, c); \
+            if (SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) { top = st->frames + SJ_DEPTH; sj_schema_push(st->program, top, id, c == '['); } \
         } \
-        stack[depth++] = c == '['; \
+        stack[SJ_DEPTH++] = c == '['; \
         cursor = p + 1; \
         if (c == '{') goto object_begin; \
         goto array_begin; \
@@ -1056,7 +1076,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
 
     switch (st->resume) {
     case 0:
-        p = idx[0]; c = out[p];
+        p = *ip; c = out[p];
         if (!st->allow_fragments && !(p == 0 && (c == '{' || c == '['))) return -1;
         SJ_VALUE(document_end)
 
@@ -1066,7 +1086,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     object_key:
         if (out[cursor] != '"') return -1;
         if (c != ':') return -1;
-        if (checking) vnode = sj_schema_member(st, top, out + cursor + 1, p - cursor - 2);
+        if (checking) vcheck = sj_schema_member(st, top, out + cursor + 1, p - cursor - 2);
         cursor = p + 1;
         SJ_NEXT(2)
         SJ_VALUE(object_next)
@@ -1087,7 +1107,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     array_value:
         if (checking) {
             top->count += top->count < UINT32_MAX;
-            vnode = top->items;
+            vcheck = &top->items;
         }
         SJ_VALUE(array_next)
     array_continue:
@@ -1103,20 +1123,20 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
 
     scope_end:
         // The closer that is current matches: each label that comes here checked its kind.
-        depth--;
-        if (checking && depth < SERIALIZERD_SCHEMA_WALK_DEPTH) {
-            sj_schema_close(st, top, stack[depth]);
-            top = st->frames + (depth ? depth - 1 : 0);
+        SJ_DEPTH--;
+        if (checking && SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) {
+            if (!sj_schema_closes(top)) sj_schema_fail(st);
+            top = st->frames + (SJ_DEPTH ? SJ_DEPTH - 1 : 0);
         }
         cursor = p + 1;
         SJ_NEXT(6)
-        if (depth == 0) goto document_end;
-        if (stack[depth - 1]) goto array_continue;
+        if (SJ_DEPTH == 0) goto document_end;
+        if (stack[SJ_DEPTH - 1]) goto array_continue;
         goto object_continue;
 
     document_end:
         // Only the sentinel may follow the top-level value.
-        if (!final || k + 1 != count || p != cursor) return -1;
+        if (!final || ip + 1 != iend || p != cursor) return -1;
         st->resume = SJ_DOCUMENT_DONE;
         return 0;
     default:
@@ -1124,11 +1144,13 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     }
     return -1;
 suspend:
-    st->cursor = cursor; st->depth = depth;
-    if (checking) { st->vnode = vnode; st->top = top; }
+    st->cursor = cursor;
+    if (!checking) st->depth = depth;
+    if (checking) { st->vcheck = vcheck; st->top = top; }
     return 0;
 #undef SJ_NEXT
 #undef SJ_VALUE
+#undef SJ_DEPTH
 }
 
 // Not inlined: the hot loop keeps its own registers.
@@ -1168,12 +1190,14 @@ SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(co
     st.max_depth = max_depth;
     st.count_numbers = numbers != NULL;
     if (numbers) serializerd_note_number_check();
-    sj_frame frames[program ? SERIALIZERD_SCHEMA_WALK_DEPTH : 1];
+    sw_frame frames[program ? SERIALIZERD_SCHEMA_WALK_DEPTH : 1];
     if (program) {
         st.program = program;
         st.frames = frames;
         st.deferred = deferred;
-        st.vnode = root;
+        st.root = serializerd_schema_check(program->nodes, root);
+        st.any = serializerd_schema_check(program->nodes, SW_NODE_ANY);
+        st.vcheck = &st.root;
         st.vouching = 1;
     }
     uint8_t local_stack[1024];

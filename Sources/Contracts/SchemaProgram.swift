@@ -12,7 +12,8 @@ final class SchemaProgram: @unchecked Sendable {
     private let props: UnsafeMutableBufferPointer<sw_prop>
     private let names: UnsafeMutableBufferPointer<UInt8>
     private let branches: UnsafeMutableBufferPointer<Int32>
-    private let hints: UnsafeMutableBufferPointer<UInt32>
+    private let hints: UnsafeMutableBufferPointer<UnsafePointer<sw_prop>?>
+    private let frames: UnsafeMutableBufferPointer<sw_frame>
     private let program: UnsafeMutablePointer<sw_program>
     /// The schema behind each walk node, for the values the walk defers.
     let sources: [SchemaNode?]
@@ -30,14 +31,32 @@ final class SchemaProgram: @unchecked Sendable {
         for node in schemas { lowering.lower(node) }
         lowering.finish()
         nodes = Self.copy(lowering.nodes)
-        props = Self.copy(lowering.props)
+        let nodesBase = nodes.baseAddress!
+        // Each member's check, now that every node's `quick` kinds are known.
+        props = Self.copy(lowering.props.map { prop in
+            var prop = prop
+            if prop.length != .max { prop.child = serializerd_schema_check(nodesBase, prop.child.node) }
+            return prop
+        })
         // Names are compared 32 bytes at a time.
         names = Self.copy(lowering.names + [UInt8](repeating: 0, count: 32))
         branches = Self.copy(lowering.branches)
-        hints = Self.copy([UInt32](repeating: 0, count: lowering.props.count))
+        hints = Self.copy([UnsafePointer<sw_prop>?](repeating: nil, count: lowering.props.count + 1))
+        let hintsBase = hints.baseAddress!
+        frames = Self.copy(lowering.nodes.enumerated().flatMap { id, node in
+            [false, true].map { array in
+                let (min, max) = array ? (node.min_items, node.max_items) : (node.min_props, node.max_props)
+                return sw_frame(hints: hintsBase + (node.props >= 0 ? Int(node.props) : lowering.props.count), seen: 0,
+                                required: array ? 0 : node.required, node: Int32(id), count: 0,
+                                places: node.props >= 0 ? node.mask : 0,
+                                min: min <= max ? min : .max, span: min <= max ? max - min : 0,
+                                additional: serializerd_schema_check(nodesBase, node.additional),
+                                items: serializerd_schema_check(nodesBase, node.items))
+            }
+        })
         program = .allocate(capacity: 1)
         program.initialize(to: sw_program(nodes: nodes.baseAddress, props: props.baseAddress, names: names.baseAddress,
-                                          branches: branches.baseAddress, hints: hints.baseAddress))
+                                          branches: branches.baseAddress, hints: hints.baseAddress, frames: frames.baseAddress))
         sources = [nil, nil] + schemas
     }
 
@@ -47,6 +66,7 @@ final class SchemaProgram: @unchecked Sendable {
         names.deallocate()
         branches.deallocate()
         hints.deallocate()
+        frames.deallocate()
         program.deallocate()
     }
 
@@ -268,12 +288,19 @@ private struct Lowering {
         return value
     }
 
+    static let emptySlot: sw_prop = {
+        var slot = sw_prop()
+        slot.length = .max
+        slot.child = sw_check(node: -1, quick: 0, strings: 0)
+        return slot
+    }()
+
     /// The node's member table: twice as many slots as names, probed linearly.
     mutating func table(_ node: inout sw_node, _ entries: [(name: String, child: Int32, bit: Int32)]) {
         var slots = 2
         while slots < entries.count * 2 { slots *= 2 }
         let first = props.count
-        props += Array(repeating: sw_prop(prefix: 0, suffix: 0, length: .max, name: 0, child: -1, bit: -1), count: slots)
+        props += Array(repeating: Self.emptySlot, count: slots)
         node.props = Int32(first)
         node.mask = UInt32(slots - 1)
         for entry in entries {
@@ -284,8 +311,15 @@ private struct Lowering {
             let length = UInt32(clamping: bytes.count)
             var slot = serializerd_schema_slot(prefix, suffix, length, node.mask)
             while props[first + Int(slot)].length != .max { slot = (slot + 1) & node.mask }
-            props[first + Int(slot)] = sw_prop(prefix: prefix, suffix: suffix, length: length, name: UInt32(names.count),
-                                               child: entry.child, bit: entry.bit)
+            var prop = sw_prop()
+            withUnsafeMutableBytes(of: &prop.head) { head in head.copyBytes(from: bytes.prefix(head.count)) }
+            prop.prefix = prefix
+            prop.suffix = suffix
+            prop.required = entry.bit >= 0 ? 1 << UInt64(entry.bit) : 0
+            prop.length = length
+            prop.name = UInt32(names.count)
+            prop.child = sw_check(node: entry.child >= 0 ? entry.child : node.additional, quick: 0, strings: 0)
+            props[first + Int(slot)] = prop
             names += bytes
         }
     }

@@ -146,6 +146,29 @@ import Testing
         #expect(try checked(pair, #"[{"a":1,"b":"x"},{"a":2,"b":3}]"#)! == (false, false))
         #expect(try checked(pair, #"[{"a":1,"b":"x"},{"a":2,"ab":"x"}]"#)! == (false, false))
         #expect(try checked(pair, #"[{"a":1,"b":"x"},{"b":"x"}]"#)! == (false, false))
+        // Names told apart only by their last 8 bytes, their middle ones, or their length.
+        let twins = try schema(#"{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"profile_a_color":{"type":"integer"},"profile_b_color":{"type":"string"},"profile_link_a_color_x":{"type":"integer"},"profile_link_b_color_x":{"type":"string"},"abcdefgh":{"type":"integer"},"abcdefg":{"type":"string"}}}}"#)
+        #expect(try checked(twins, #"[{"profile_a_color":1,"profile_link_a_color_x":1,"abcdefgh":1},{"profile_a_color":2,"profile_link_a_color_x":2,"abcdefgh":2}]"#)! == (true, true))
+        #expect(try checked(twins, #"[{"profile_a_color":1},{"profile_b_color":2}]"#)! == (false, false))
+        #expect(try checked(twins, #"[{"profile_link_a_color_x":1},{"profile_link_b_color_x":2}]"#)! == (false, false))
+        #expect(try checked(twins, #"[{"abcdefgh":1},{"abcdefg":2}]"#)! == (false, false))
+        #expect(try checked(twins, #"[{"abcdefg":"x"},{"abcdefgh":"x"}]"#)! == (false, false))
+        // Objects with a member fewer or more than the one before: the next place's hint,
+        // then the table, and never a value checked against another member's schema.
+        let shifts = try schema(#"{"type":"array","items":{"type":"object","additionalProperties":false,"required":["a","d"],"properties":{"a":{"type":"integer"},"b":{"type":"string"},"c":{"type":"integer"},"d":{"type":"string"}}}}"#)
+        #expect(try checked(shifts, #"[{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"c":2,"d":"y"},{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"d":"y"},{"a":1,"b":"x","c":2,"d":"y"}]"#)! == (true, true))
+        #expect(try checked(shifts, #"[{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"c":"2","d":"y"}]"#)! == (false, false))
+        #expect(try checked(shifts, #"[{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"c":2,"d":3}]"#)! == (false, false))
+        #expect(try checked(shifts, #"[{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"c":2,"d":"y","e":0}]"#)! == (false, false))
+        #expect(try checked(shifts, #"[{"a":1,"c":2,"d":"y"},{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"b":"x","c":2}]"#)! == (false, false))
+        // Counts on a node that allows objects and arrays, and bounds no count meets.
+        let both = try schema(#"{"type":["object","array"],"minItems":2,"minProperties":1}"#)
+        #expect(try checked(both, "[1,2]")! == (true, true))
+        #expect(try checked(both, "[1]")! == (false, false))
+        #expect(try checked(both, #"{"a":1}"#)! == (true, true))
+        #expect(try checked(both, "{}")! == (false, false))
+        let none = try schema(#"{"type":["object","array"],"minProperties":2,"maxProperties":1,"minItems":1,"maxItems":0}"#)
+        for instance in [#"{"a":1}"#, #"{"a":1,"b":2}"#, "[]", "[1]"] { #expect(try checked(none, instance)! == (false, false), "\(instance)") }
         // Names longer than one 32-byte compare.
         let long = String(repeating: "n", count: 40)
         let wide = try schema(#"{"type":"object","properties":{"\#(long)":{"type":"integer"},"\#(long)x":{"type":"string"}}}"#)

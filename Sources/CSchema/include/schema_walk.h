@@ -50,15 +50,46 @@ typedef struct {
                              // check than a string's byte count against max_length
 } sw_node;
 
+// What a value in one place must meet: its node, and the cases the normalizer's check
+// decides inline there (the node's `quick` kinds; a string of fewer bytes than `strings`).
+typedef struct {
+    int32_t node;
+    uint32_t quick;
+    uint32_t strings;        // max_length + 1 where strings are quick, else 0
+} sw_check;
+
+static inline sw_check serializerd_schema_check(const sw_node *nodes, int32_t id) {
+    const sw_node *node = nodes + id;
+    uint32_t strings = node->quick & SW_STRING ? (node->max_length == UINT32_MAX ? UINT32_MAX : node->max_length + 1) : 0;
+    return (sw_check){id, node->quick, strings};
+}
+
 // A member-table slot: a declared or required name. Empty slots have length UINT32_MAX.
 typedef struct {
+    uint8_t head[32];        // the name's first 32 bytes, zero padded
     uint64_t prefix;         // the name's first 8 bytes, zero padded
     uint64_t suffix;         // its last 8 bytes when it has more than 8, else 0
+    uint64_t required;       // its bit in the owner's `required`, 0 when not required
     uint32_t length;
     uint32_t name;           // offset of the name's bytes in the names block
-    int32_t child;           // the node for its value, -1: the owner's `additional`
-    int32_t bit;             // its bit in the owner's `required`, -1 when not required
+    sw_check child;          // what its value must meet (the owner's `additional` for a
+                             // name only `required` lists)
 } sw_prop;
+
+// A container's state in the normalizer's check (json_fast.c), as it opens: each node's,
+// as an object and as an array, is made once, so opening one is a copy.
+typedef struct {
+    const sw_prop **hints;   // the node's hints (sw_program), one per table slot
+    uint64_t seen;           // the required members met so far
+    uint64_t required;       // the node's (none for an array)
+    int32_t node;
+    uint32_t count;          // members or items so far
+    uint32_t places;         // the node's table slots - 1, 0 with no table: the k-th
+                             // member's hint is hints[k & places]
+    uint32_t min, span;      // the count it must have: min to min + span (min_items and
+                             // max_items for an array; none when max < min: UINT32_MAX, 0)
+    sw_check additional, items;
+} sw_frame;
 
 // The kinds a branch table tells apart: null, boolean, object, array, number, string.
 #define SW_KINDS 6
@@ -68,10 +99,13 @@ typedef struct {
     const sw_prop *props;
     const uint8_t *names;        // 32 readable bytes past the last name
     const int32_t *branches;     // per dispatching node, SW_KINDS nodes (-1: no branch)
-    uint32_t *hints;             // per member-table slot: the slot + 1 of the name last seen
-                                 // as an object's member in that place (its table's slot
-                                 // k: the k-th member), 0 when none; read and written
+    const sw_prop **hints;       // per member-table slot, then one that stays NULL for nodes
+                                 // without a table: the entry of the name last seen as
+                                 // an object's member in that place (its table's slot k:
+                                 // the k-th member), NULL when none; read and written
                                  // relaxed, by any thread, and always checked
+    const sw_frame *frames;      // per node, its containers' state as they open: as an
+                                 // object, then as an array
 } sw_program;
 
 // A value whose leaf keywords the full validator checks: its node and bytes.

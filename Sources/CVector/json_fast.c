@@ -412,7 +412,8 @@ typedef struct {
     // A contract checked as the walk goes (serializerd_json_fast_normalize_checked): the
     // walk's own registers for it while it is suspended.
     const sw_program *program;
-    sw_frame *frames;           // per open container up to SERIALIZERD_SCHEMA_WALK_DEPTH
+    sw_frame *frames;           // per open container up to SERIALIZERD_SCHEMA_WALK_DEPTH, after
+                                // one before the document's (so that `top` moves by one)
     sw_deferrals *deferred;
     const sw_check *vcheck;     // what the next value must meet
     sw_check root, any;         // the document's, and that of a node that allows anything
@@ -902,14 +903,15 @@ static const uint8_t sj_scalar_kind[256] = {
 };
 _Static_assert(SW_INTEGER >> 1 == SW_NUMBER, "a fraction shifts an integer's kind to a number's");
 
-// Whether the n bytes at `name` (32 readable past it) are those of e's name, which has n
-// bytes: up to 32 by one compare with the entry's own copy of them, with no branch on how
-// long names are (they alternate member by member).
+// Whether the n bytes at `name`, a member name followed by its closing quote (32 bytes
+// readable), are e's name: up to 31 bytes by one compare of the name and its quote with
+// the entry's own copy of them (which has the quote after the name, so the length is
+// compared too), with no branch on how long names are (they alternate member by member).
 SJ_TARGET static inline int sj_same_name(const sw_prop *e, const uint8_t *names, const uint8_t *name, size_t n) {
     __m256i x = _mm256_loadu_si256((const __m256i *)name), y = _mm256_loadu_si256((const __m256i *)e->head);
     uint32_t differ = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
-    if (__builtin_expect(n <= 32, 1)) return _bzhi_u32(differ, (unsigned)n) == 0;
-    return differ == 0 && sj_same_bytes(names + e->name + 32, name + 32, n - 32);
+    if (__builtin_expect(n < 32, 1)) return _bzhi_u32(differ, (unsigned)n + 1) == 0;
+    return differ == 0 && e->length == n && sj_same_bytes(names + e->name + 32, name + 32, n - 32);
 }
 
 // The answer does not meet the schema as far as the walk can tell: the full validator decides.
@@ -983,7 +985,7 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
     if (!top->places) return &top->additional;
     const sw_prop *next = __atomic_load_n(&top->hints[(ordinal + 1) & top->places], __ATOMIC_RELAXED);
     // (A node whose names need escapes never has hints.)
-    if (next && next->length == n && sj_same_name(next, st->program->names, name, n)) {
+    if (next && sj_same_name(next, st->program->names, name, n)) {
         top->seen |= next->required;
         return &next->child;
     }
@@ -997,7 +999,7 @@ SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema
                                                                                          const uint8_t *name, size_t n) {
     uint32_t ordinal = top->count++;
     const sw_prop *e = __atomic_load_n(&top->hints[ordinal & top->places], __ATOMIC_RELAXED);
-    if (e && e->length == n && sj_same_name(e, st->program->names, name, n)) {
+    if (e && sj_same_name(e, st->program->names, name, n)) {
         top->seen |= e->required;
         return &e->child;
     }
@@ -1065,7 +1067,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
             int32_t id = vcheck->node; \
             if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY)) || SJ_DEPTH >= SERIALIZERD_SCHEMA_WALK_DEPTH) \
                 id = sj_schema_open(st, id, SJ_DEPTH, c); \
-            if (SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) { top = st->frames + SJ_DEPTH; sj_schema_push(st->program, top, id, c == '['); } \
+            if (SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) sj_schema_push(st->program, ++top, id, c == '['); \
         } \
         stack[SJ_DEPTH++] = c == '['; \
         cursor = p + 1; \
@@ -1126,7 +1128,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         SJ_DEPTH--;
         if (checking && SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) {
             if (!sj_schema_closes(top)) sj_schema_fail(st);
-            top = st->frames + (SJ_DEPTH ? SJ_DEPTH - 1 : 0);
+            top--;
         }
         cursor = p + 1;
         SJ_NEXT(6)
@@ -1190,10 +1192,11 @@ SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(co
     st.max_depth = max_depth;
     st.count_numbers = numbers != NULL;
     if (numbers) serializerd_note_number_check();
-    sw_frame frames[program ? SERIALIZERD_SCHEMA_WALK_DEPTH : 1];
+    sw_frame frames[program ? SERIALIZERD_SCHEMA_WALK_DEPTH + 1 : 1];
     if (program) {
         st.program = program;
-        st.frames = frames;
+        st.frames = frames + 1;
+        st.top = frames;
         st.deferred = deferred;
         st.root = serializerd_schema_check(program->nodes, root);
         st.any = serializerd_schema_check(program->nodes, SW_NODE_ANY);

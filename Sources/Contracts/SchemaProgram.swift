@@ -306,13 +306,13 @@ private struct Lowering {
         for entry in entries {
             let bytes = Array(entry.name.utf8)
             if bytes.contains(where: { $0 >= 0x80 }) { node.flags |= UInt32(SW_WIDE_NAMES) }
-            if bytes.contains(UInt8(ascii: "\\")) { node.flags |= UInt32(SW_ESCAPED_NAMES) }
+            if bytes.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) { node.flags |= UInt32(SW_ESCAPED_NAMES) }
             let prefix = Self.littleEndian(bytes.prefix(8)), suffix = bytes.count > 8 ? Self.littleEndian(bytes.suffix(8)) : 0
             let length = UInt32(clamping: bytes.count)
             var slot = serializerd_schema_slot(prefix, suffix, length, node.mask)
             while props[first + Int(slot)].length != .max { slot = (slot + 1) & node.mask }
             var prop = sw_prop()
-            withUnsafeMutableBytes(of: &prop.head) { head in head.copyBytes(from: bytes.prefix(head.count)) }
+            withUnsafeMutableBytes(of: &prop.head) { head in head.copyBytes(from: (bytes + [UInt8(ascii: "\"")]).prefix(head.count)) }
             prop.prefix = prefix
             prop.suffix = suffix
             prop.required = entry.bit >= 0 ? 1 << UInt64(entry.bit) : 0

@@ -28,7 +28,8 @@ enum {
     SW_DEFER_SCALAR = 8,     // every scalar (enum, const); an object or array here gives up
     SW_WIDE_NAMES = 16,      // a declared name is not ASCII: an unmatched name gives up
     SW_ESCAPED_NAMES = 32,   // a declared name has a backslash, which a raw name could match
-                             // unescaped: the normalizer's check gives up at its members
+                             // unescaped, or a quote: the normalizer's check gives up at its
+                             // members
 };
 
 // Node 0 allows anything; node 1 always gives up.
@@ -66,7 +67,7 @@ static inline sw_check serializerd_schema_check(const sw_node *nodes, int32_t id
 
 // A member-table slot: a declared or required name. Empty slots have length UINT32_MAX.
 typedef struct {
-    uint8_t head[32];        // the name's first 32 bytes, zero padded
+    uint8_t head[32];        // the name and a quote after it, the first 32 bytes, zero padded
     uint64_t prefix;         // the name's first 8 bytes, zero padded
     uint64_t suffix;         // its last 8 bytes when it has more than 8, else 0
     uint64_t required;       // its bit in the owner's `required`, 0 when not required

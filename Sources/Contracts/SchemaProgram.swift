@@ -12,6 +12,7 @@ final class SchemaProgram: @unchecked Sendable {
     private let props: UnsafeMutableBufferPointer<sw_prop>
     private let names: UnsafeMutableBufferPointer<UInt8>
     private let branches: UnsafeMutableBufferPointer<Int32>
+    /// The member hints the frames point into (sw_frame), and one that stays NULL.
     private let hints: UnsafeMutableBufferPointer<UnsafePointer<sw_prop>?>
     private let frames: UnsafeMutableBufferPointer<sw_frame>
     private let program: UnsafeMutablePointer<sw_program>
@@ -56,7 +57,7 @@ final class SchemaProgram: @unchecked Sendable {
         })
         program = .allocate(capacity: 1)
         program.initialize(to: sw_program(nodes: nodes.baseAddress, props: props.baseAddress, names: names.baseAddress,
-                                          branches: branches.baseAddress, hints: hints.baseAddress, frames: frames.baseAddress))
+                                          branches: branches.baseAddress, frames: frames.baseAddress))
         sources = [nil, nil] + schemas
     }
 

@@ -80,7 +80,11 @@ typedef struct {
 // A container's state in the normalizer's check (json_fast.c), as it opens: each node's,
 // as an object and as an array, is made once, so opening one is a copy.
 typedef struct {
-    const sw_prop **hints;   // the node's hints (sw_program), one per table slot
+    const sw_prop **hints;   // the node's hints, one per table slot (a node without a table:
+                             // one that stays NULL): the entry of the name last seen as an
+                             // object's member in that place (slot k: the k-th member),
+                             // NULL when none; read and written relaxed, by any thread,
+                             // and always checked
     uint64_t seen;           // the required members met so far
     uint64_t required;       // the node's (none for an array)
     int32_t node;
@@ -100,11 +104,6 @@ typedef struct {
     const sw_prop *props;
     const uint8_t *names;        // 32 readable bytes past the last name
     const int32_t *branches;     // per dispatching node, SW_KINDS nodes (-1: no branch)
-    const sw_prop **hints;       // per member-table slot, then one that stays NULL for nodes
-                                 // without a table: the entry of the name last seen as
-                                 // an object's member in that place (its table's slot k:
-                                 // the k-th member), NULL when none; read and written
-                                 // relaxed, by any thread, and always checked
     const sw_frame *frames;      // per node, its containers' state as they open: as an
                                  // object, then as an array
 } sw_program;

@@ -904,14 +904,24 @@ static const uint8_t sj_scalar_kind[256] = {
 _Static_assert(SW_INTEGER >> 1 == SW_NUMBER, "a fraction shifts an integer's kind to a number's");
 
 // Whether the n bytes at `name`, a member name followed by its closing quote (32 bytes
-// readable), are e's name: up to 31 bytes by one compare of the name and its quote with
-// the entry's own copy of them (which has the quote after the name, so the length is
-// compared too), with no branch on how long names are (they alternate member by member).
-SJ_TARGET static inline int sj_same_name(const sw_prop *e, const uint8_t *names, const uint8_t *name, size_t n) {
+// readable), are e's name: one compare of the name and its quote with the entry's copy
+// of them (which has the quote after the name, so the length is compared too), with no
+// branch on how long names are (they alternate member by member). Names of 31 bytes or
+// more never match by that compare alone (sw_prop).
+// `same` is set to the bytes that compared equal.
+SJ_TARGET static inline int sj_same_head(const sw_prop *e, const uint8_t *name, uint32_t *same) {
     __m256i x = _mm256_loadu_si256((const __m256i *)name), y = _mm256_loadu_si256((const __m256i *)e->head);
-    uint32_t differ = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
-    if (__builtin_expect(n < 32, 1)) return _bzhi_u32(differ, (unsigned)n + 1) == 0;
-    return differ == 0 && e->length == n && sj_same_bytes(names + e->name + 32, name + 32, n - 32);
+    *same = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
+    return (~*same & e->care) == 0;
+}
+
+// The same for a name of 31 bytes or more (both have 32 readable bytes past n).
+// `same` is the compare of the first 32 bytes (sj_same_head's).
+SJ_TARGET static inline int sj_same_long_name(const sw_prop *e, uint32_t same, const uint8_t *names, const uint8_t *name, size_t n) {
+    uint32_t length;
+    memcpy(&length, names + e->name - 4, 4);
+    return e->care == UINT32_MAX && length == n && (~same & 0x7FFFFFFF) == 0 &&
+           sj_same_bytes(names + e->name + 31, name + 31, n - 31);
 }
 
 // The answer does not meet the schema as far as the walk can tell: the full validator decides.
@@ -956,13 +966,26 @@ SJ_TARGET static inline void sj_schema_push(const sw_program *program, sw_frame 
     memcpy(top, program->frames + 2 * (size_t)id + (array != 0), sizeof *top);
 }
 
-// A member's name, the n bytes at `name`, as the `ordinal`-th member of top's object,
-// where neither its place's hint nor the next place's named it: found in the node's table
-// (and the hint set), or an undeclared name checked. Returns what its value must meet.
-SJ_TARGET SJ_COLD static const sw_check *sj_schema_lookup(sj_state *st, sw_frame *top, uint32_t ordinal, const uint8_t *name,
-                                                          size_t n) {
+// The entry of the member likely next in top's object.
+static inline const sw_prop *sj_schema_guess(const sw_frame *top) {
+    return (const sw_prop *)((const char *)top->last + __atomic_load_n(&top->last->next, __ATOMIC_RELAXED));
+}
+
+// A member's name, the n bytes at `name`, in top's object, where the entry after the last
+// member's did not name it: found in the node's table (and made the one after it), or an
+// undeclared name checked. Returns what its value must meet.
+SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *top, const uint8_t *name, size_t n) {
     const sw_node *node = st->program->nodes + top->node;
+    if (node->props < 0) return &top->additional;
     if (node->flags & SW_ESCAPED_NAMES) return sj_schema_fail(st);
+    // A long name is never matched inline.
+    const sw_prop *guess = sj_schema_guess(top);
+    uint32_t same;
+    if (n >= 31 && (sj_same_head(guess, name, &same), sj_same_long_name(guess, same, st->program->names, name, n))) {
+        top->last = guess;
+        top->seen |= guess->required;
+        return &guess->child;
+    }
     // The output has slack past every name.
     const sw_prop *e = serializerd_schema_member(st->program, node, name, n, name + n + 8);
     if (!e) {
@@ -972,38 +995,26 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_lookup(sj_state *st, sw_frame
         for (size_t k = 0; k < n; k++) if (name[k] >= 0x80 || name[k] == '\\') return sj_schema_fail(st);
         return &top->additional;
     }
-    __atomic_store_n(&top->hints[ordinal & top->places], e, __ATOMIC_RELAXED);
+    __atomic_store_n((int32_t *)&top->last->next, (int32_t)((const char *)e - (const char *)top->last), __ATOMIC_RELAXED);
+    top->last = e;
     top->seen |= e->required;
     return &e->child;
 }
 
-// A member's name where its place's hint did not name it. The last object may have had a
-// member here that this one lacks (or lacked one this one has, and the one before it had):
-// then the rest come one place on, and the next place's hint names it. Else the table.
-SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *top, uint32_t ordinal, const uint8_t *name,
-                                                        size_t n) {
-    if (!top->places) return &top->additional;
-    const sw_prop *next = __atomic_load_n(&top->hints[(ordinal + 1) & top->places], __ATOMIC_RELAXED);
-    // (A node whose names need escapes never has hints.)
-    if (next && sj_same_name(next, st->program->names, name, n)) {
-        top->seen |= next->required;
-        return &next->child;
-    }
-    return sj_schema_lookup(st, top, ordinal, name, n);
-}
-
-// A member's name, the n bytes at `name`, in top's object: the member this place had in
-// the last object of the node, else the table. Returns what its value must meet. Inline
-// in the walk: most members are the ones their place had last time.
+// A member's name, the n bytes at `name`, in top's object: the one that came after the
+// last member the last time, else the table. Returns what its value must meet. Inline in
+// the walk: objects of a node mostly have their members in the same order.
 SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema_member(sj_state *st, sw_frame *top,
                                                                                          const uint8_t *name, size_t n) {
-    uint32_t ordinal = top->count++;
-    const sw_prop *e = __atomic_load_n(&top->hints[ordinal & top->places], __ATOMIC_RELAXED);
-    if (e && sj_same_name(e, st->program->names, name, n)) {
+    const sw_prop *e = sj_schema_guess(top);
+    top->count++;
+    uint32_t same;
+    if (sj_same_head(e, name, &same)) {
+        top->last = e;
         top->seen |= e->required;
         return &e->child;
     }
-    return sj_schema_name(st, top, ordinal, name, n);
+    return sj_schema_name(st, top, name, n);
 }
 
 // The container of `top` closing: whether it meets its node's counts and `required`.

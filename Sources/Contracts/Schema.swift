@@ -56,7 +56,8 @@ enum Check: @unchecked Sendable {
     case type([JSONType])
     case enumeration([JSONValue])
     case constant(JSONValue)
-    case properties([String: SchemaNode])
+    /// The schemas by name, and the names in the order the schema declares them.
+    case properties([String: SchemaNode], order: [String])
     case patternProperties([(PatternRegex, SchemaNode)])
     case pattern(PatternRegex)
     case required([String])

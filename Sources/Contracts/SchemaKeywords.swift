@@ -104,7 +104,9 @@ extension KeywordContext {
         switch key {
         case "properties":
             let entries = try members(key, member)
-            return .properties(Dictionary(entries, uniquingKeysWith: { $1 }))
+            let schemas = Dictionary(entries, uniquingKeysWith: { $1 })
+            var named = Set<String>()
+            return .properties(schemas, order: entries.map(\.0).filter { named.insert($0).inserted })
         case "patternProperties":
             var out: [(PatternRegex, SchemaNode)] = []
             for (source, schema) in try members(key, member) { out.append((try regex(key, source), schema)) }

@@ -10,10 +10,9 @@ final class SchemaProgram: @unchecked Sendable {
     /// The tables, allocated once so that the normalizer can be handed `program` itself.
     private let nodes: UnsafeMutableBufferPointer<sw_node>
     private let props: UnsafeMutableBufferPointer<sw_prop>
+    private let slots: UnsafeMutableBufferPointer<Int32>
     private let names: UnsafeMutableBufferPointer<UInt8>
     private let branches: UnsafeMutableBufferPointer<Int32>
-    /// The member hints the frames point into (sw_frame), and one that stays NULL.
-    private let hints: UnsafeMutableBufferPointer<UnsafePointer<sw_prop>?>
     private let frames: UnsafeMutableBufferPointer<sw_frame>
     private let program: UnsafeMutablePointer<sw_program>
     /// The schema behind each walk node, for the values the walk defers.
@@ -36,43 +35,49 @@ final class SchemaProgram: @unchecked Sendable {
         // Each member's check, now that every node's `quick` kinds are known.
         props = Self.copy(lowering.props.map { prop in
             var prop = prop
-            if prop.length != .max { prop.child = serializerd_schema_check(nodesBase, prop.child.node) }
+            if prop.child.node >= 0 { prop.child = serializerd_schema_check(nodesBase, prop.child.node) }
             return prop
-        })
+        }, alignment: 64)
+        let propsBase = props.baseAddress!
+        slots = Self.copy(lowering.slots)
         // Names are compared 32 bytes at a time.
         names = Self.copy(lowering.names + [UInt8](repeating: 0, count: 32))
         branches = Self.copy(lowering.branches)
-        hints = Self.copy([UnsafePointer<sw_prop>?](repeating: nil, count: lowering.props.count + 1))
-        let hintsBase = hints.baseAddress!
         frames = Self.copy(lowering.nodes.enumerated().flatMap { id, node in
             [false, true].map { array in
                 let (min, max) = array ? (node.min_items, node.max_items) : (node.min_props, node.max_props)
-                return sw_frame(hints: hintsBase + (node.props >= 0 ? Int(node.props) : lowering.props.count), seen: 0,
+                // A node whose names need escapes never guesses a member by its bytes.
+                let plain = node.props >= 0 && node.flags & UInt32(SW_ESCAPED_NAMES) == 0
+                return sw_frame(last: propsBase + (plain ? Int(node.props) - 1 : 0), seen: 0,
                                 required: array ? 0 : node.required, node: Int32(id), count: 0,
-                                places: node.props >= 0 ? node.mask : 0,
                                 min: min <= max ? min : .max, span: min <= max ? max - min : 0,
                                 additional: serializerd_schema_check(nodesBase, node.additional),
                                 items: serializerd_schema_check(nodesBase, node.items))
             }
-        })
+        }, alignment: 64)
         program = .allocate(capacity: 1)
-        program.initialize(to: sw_program(nodes: nodes.baseAddress, props: props.baseAddress, names: names.baseAddress,
-                                          branches: branches.baseAddress, frames: frames.baseAddress))
+        program.initialize(to: sw_program(nodes: nodes.baseAddress, props: propsBase, slots: slots.baseAddress,
+                                          names: names.baseAddress, branches: branches.baseAddress,
+                                          frames: frames.baseAddress))
         sources = [nil, nil] + schemas
     }
 
     deinit {
         nodes.deallocate()
-        props.deallocate()
+        UnsafeMutableRawPointer(props.baseAddress!).deallocate()
+        slots.deallocate()
         names.deallocate()
         branches.deallocate()
-        hints.deallocate()
-        frames.deallocate()
+        UnsafeMutableRawPointer(frames.baseAddress!).deallocate()
         program.deallocate()
     }
 
-    private static func copy<T>(_ items: [T]) -> UnsafeMutableBufferPointer<T> {
-        let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(items.count, 1))
+    /// `items` in memory of their own, aligned to `alignment` bytes (a member-table slot
+    /// is one cache line when its table starts on one).
+    private static func copy<T>(_ items: [T], alignment: Int = MemoryLayout<T>.alignment) -> UnsafeMutableBufferPointer<T> {
+        let capacity = max(items.count, 1)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<T>.stride, alignment: alignment)
+        let buffer = UnsafeMutableBufferPointer(start: raw.bindMemory(to: T.self, capacity: capacity), count: capacity)
         _ = buffer.initialize(from: items)
         return UnsafeMutableBufferPointer(rebasing: buffer[0..<items.count])
     }
@@ -123,7 +128,9 @@ final class SchemaProgram: @unchecked Sendable {
 private struct Lowering {
     let index: [ObjectIdentifier: Int32]
     var nodes: [sw_node]
-    var props: [sw_prop] = []
+    /// Entry 0 names nothing (sw_frame).
+    var props: [sw_prop] = [Self.unnamed]
+    var slots: [Int32] = []
     var names: [UInt8] = []
     var branches: [Int32] = []
 
@@ -136,7 +143,7 @@ private struct Lowering {
         nodes = [any, giveUp] + Array(repeating: giveUp, count: index.count)
     }
 
-    static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, mask: 0, additional: Int32(SW_NODE_ANY),
+    static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, slots: -1, mask: 0, additional: Int32(SW_NODE_ANY),
                                items: Int32(SW_NODE_ANY), dispatch: -1, min_length: 0, max_length: .max, min_items: 0,
                                max_items: .max, min_props: 0, max_props: .max, quick: 0)
 
@@ -235,7 +242,7 @@ private struct Lowering {
                 break
             }
         }
-        var members: [String: Int32] = [:]
+        var members: [(name: String, child: Int32)] = []
         var required: [String] = []
         for check in schema.checks {
             switch check {
@@ -262,8 +269,9 @@ private struct Lowering {
             case .maxItems(let n): node.max_items = Self.clamp(n)
             case .minProperties(let n): node.min_props = Self.clamp(n)
             case .maxProperties(let n): node.max_props = Self.clamp(n)
-            case .properties(let schemas):
-                for (name, child) in schemas { members[name] = Self.resolve(child, index) }
+            case .properties(let schemas, let order):
+                // (One `properties` per schema object.)
+                members = order.map { ($0, Self.resolve(schemas[$0]!, index)) }
             case .required(let list): required = list
             case .additionalProperties(let child): node.additional = Self.resolve(child, index)
             case .items(let child): node.items = Self.resolve(child, index)
@@ -273,7 +281,7 @@ private struct Lowering {
         }
         let requiredSet = Set(required)
         guard requiredSet.count <= 64 else { return }
-        var entries: [(name: String, child: Int32, bit: Int32)] = members.map { ($0.key, $0.value, -1) }
+        var entries: [(name: String, child: Int32, bit: Int32)] = members.map { ($0.name, $0.child, -1) }
         for (bit, name) in requiredSet.sorted().enumerated() {
             if let k = entries.firstIndex(where: { $0.name == name }) { entries[k].bit = Int32(bit) } else { entries.append((name, -1, Int32(bit))) }
             node.required |= 1 << UInt64(bit)
@@ -289,38 +297,50 @@ private struct Lowering {
         return value
     }
 
-    static let emptySlot: sw_prop = {
-        var slot = sw_prop()
-        slot.length = .max
-        slot.child = sw_check(node: -1, quick: 0, strings: 0)
-        return slot
+    /// An entry no name matches (its head has no quote), for a node's start and entry 0.
+    static let unnamed: sw_prop = {
+        var entry = sw_prop()
+        entry.care = .max
+        entry.child = sw_check(node: -1, quick: 0, strings: 0)
+        return entry
     }()
 
-    /// The node's member table: twice as many slots as names, probed linearly.
+    /// The node's members: entries in the order given, after a start entry, and a hash
+    /// table of them with twice as many slots as names, probed linearly.
     mutating func table(_ node: inout sw_node, _ entries: [(name: String, child: Int32, bit: Int32)]) {
-        var slots = 2
-        while slots < entries.count * 2 { slots *= 2 }
-        let first = props.count
-        props += Array(repeating: Self.emptySlot, count: slots)
-        node.props = Int32(first)
-        node.mask = UInt32(slots - 1)
-        for entry in entries {
+        var size = 2
+        while size < entries.count * 2 { size *= 2 }
+        var start = Self.unnamed
+        start.next = Int32(MemoryLayout<sw_prop>.stride)
+        props.append(start)
+        node.props = Int32(props.count)
+        node.slots = Int32(slots.count)
+        node.mask = UInt32(size - 1)
+        let first = slots.count
+        slots += Array(repeating: -1, count: size)
+        for (k, entry) in entries.enumerated() {
             let bytes = Array(entry.name.utf8)
             if bytes.contains(where: { $0 >= 0x80 }) { node.flags |= UInt32(SW_WIDE_NAMES) }
             if bytes.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) { node.flags |= UInt32(SW_ESCAPED_NAMES) }
             let prefix = Self.littleEndian(bytes.prefix(8)), suffix = bytes.count > 8 ? Self.littleEndian(bytes.suffix(8)) : 0
             let length = UInt32(clamping: bytes.count)
             var slot = serializerd_schema_slot(prefix, suffix, length, node.mask)
-            while props[first + Int(slot)].length != .max { slot = (slot + 1) & node.mask }
+            while slots[first + Int(slot)] >= 0 { slot = (slot + 1) & node.mask }
+            slots[first + Int(slot)] = Int32(props.count)
             var prop = sw_prop()
-            withUnsafeMutableBytes(of: &prop.head) { head in head.copyBytes(from: (bytes + [UInt8(ascii: "\"")]).prefix(head.count)) }
-            prop.prefix = prefix
-            prop.suffix = suffix
+            withUnsafeMutableBytes(of: &prop.head) { head in
+                head.copyBytes(from: (bytes + [UInt8(ascii: "\"")]).prefix(head.count))
+                if bytes.count >= head.count { head[head.count - 1] = 0 }
+            }
+            prop.care = serializerd_schema_care(bytes.count)
             prop.required = entry.bit >= 0 ? 1 << UInt64(entry.bit) : 0
-            prop.length = length
+            withUnsafeBytes(of: length.littleEndian) { names += $0 }
             prop.name = UInt32(names.count)
             prop.child = sw_check(node: entry.child >= 0 ? entry.child : node.additional, quick: 0, strings: 0)
-            props[first + Int(slot)] = prop
+            // Objects often have their members in the order declared. (The last entry's
+            // next is itself: the one after it is another node's.)
+            prop.next = k + 1 < entries.count ? Int32(MemoryLayout<sw_prop>.stride) : 0
+            props.append(prop)
             names += bytes
         }
     }

@@ -66,7 +66,7 @@ extension ValidationRun {
         guard case .object(let members) = instance else { return true }
         var ok = true
         switch check {
-        case .properties(let schemas):
+        case .properties(let schemas, _):
             for (name, value) in members {
                 guard let schema = schemas[name] else { continue }
                 if tracking { local.properties.insert(name) }
@@ -153,7 +153,7 @@ extension SchemaNode {
     func settle() {
         for check in checks {
             switch check {
-            case .properties(let schemas): declaredProperties = Set(schemas.keys)
+            case .properties(let schemas, _): declaredProperties = Set(schemas.keys)
             case .patternProperties(let patterns): declaredPatterns = patterns.map(\.0)
             case .prefixItems(let schemas): prefixCount = schemas.count
             default: break

@@ -38,8 +38,10 @@ enum { SW_NODE_ANY = 0, SW_NODE_GIVE_UP = 1 };
 typedef struct {
     uint32_t types;
     uint32_t flags;
-    uint64_t required;       // the bits of the required members' table entries
-    int32_t props;           // the node's first slot in the member table, -1 with none
+    uint64_t required;       // the bits of the required members' entries
+    int32_t props;           // the node's first member entry, -1 with none (its start
+                             // entry is the one before)
+    int32_t slots;           // its first slot in the slot table, the names' hash table
     uint32_t mask;           // its slots - 1 (a power of two)
     int32_t additional;      // the node for members no slot names
     int32_t items;           // the node for array items
@@ -65,36 +67,49 @@ static inline sw_check serializerd_schema_check(const sw_node *nodes, int32_t id
     return (sw_check){id, node->quick, strings};
 }
 
-// A member-table slot: a declared or required name. Empty slots have length UINT32_MAX.
+// A member entry: a declared or required name. A node's entries are in the order the
+// schema declares them, after a start entry (one whose head no name matches); entry 0 is
+// one that never names anything either, with `next` 0. One cache line each: the entries
+// are allocated 64-byte aligned.
 typedef struct {
-    uint8_t head[32];        // the name and a quote after it, the first 32 bytes, zero padded
-    uint64_t prefix;         // the name's first 8 bytes, zero padded
-    uint64_t suffix;         // its last 8 bytes when it has more than 8, else 0
-    uint64_t required;       // its bit in the owner's `required`, 0 when not required
-    uint32_t length;
-    uint32_t name;           // offset of the name's bytes in the names block
+    uint8_t head[32];        // the name and a quote after it, zero padded; a name of 32
+                             // bytes or more has its first 31 and a zero, which no name's
+                             // 32nd byte is (JSON strings hold no raw controls)
+    uint32_t care;           // the bits of `head` a name matches when it is this one: its
+                             // bytes and the quote (all 32 for a name of 31 bytes or more)
+    uint32_t name;           // offset of the name's bytes in the names block, which has
+                             // each name's length (4 bytes) before it
+    int32_t next;            // the entry, in bytes from this one, of the declared member
+                             // that came after this one when last seen (at first, the next
+                             // one declared); read and written relaxed, by any thread, and
+                             // always checked
     sw_check child;          // what its value must meet (the owner's `additional` for a
                              // name only `required` lists)
+    uint64_t required;       // its bit in the owner's `required`, 0 when not required
 } sw_prop;
+_Static_assert(sizeof(sw_prop) == 64, "a member entry is one cache line");
+
+// The `care` of a name of n bytes.
+static inline uint32_t serializerd_schema_care(size_t n) {
+    return n < 31 ? (uint32_t)((2ull << n) - 1) : UINT32_MAX;
+}
 
 // A container's state in the normalizer's check (json_fast.c), as it opens: each node's,
 // as an object and as an array, is made once, so opening one is a copy.
 typedef struct {
-    const sw_prop **hints;   // the node's hints, one per table slot (a node without a table:
-                             // one that stays NULL): the entry of the name last seen as an
-                             // object's member in that place (slot k: the k-th member),
-                             // NULL when none; read and written relaxed, by any thread,
-                             // and always checked
+    const sw_prop *last;     // the entry of the object's last declared member, at first the
+                             // node's start entry (entry 0 for a node without members, or
+                             // whose names need escapes): the next member is likely the
+                             // one at last + last->next
     uint64_t seen;           // the required members met so far
     uint64_t required;       // the node's (none for an array)
     int32_t node;
     uint32_t count;          // members or items so far
-    uint32_t places;         // the node's table slots - 1, 0 with no table: the k-th
-                             // member's hint is hints[k & places]
     uint32_t min, span;      // the count it must have: min to min + span (min_items and
                              // max_items for an array; none when max < min: UINT32_MAX, 0)
     sw_check additional, items;
 } sw_frame;
+_Static_assert(sizeof(sw_frame) == 64, "a container's state is one cache line");
 
 // The kinds a branch table tells apart: null, boolean, object, array, number, string.
 #define SW_KINDS 6
@@ -102,6 +117,8 @@ typedef struct {
 typedef struct {
     const sw_node *nodes;
     const sw_prop *props;
+    const int32_t *slots;        // per node with members, its hash table of their entries
+                                 // (-1: empty)
     const uint8_t *names;        // 32 readable bytes past the last name
     const int32_t *branches;     // per dispatching node, SW_KINDS nodes (-1: no branch)
     const sw_frame *frames;      // per node, its containers' state as they open: as an
@@ -144,9 +161,9 @@ static inline int serializerd_schema_kind(uint8_t c) {
     }
 }
 
-// The slot naming the n bytes at `name` in node's table, NULL when none does; `end` bounds
+// The entry naming the n bytes at `name` in node's table, NULL when none does; `end` bounds
 // what may be read past the name. Names of up to 16 bytes are decided by their first and
-// last 8.
+// last 8, compared with the entry's `head` (where a name of under 8 bytes has its quote).
 static inline const sw_prop *serializerd_schema_member(const sw_program *program, const sw_node *node, const uint8_t *name,
                                                        size_t n, const uint8_t *end) {
     if (node->props < 0 || n >= UINT32_MAX) return NULL;
@@ -158,12 +175,23 @@ static inline const sw_prop *serializerd_schema_member(const sw_program *program
         memcpy(&prefix, name, n < 8 ? n : 8);
     }
     if (n > 8) memcpy(&suffix, name + n - 8, 8);
-    const sw_prop *table = program->props + node->props;
+    uint64_t head = n < 8 ? prefix | (uint64_t)'"' << (8 * n) : prefix;
+    uint32_t care = serializerd_schema_care(n);
+    const int32_t *slots = program->slots + node->slots;
     for (uint32_t slot = serializerd_schema_slot(prefix, suffix, (uint32_t)n, node->mask);; slot = (slot + 1) & node->mask) {
-        const sw_prop *e = table + slot;
-        if (e->length == UINT32_MAX) return NULL;
-        if (e->length == n && e->prefix == prefix && e->suffix == suffix &&
-            (n <= 16 || memcmp(program->names + e->name + 8, name + 8, n - 16) == 0)) return e;
+        if (slots[slot] < 0) return NULL;
+        const sw_prop *e = program->props + slots[slot];
+        if (e->care != care) continue;
+        if (n >= 31) {
+            uint32_t length;
+            memcpy(&length, program->names + e->name - 4, 4);
+            if (length != n) continue;
+        }
+        uint64_t first, last = 0;
+        memcpy(&first, e->head, 8);
+        // A name of up to 30 bytes has its last 8 in `head`.
+        if (n > 8) memcpy(&last, n < 31 ? e->head + n - 8 : program->names + e->name + n - 8, 8);
+        if (first == head && last == suffix && (n <= 16 || memcmp(program->names + e->name + 8, name + 8, n - 16) == 0)) return e;
     }
 }
 

@@ -62,7 +62,7 @@ __attribute__((noinline)) static const uint8_t *sw_object(sw_run *r, const uint8
         const sw_prop *e = sw_member(r, node, name, n);
         if (e) {
             child = e->child.node;
-            seen |= e->required;
+            seen |= 1ull << e->bit;
         } else if (node->props >= 0) {
             // Names compare by canonical equivalence (U+212A KELVIN SIGN is `K`): where a
             // declared name or this one is not ASCII, the tree decides.

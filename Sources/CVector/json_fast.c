@@ -244,6 +244,10 @@ int serializerd_json_fast_available(void) {
 #define SJ_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt")))
 #define SJ_TARGET512 __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi2")))
 #define SJ_CHUNK 4096
+#define SJ_LOCAL_FRAMES 513   // the contract check's frames on the stack (32 KB), for the default depth limit of 512
+// The hot loops start on a cache line, so that their speed does not move with the size of
+// whatever the linker puts before them (a few percent either way on this kernel).
+#define SJ_HOT __attribute__((noinline, aligned(64)))
 // The contract's checks off the walk's quick path: calls that keep the caller's registers
 // (preserve_most), so the walk holds its state in them instead of spilling it around each.
 #if defined(__clang__) && defined(__x86_64__)
@@ -412,11 +416,11 @@ typedef struct {
     // A contract checked as the walk goes (serializerd_json_fast_normalize_checked): the
     // walk's own registers for it while it is suspended.
     const sw_program *program;
-    sw_frame *frames;           // per open container up to SERIALIZERD_SCHEMA_WALK_DEPTH, after
-                                // one before the document's (so that `top` moves by one)
+    sw_frame *frames;           // per open container (max_depth of them), after one before
+                                // the document's (so that `top` moves by one)
     sw_deferrals *deferred;
     const sw_check *vcheck;     // what the next value must meet
-    sw_check root, any;         // the document's, and that of a node that allows anything
+    sw_check root;              // the document's
     int vouching;               // 1 while everything so far meets the schema; once 0, the
                                 // checks go on (against nodes that allow anything) unheeded
     sw_frame *top;              // the innermost open container
@@ -705,11 +709,11 @@ SJ_TARGET __attribute__((always_inline)) static inline size_t sj_stage1_with(sj_
     return count;
 }
 
-SJ_TARGET static size_t sj_stage1_avx2(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx, int tail) {
+SJ_TARGET SJ_HOT static size_t sj_stage1_avx2(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx, int tail) {
     return sj_stage1_with(sj_block, scan, in, length, out, idx, tail);
 }
 
-SJ_TARGET512 static size_t sj_stage1_avx512(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx, int tail) {
+SJ_TARGET512 SJ_HOT static size_t sj_stage1_avx512(sj_scan *scan, const uint8_t *in, size_t length, uint8_t *out, uint32_t *idx, int tail) {
     return sj_stage1_with(sj_block512, scan, in, length, out, idx, tail);
 }
 
@@ -927,7 +931,7 @@ SJ_TARGET static inline int sj_same_long_name(const sw_prop *e, uint32_t same, c
 // The answer does not meet the schema as far as the walk can tell: the full validator decides.
 SJ_COLD static const sw_check *sj_schema_fail(sj_state *st) {
     st->vouching = 0;
-    return &st->any;
+    return &st->program->props[0].child;
 }
 
 // A string token: out[start] is its opening quote, its closing one at stop - 1.
@@ -954,72 +958,91 @@ SJ_COLD static void sj_schema_scalar(sj_state *st, int32_t id, const uint8_t *p,
 }
 
 // A container opening (`c` its opener) at depth `depth`: its node, resolved.
-SJ_COLD static int32_t sj_schema_open(sj_state *st, int32_t id, size_t depth, uint8_t c) {
+SJ_COLD static int32_t sj_schema_open(sj_state *st, int32_t id, uint8_t c) {
     const sw_node *node = sj_schema_node(st->program, &id, c);
-    if (!node || (node->flags & SW_DEFER_SCALAR) || depth >= SERIALIZERD_SCHEMA_WALK_DEPTH ||
+    if (!node || (node->flags & SW_DEFER_SCALAR) ||
         !(node->types & (c == '{' ? SW_OBJECT : SW_ARRAY))) return sj_schema_fail(st)->node;
     return id;
 }
 
-// Makes `top` the frame of a container of node `id` (an array when `array`).
-SJ_TARGET static inline void sj_schema_push(const sw_program *program, sw_frame *top, int32_t id, int array) {
-    memcpy(top, program->frames + 2 * (size_t)id + (array != 0), sizeof *top);
+// Makes `top` the frame of a container of node `id` (an array when `array`); returns its
+// `first`.
+SJ_TARGET static inline const sw_check *sj_schema_push(const sw_program *program, sw_frame *top, int32_t id, int array) {
+    const sw_frame *frame = program->frames + 2 * (size_t)id + (array != 0);
+    memcpy(top, frame, offsetof(sw_frame, seen));
+    memset(top->seen, 0, sizeof top->seen);
+    return frame->first;
 }
 
-// The entry of the member likely next in top's object.
-static inline const sw_prop *sj_schema_guess(const sw_frame *top) {
-    return (const sw_prop *)((const char *)top->last + __atomic_load_n(&top->last->next, __ATOMIC_RELAXED));
+// The entry whose child `check` is.
+static inline const sw_prop *sj_schema_entry(const sw_check *check) {
+    return (const sw_prop *)((const char *)check - offsetof(sw_prop, child));
 }
 
-// A member's name, the n bytes at `name`, in top's object, where the entry after the last
-// member's did not name it: found in the node's table (and made the one after it), or an
-// undeclared name checked. Returns what its value must meet.
-SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *top, const uint8_t *name, size_t n) {
-    const sw_node *node = st->program->nodes + top->node;
-    if (node->props < 0) return &top->additional;
+// The entry of the member likely after `last`'s.
+static inline const sw_prop *sj_schema_guess(const sw_prop *last) {
+    return (const sw_prop *)((const char *)last + __atomic_load_n(&last->next, __ATOMIC_RELAXED));
+}
+
+// A member's name, the n bytes at `name`, in top's object after the member of entry
+// `last`, where the entry after `last` did not name it: found in the node's table (and
+// made the one after `last`), or an undeclared name checked. Returns what its value must
+// meet.
+SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *top, const sw_prop *last, const uint8_t *name,
+                                                        size_t n) {
+    const sw_program *program = st->program;
+    // Members are counted only here: a node that counts them never guesses.
+    top->count++;
+    const sw_node *node = program->nodes + top->node;
+    if (node->props < 0) return &program->props[node->other].child;
     if (node->flags & SW_ESCAPED_NAMES) return sj_schema_fail(st);
     // A long name is never matched inline.
-    const sw_prop *guess = sj_schema_guess(top);
+    const sw_prop *guess = sj_schema_guess(last);
     uint32_t same;
-    if (n >= 31 && (sj_same_head(guess, name, &same), sj_same_long_name(guess, same, st->program->names, name, n))) {
-        top->last = guess;
-        top->seen |= guess->required;
+    if (n >= 31 && (sj_same_head(guess, name, &same), sj_same_long_name(guess, same, program->names, name, n))) {
+        top->seen[guess->bit] = 1;
         return &guess->child;
     }
     // The output has slack past every name.
-    const sw_prop *e = serializerd_schema_member(st->program, node, name, n, name + n + 8);
+    const sw_prop *e = serializerd_schema_member(program, node, name, n, name + n + 8);
     if (!e) {
         // An escaped name could equal a declared one once decoded; names compare by
         // canonical equivalence, so a name that is not ASCII is the tree's.
         if (node->flags & SW_WIDE_NAMES) return sj_schema_fail(st);
         for (size_t k = 0; k < n; k++) if (name[k] >= 0x80 || name[k] == '\\') return sj_schema_fail(st);
-        return &top->additional;
+        e = program->props + node->other;
     }
-    __atomic_store_n((int32_t *)&top->last->next, (int32_t)((const char *)e - (const char *)top->last), __ATOMIC_RELAXED);
-    top->last = e;
-    top->seen |= e->required;
+    // (Entry 0 stands in for nodes that never guess, and a node that counts its members
+    // never learns a next.)
+    if (last != program->props && !(node->flags & SW_COUNTED))
+        __atomic_store_n((int32_t *)&last->next, (int32_t)((const char *)e - (const char *)last), __ATOMIC_RELAXED);
+    top->seen[e->bit] = 1;
     return &e->child;
 }
 
-// A member's name, the n bytes at `name`, in top's object: the one that came after the
-// last member the last time, else the table. Returns what its value must meet. Inline in
-// the walk: objects of a node mostly have their members in the same order.
+// A member's name, the n bytes at `name`, in top's object, after the member whose check
+// was `last` (the value the walk has just checked): the one that came after it the last
+// time, else the table. Returns what its value must meet. Inline in the walk: objects of
+// a node mostly have their members in the same order.
 SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema_member(sj_state *st, sw_frame *top,
+                                                                                         const sw_check *last,
                                                                                          const uint8_t *name, size_t n) {
-    const sw_prop *e = sj_schema_guess(top);
-    top->count++;
+    const sw_prop *e = sj_schema_guess(sj_schema_entry(last));
     uint32_t same;
     if (sj_same_head(e, name, &same)) {
-        top->last = e;
-        top->seen |= e->required;
+        top->seen[e->bit] = 1;
         return &e->child;
     }
-    return sj_schema_name(st, top, name, n);
+    return sj_schema_name(st, top, sj_schema_entry(last), name, n);
 }
 
 // The container of `top` closing: whether it meets its node's counts and `required`.
-static inline int sj_schema_closes(const sw_frame *top) {
-    return ((top->seen & top->required) == top->required) & (top->count - top->min <= top->span);
+SJ_TARGET static inline int sj_schema_closes(const sw_frame *top) {
+    const __m256i zero = _mm256_setzero_si256();
+    uint64_t unseen = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)top->seen), zero)) |
+                      (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(top->seen + 32)), zero))
+                          << 32;
+    return !(unseen & top->required) & (top->count - top->min <= top->span);
 }
 
 enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
@@ -1076,9 +1099,9 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         if (SJ_DEPTH >= st->max_depth) return -1; \
         if (checking) { \
             int32_t id = vcheck->node; \
-            if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY)) || SJ_DEPTH >= SERIALIZERD_SCHEMA_WALK_DEPTH) \
-                id = sj_schema_open(st, id, SJ_DEPTH, c); \
-            if (SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) sj_schema_push(st->program, ++top, id, c == '['); \
+            if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY))) id = sj_schema_open(st, id, c); \
+            top->parent = vcheck; \
+            vcheck = sj_schema_push(st->program, ++top, id, c == '['); \
         } \
         stack[SJ_DEPTH++] = c == '['; \
         cursor = p + 1; \
@@ -1099,7 +1122,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     object_key:
         if (out[cursor] != '"') return -1;
         if (c != ':') return -1;
-        if (checking) vcheck = sj_schema_member(st, top, out + cursor + 1, p - cursor - 2);
+        if (checking) vcheck = sj_schema_member(st, top, vcheck, out + cursor + 1, p - cursor - 2);
         cursor = p + 1;
         SJ_NEXT(2)
         SJ_VALUE(object_next)
@@ -1137,9 +1160,10 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     scope_end:
         // The closer that is current matches: each label that comes here checked its kind.
         SJ_DEPTH--;
-        if (checking && SJ_DEPTH < SERIALIZERD_SCHEMA_WALK_DEPTH) {
+        if (checking) {
             if (!sj_schema_closes(top)) sj_schema_fail(st);
             top--;
+            vcheck = top->parent;
         }
         cursor = p + 1;
         SJ_NEXT(6)
@@ -1167,11 +1191,11 @@ suspend:
 }
 
 // Not inlined: the hot loop keeps its own registers.
-SJ_TARGET __attribute__((noinline)) static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
+SJ_TARGET SJ_HOT static int sj_walk(sj_state *st, const uint32_t *idx, size_t count, int final) {
     return sj_walk_with(st, idx, count, final, 0);
 }
 
-SJ_TARGET __attribute__((noinline)) static int sj_walk_checking(sj_state *st, const uint32_t *idx, size_t count, int final) {
+SJ_TARGET SJ_HOT static int sj_walk_checking(sj_state *st, const uint32_t *idx, size_t count, int final) {
     return sj_walk_with(st, idx, count, final, 1);
 }
 
@@ -1203,14 +1227,19 @@ SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(co
     st.max_depth = max_depth;
     st.count_numbers = numbers != NULL;
     if (numbers) serializerd_note_number_check();
-    sw_frame frames[program ? SERIALIZERD_SCHEMA_WALK_DEPTH + 1 : 1];
+    // The check's frames, one per depth: the walk stops at max_depth before they run out.
+    sw_frame local_frames[program ? SJ_LOCAL_FRAMES : 1];
+    sw_frame *frames = local_frames;
+    if (program && max_depth >= SJ_LOCAL_FRAMES) {
+        frames = max_depth < SIZE_MAX / sizeof *frames - 1 ? (sw_frame *)malloc((max_depth + 1) * sizeof *frames) : NULL;
+        if (!frames) return -1;
+    }
     if (program) {
         st.program = program;
         st.frames = frames + 1;
         st.top = frames;
         st.deferred = deferred;
         st.root = serializerd_schema_check(program->nodes, root);
-        st.any = serializerd_schema_check(program->nodes, SW_NODE_ANY);
         st.vcheck = &st.root;
         st.vouching = 1;
     }
@@ -1284,6 +1313,7 @@ SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(co
 done:
     if (numbers) { numbers[0] = st.numbers[0]; numbers[1] = st.numbers[1]; numbers[2] = st.numbers[2]; }
     if (st.stack && st.stack != local_stack) free(st.stack);
+    if (frames != local_frames) free(frames);
     if (escapes.on_heap) free(escapes.at);
     return result;
 }

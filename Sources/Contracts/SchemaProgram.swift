@@ -47,12 +47,15 @@ final class SchemaProgram: @unchecked Sendable {
             [false, true].map { array in
                 let (min, max) = array ? (node.min_items, node.max_items) : (node.min_props, node.max_props)
                 // A node whose names need escapes never guesses a member by its bytes.
-                let plain = node.props >= 0 && node.flags & UInt32(SW_ESCAPED_NAMES) == 0
-                return sw_frame(last: propsBase + (plain ? Int(node.props) - 1 : 0), seen: 0,
-                                required: array ? 0 : node.required, node: Int32(id), count: 0,
-                                min: min <= max ? min : .max, span: min <= max ? max - min : 0,
-                                additional: serializerd_schema_check(nodesBase, node.additional),
-                                items: serializerd_schema_check(nodesBase, node.items))
+                let start = node.props < 0 ? Int(node.other) : node.flags & UInt32(SW_ESCAPED_NAMES) != 0 ? 0 : Int(node.props) - 1
+                var frame = sw_frame()
+                frame.first = UnsafeRawPointer(propsBase + start).advanced(by: MemoryLayout<sw_prop>.offset(of: \.child)!)
+                    .assumingMemoryBound(to: sw_check.self)
+                frame.required = array ? 0 : node.required
+                frame.node = Int32(id)
+                (frame.min, frame.span) = min <= max ? (min, max - min) : (.max, 0)
+                frame.items = serializerd_schema_check(nodesBase, node.items)
+                return frame
             }
         }, alignment: 64)
         program = .allocate(capacity: 1)
@@ -143,12 +146,19 @@ private struct Lowering {
         nodes = [any, giveUp] + Array(repeating: giveUp, count: index.count)
     }
 
-    static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, slots: -1, mask: 0, additional: Int32(SW_NODE_ANY),
+    static let blank = sw_node(types: 0, flags: 0, required: 0, props: -1, slots: -1, other: 0, mask: 0, additional: Int32(SW_NODE_ANY),
                                items: Int32(SW_NODE_ANY), dispatch: -1, min_length: 0, max_length: .max, min_items: 0,
                                max_items: .max, min_props: 0, max_props: .max, quick: 0)
 
-    /// Each node's `quick` kinds, once every node is lowered.
+    /// Each node's `quick` kinds, and the entry of its undeclared members, once every node
+    /// is lowered.
     mutating func finish() {
+        for i in nodes.indices where nodes[i].types & UInt32(SW_OBJECT) != 0 {
+            var other = Self.unnamed
+            other.child.node = nodes[i].additional
+            nodes[i].other = Int32(props.count)
+            props.append(other)
+        }
         for i in nodes.indices {
             let node = nodes[i]
             var quick = node.types
@@ -280,7 +290,8 @@ private struct Lowering {
             }
         }
         let requiredSet = Set(required)
-        guard requiredSet.count <= 64 else { return }
+        if node.min_props > 0 || node.max_props != .max { node.flags |= UInt32(SW_COUNTED) }
+        guard requiredSet.count < Int(SW_UNREQUIRED) else { return }
         var entries: [(name: String, child: Int32, bit: Int32)] = members.map { ($0.name, $0.child, -1) }
         for (bit, name) in requiredSet.sorted().enumerated() {
             if let k = entries.firstIndex(where: { $0.name == name }) { entries[k].bit = Int32(bit) } else { entries.append((name, -1, Int32(bit))) }
@@ -297,11 +308,13 @@ private struct Lowering {
         return value
     }
 
-    /// An entry no name matches (its head has no quote), for a node's start and entry 0.
+    /// An entry no name matches (its head has no quote), for entry 0, a node's start and
+    /// its undeclared members; its child allows anything.
     static let unnamed: sw_prop = {
         var entry = sw_prop()
         entry.care = .max
-        entry.child = sw_check(node: -1, quick: 0, strings: 0)
+        entry.child = sw_check(node: Int32(SW_NODE_ANY), quick: 0, strings: 0)
+        entry.bit = UInt8(SW_UNREQUIRED)
         return entry
     }()
 
@@ -310,8 +323,12 @@ private struct Lowering {
     mutating func table(_ node: inout sw_node, _ entries: [(name: String, child: Int32, bit: Int32)]) {
         var size = 2
         while size < entries.count * 2 { size *= 2 }
+        let stride = MemoryLayout<sw_prop>.stride
+        // A node that counts its members guesses entry 0 after every one: each is then
+        // counted off the quick path.
+        let counted = node.flags & UInt32(SW_COUNTED) != 0
         var start = Self.unnamed
-        start.next = Int32(MemoryLayout<sw_prop>.stride)
+        start.next = Int32(counted ? -props.count * stride : stride)
         props.append(start)
         node.props = Int32(props.count)
         node.slots = Int32(slots.count)
@@ -333,13 +350,13 @@ private struct Lowering {
                 if bytes.count >= head.count { head[head.count - 1] = 0 }
             }
             prop.care = serializerd_schema_care(bytes.count)
-            prop.required = entry.bit >= 0 ? 1 << UInt64(entry.bit) : 0
+            prop.bit = UInt8(entry.bit >= 0 ? entry.bit : SW_UNREQUIRED)
             withUnsafeBytes(of: length.littleEndian) { names += $0 }
             prop.name = UInt32(names.count)
             prop.child = sw_check(node: entry.child >= 0 ? entry.child : node.additional, quick: 0, strings: 0)
             // Objects often have their members in the order declared. (The last entry's
             // next is itself: the one after it is another node's.)
-            prop.next = k + 1 < entries.count ? Int32(MemoryLayout<sw_prop>.stride) : 0
+            prop.next = Int32(counted ? -props.count * stride : k + 1 < entries.count ? stride : 0)
             props.append(prop)
             names += bytes
         }

@@ -153,8 +153,9 @@ import Testing
         #expect(try checked(twins, #"[{"profile_link_a_color_x":1},{"profile_link_b_color_x":2}]"#)! == (false, false))
         #expect(try checked(twins, #"[{"abcdefgh":1},{"abcdefg":2}]"#)! == (false, false))
         #expect(try checked(twins, #"[{"abcdefg":"x"},{"abcdefgh":"x"}]"#)! == (false, false))
-        // Objects with a member fewer or more than the one before: the next place's hint,
-        // then the table, and never a value checked against another member's schema.
+        // Objects with a member fewer or more than the one before: the member guessed after
+        // the last one misses, the table finds it, and no value is ever checked against
+        // another member's schema.
         let shifts = try schema(#"{"type":"array","items":{"type":"object","additionalProperties":false,"required":["a","d"],"properties":{"a":{"type":"integer"},"b":{"type":"string"},"c":{"type":"integer"},"d":{"type":"string"}}}}"#)
         #expect(try checked(shifts, #"[{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"c":2,"d":"y"},{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"d":"y"},{"a":1,"b":"x","c":2,"d":"y"}]"#)! == (true, true))
         #expect(try checked(shifts, #"[{"a":1,"b":"x","c":2,"d":"y"},{"a":1,"c":"2","d":"y"}]"#)! == (false, false))
@@ -167,6 +168,26 @@ import Testing
         #expect(try checked(both, "[1]")! == (false, false))
         #expect(try checked(both, #"{"a":1}"#)! == (true, true))
         #expect(try checked(both, "{}")! == (false, false))
+        // A node that counts its members counts every one, however often its objects
+        // repeat the same members in the same order.
+        let pairs = try schema(#"{"type":"array","items":{"type":"object","minProperties":2,"maxProperties":2,"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}}"#)
+        #expect(try checked(pairs, #"[{"a":1,"b":2},{"a":1,"b":2},{"a":1,"b":2}]"#)! == (true, true))
+        #expect(try checked(pairs, #"[{"a":1,"b":2},{"a":1,"b":2},{"a":1}]"#)! == (false, false))
+        #expect(try checked(pairs, #"[{"a":1,"b":2},{"a":1,"b":2},{"a":1,"b":2,"c":3}]"#)! == (false, false))
+        #expect(try checked(pairs, #"[{"a":1,"b":2},{"a":1,"b":2},{"a":1,"a":2}]"#)! == (true, true))
+        // Undeclared members between declared ones, learned as a member of their own.
+        let mixed = try schema(#"{"type":"array","items":{"type":"object","required":["a","b"],"properties":{"a":{"type":"integer"},"b":{"type":"string"}},"additionalProperties":{"type":"boolean"}}}"#)
+        #expect(try checked(mixed, #"[{"a":1,"x":true,"b":"s"},{"a":2,"y":false,"b":"t"},{"a":3,"x":true,"b":"u"}]"#)! == (true, true))
+        #expect(try checked(mixed, #"[{"a":1,"x":true,"b":"s"},{"a":2,"x":true,"b":"t"},{"a":3,"x":1,"b":"u"}]"#)! == (false, false))
+        #expect(try checked(mixed, #"[{"a":1,"x":true,"b":"s"},{"a":2,"x":true,"b":"t"},{"a":3,"x":true,"b":4}]"#)! == (false, false))
+        #expect(try checked(mixed, #"[{"a":1,"x":true,"b":"s"},{"a":2,"x":true,"b":"t"},{"a":3,"x":true}]"#)! == (false, false))
+        // Members of a nested object between a container's members: each object its own.
+        let nest = try schema(#"{"type":"array","items":{"type":"object","required":["a","c"],"properties":{"a":{"type":"integer"},"b":{"type":"object","required":["a"],"properties":{"a":{"type":"string"}}},"c":{"type":"integer"}}}}"#)
+        #expect(try checked(nest, #"[{"a":1,"b":{"a":"x"},"c":2},{"a":1,"b":{"a":"x"},"c":2}]"#)! == (true, true))
+        #expect(try checked(nest, #"[{"a":1,"b":{"a":"x"},"c":2},{"a":1,"b":{"a":1},"c":2}]"#)! == (false, false))
+        #expect(try checked(nest, #"[{"a":1,"b":{"a":"x"},"c":2},{"a":1,"b":{},"c":2}]"#)! == (false, false))
+        #expect(try checked(nest, #"[{"a":1,"b":{"a":"x"},"c":2},{"a":1,"b":{"a":"x"},"c":"2"}]"#)! == (false, false))
+        #expect(try checked(nest, #"[{"a":1,"b":{"a":"x"},"c":2},{"b":{"a":"x"},"c":2}]"#)! == (false, false))
         let none = try schema(#"{"type":["object","array"],"minProperties":2,"maxProperties":1,"minItems":1,"maxItems":0}"#)
         for instance in [#"{"a":1}"#, #"{"a":1,"b":2}"#, "[]", "[1]"] { #expect(try checked(none, instance)! == (false, false), "\(instance)") }
         // Names longer than one 32-byte compare.
@@ -177,15 +198,20 @@ import Testing
         #expect(try checked(wide, #"{"\#(long)y":1}"#)! == (true, true))
     }
 
-    /// Past 256 levels the normalizer's check steps aside, as the walk does.
-    @Test func theNormalizersCheckStepsAsideOnDeepAnswers() throws {
+    /// The normalizer's check follows as deep as the normalizer reads (its frames are on
+    /// the stack to the default 512 levels, on the heap past them).
+    @Test func theNormalizersCheckFollowsEveryLevel() throws {
         try #require(JSONNormalizer.fastPathAvailable, "this CPU does not run the fast path")
-        let nested = try schema(##"{"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"}"##)
-        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
-        #expect(nested.checkedWhileNormalizing(Array(deep.utf8), maxDepth: 512).map { ($0.valid, $0.vouched) }! == (true, false))
-        let shallow = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
-        #expect(nested.checkedWhileNormalizing(Array(shallow.utf8), maxDepth: 512).map { ($0.valid, $0.vouched) }! == (true, true))
-        let wrong = String(repeating: "[", count: 200) + "1" + String(repeating: "]", count: 200)
-        #expect(nested.checkedWhileNormalizing(Array(wrong.utf8), maxDepth: 512).map { ($0.valid, $0.vouched) }! == (false, false))
+        let nested = try schema(##"{"$defs":{"n":{"type":["array","object"],"items":{"$ref":"#/$defs/n"},"additionalProperties":{"$ref":"#/$defs/n"},"required":["k"]}},"$ref":"#/$defs/n"}"##)
+        func deep(_ levels: Int, _ inner: String = "") -> [UInt8] {
+            Array((String(repeating: "[", count: levels) + inner + String(repeating: "]", count: levels)).utf8)
+        }
+        for (levels, maxDepth) in [(300, 512), (512, 512), (900, 1000)] {
+            #expect(nested.checkedWhileNormalizing(deep(levels), maxDepth: maxDepth).map { ($0.valid, $0.vouched) }! == (true, true), "\(levels)")
+            #expect(nested.checkedWhileNormalizing(deep(levels - 1, "1"), maxDepth: maxDepth).map { ($0.valid, $0.vouched) }! == (false, false), "\(levels)")
+            #expect(nested.checkedWhileNormalizing(deep(levels - 2, #"{"k":[]}"#), maxDepth: maxDepth).map { ($0.valid, $0.vouched) }! == (true, true), "\(levels)")
+            #expect(nested.checkedWhileNormalizing(deep(levels - 2, #"{"j":[]}"#), maxDepth: maxDepth).map { ($0.valid, $0.vouched) }! == (false, false), "\(levels)")
+        }
+        #expect(nested.checkedWhileNormalizing(deep(513), maxDepth: 512) == nil)
     }
 }

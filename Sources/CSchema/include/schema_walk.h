@@ -30,6 +30,8 @@ enum {
     SW_ESCAPED_NAMES = 32,   // a declared name has a backslash, which a raw name could match
                              // unescaped, or a quote: the normalizer's check gives up at its
                              // members
+    SW_COUNTED = 64,         // minProperties or maxProperties: the normalizer's check takes
+                             // each member off its quick path, where it is counted
 };
 
 // Node 0 allows anything; node 1 always gives up.
@@ -38,10 +40,12 @@ enum { SW_NODE_ANY = 0, SW_NODE_GIVE_UP = 1 };
 typedef struct {
     uint32_t types;
     uint32_t flags;
-    uint64_t required;       // the bits of the required members' entries
+    uint64_t required;       // the bits of the required members' entries (never SW_UNREQUIRED)
     int32_t props;           // the node's first member entry, -1 with none (its start
                              // entry is the one before)
     int32_t slots;           // its first slot in the slot table, the names' hash table
+    int32_t other;           // a node that allows objects: the entry of its undeclared members
+                             // (a head no name matches, `additional` as its child), else 0
     uint32_t mask;           // its slots - 1 (a power of two)
     int32_t additional;      // the node for members no slot names
     int32_t items;           // the node for array items
@@ -69,8 +73,10 @@ static inline sw_check serializerd_schema_check(const sw_node *nodes, int32_t id
 
 // A member entry: a declared or required name. A node's entries are in the order the
 // schema declares them, after a start entry (one whose head no name matches); entry 0 is
-// one that never names anything either, with `next` 0. One cache line each: the entries
-// are allocated 64-byte aligned.
+// one that never names anything either, with `next` 0 and a child that allows anything.
+// One cache line each: the entries are allocated 64-byte aligned. In the normalizer's
+// check, what a value must meet is always some entry's `child`, so the entry of the last
+// member is known from it.
 typedef struct {
     uint8_t head[32];        // the name and a quote after it, zero padded; a name of 32
                              // bytes or more has its first 31 and a zero, which no name's
@@ -85,9 +91,13 @@ typedef struct {
                              // always checked
     sw_check child;          // what its value must meet (the owner's `additional` for a
                              // name only `required` lists)
-    uint64_t required;       // its bit in the owner's `required`, 0 when not required
+    uint8_t bit;             // its bit in the owner's `required`, SW_UNREQUIRED when none
+    uint8_t reserved[7];
 } sw_prop;
 _Static_assert(sizeof(sw_prop) == 64, "a member entry is one cache line");
+
+// The bit a member that is not required sets among the members seen (never required).
+#define SW_UNREQUIRED 63
 
 // The `care` of a name of n bytes.
 static inline uint32_t serializerd_schema_care(size_t n) {
@@ -97,19 +107,22 @@ static inline uint32_t serializerd_schema_care(size_t n) {
 // A container's state in the normalizer's check (json_fast.c), as it opens: each node's,
 // as an object and as an array, is made once, so opening one is a copy.
 typedef struct {
-    const sw_prop *last;     // the entry of the object's last declared member, at first the
-                             // node's start entry (entry 0 for a node without members, or
-                             // whose names need escapes): the next member is likely the
-                             // one at last + last->next
-    uint64_t seen;           // the required members met so far
+    const sw_check *first;   // as an object opens, what stands for its last member: the
+                             // child of the node's start entry (of entry 0 where names need
+                             // escapes, of `other` without members), so that the first
+                             // member is guessed as the one after it
+    const sw_check *parent;  // the check current in this container as a child of it opened
     uint64_t required;       // the node's (none for an array)
     int32_t node;
-    uint32_t count;          // members or items so far
+    uint32_t count;          // items so far, or members where the node counts them
     uint32_t min, span;      // the count it must have: min to min + span (min_items and
                              // max_items for an array; none when max < min: UINT32_MAX, 0)
-    sw_check additional, items;
+    sw_check items;
+    uint32_t reserved[3];
+    uint8_t seen[64];        // per bit of `required`, nonzero once its member is met (bytes
+                             // stored, not bits or'd, so members do not wait on each other)
 } sw_frame;
-_Static_assert(sizeof(sw_frame) == 64, "a container's state is one cache line");
+_Static_assert(offsetof(sw_frame, seen) == 64, "a container's state is a cache line, then what it has seen");
 
 // The kinds a branch table tells apart: null, boolean, object, array, number, string.
 #define SW_KINDS 6

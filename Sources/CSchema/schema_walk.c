@@ -35,8 +35,20 @@ static inline int sw_defer(sw_run *r, int32_t node, const uint8_t *start, const 
     return serializerd_schema_defer(r->out, node, (size_t)(start - r->base), (size_t)(stop - start));
 }
 
-static inline const sw_prop *sw_member(const sw_run *r, const sw_node *node, const uint8_t *name, size_t n) {
-    return serializerd_schema_member(&r->program, node, name, n, r->end);
+// The entry naming the n bytes at `name` in node's table, NULL when none does: first the
+// one that came after `*last` the last time (and then that is the last), else the table
+// (and it becomes the one after, except where the node counts its members: the
+// normalizer's check never guesses there).
+static inline const sw_prop *sw_member(const sw_run *r, const sw_node *node, const sw_prop **last, const uint8_t *name, size_t n) {
+    if (node->props < 0) return NULL;
+    sw_name key = serializerd_schema_name(name, n, r->end);
+    const sw_prop *guess = serializerd_schema_guess(*last);
+    if (serializerd_schema_names(&r->program, guess, &key)) return *last = guess;
+    const sw_prop *e = serializerd_schema_find(&r->program, node, &key);
+    if (!e) return NULL;
+    if (!(node->flags & SW_COUNTED))
+        __atomic_store_n((int32_t *)&(*last)->next, (int32_t)((const char *)e - (const char *)*last), __ATOMIC_RELAXED);
+    return *last = e;
 }
 
 static inline const uint8_t *sw_value(sw_run *r, const uint8_t *p, int32_t id);
@@ -46,6 +58,8 @@ __attribute__((noinline)) static const uint8_t *sw_object(sw_run *r, const uint8
     const uint8_t *end = r->end;
     uint64_t seen = 0;
     uint32_t count = 0;
+    // The node's start entry, then its last declared member's.
+    const sw_prop *last = node->props >= 0 ? r->program.props + node->props - 1 : NULL;
     p++;
     if (p < end && *p == '}') goto close;
     for (;;) {
@@ -59,7 +73,7 @@ __attribute__((noinline)) static const uint8_t *sw_object(sw_run *r, const uint8
         if (p >= end || *p != ':') return SW_FAIL;
         p++;
         int32_t child = node->additional;
-        const sw_prop *e = sw_member(r, node, name, n);
+        const sw_prop *e = sw_member(r, node, &last, name, n);
         if (e) {
             child = e->child.node;
             seen |= 1ull << e->bit;

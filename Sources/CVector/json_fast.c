@@ -922,10 +922,11 @@ SJ_TARGET static inline int sj_same_head(const sw_prop *e, const uint8_t *name, 
 // The same for a name of 31 bytes or more (both have 32 readable bytes past n).
 // `same` is the compare of the first 32 bytes (sj_same_head's).
 SJ_TARGET static inline int sj_same_long_name(const sw_prop *e, uint32_t same, const uint8_t *names, const uint8_t *name, size_t n) {
+    // (An entry that names nothing has no name to read: its head matches no name's.)
+    if (e->care != UINT32_MAX || (~same & 0x7FFFFFFF) != 0) return 0;
     uint32_t length;
     memcpy(&length, names + e->name - 4, 4);
-    return e->care == UINT32_MAX && length == n && (~same & 0x7FFFFFFF) == 0 &&
-           sj_same_bytes(names + e->name + 31, name + 31, n - 31);
+    return length == n && sj_same_bytes(names + e->name + 31, name + 31, n - 31);
 }
 
 // The answer does not meet the schema as far as the walk can tell: the full validator decides.
@@ -979,11 +980,6 @@ static inline const sw_prop *sj_schema_entry(const sw_check *check) {
     return (const sw_prop *)((const char *)check - offsetof(sw_prop, child));
 }
 
-// The entry of the member likely after `last`'s.
-static inline const sw_prop *sj_schema_guess(const sw_prop *last) {
-    return (const sw_prop *)((const char *)last + __atomic_load_n(&last->next, __ATOMIC_RELAXED));
-}
-
 // A member's name, the n bytes at `name`, in top's object after the member of entry
 // `last`, where the entry after `last` did not name it: found in the node's table (and
 // made the one after `last`), or an undeclared name checked. Returns what its value must
@@ -997,7 +993,7 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
     if (node->props < 0) return &program->props[node->other].child;
     if (node->flags & SW_ESCAPED_NAMES) return sj_schema_fail(st);
     // A long name is never matched inline.
-    const sw_prop *guess = sj_schema_guess(last);
+    const sw_prop *guess = serializerd_schema_guess(last);
     uint32_t same;
     if (n >= 31 && (sj_same_head(guess, name, &same), sj_same_long_name(guess, same, program->names, name, n))) {
         top->seen[guess->bit] = 1;
@@ -1027,7 +1023,7 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
 SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema_member(sj_state *st, sw_frame *top,
                                                                                          const sw_check *last,
                                                                                          const uint8_t *name, size_t n) {
-    const sw_prop *e = sj_schema_guess(sj_schema_entry(last));
+    const sw_prop *e = serializerd_schema_guess(sj_schema_entry(last));
     uint32_t same;
     if (sj_same_head(e, name, &same)) {
         top->seen[e->bit] = 1;

@@ -196,6 +196,11 @@ import Testing
         #expect(try checked(wide, #"[{"\#(long)":1}]"#.dropFirst().dropLast().description)! == (true, true))
         #expect(try checked(wide, #"{"\#(long)x":1}"#)! == (false, false))
         #expect(try checked(wide, #"{"\#(long)y":1}"#)! == (true, true))
+        // A long name after an undeclared member, and after a declared one, object by object.
+        let open = try schema(#"{"type":"array","items":{"type":"object","properties":{"\#(long)":{"type":"integer"},"a":{"type":"integer"}}}}"#)
+        #expect(try checked(open, #"[{"x":true,"\#(long)":1},{"x":true,"\#(long)":2},{"a":1,"\#(long)":3},{"a":1,"\#(long)":4}]"#)! == (true, true))
+        #expect(try checked(open, #"[{"x":true,"\#(long)":1},{"x":true,"\#(long)":"2"}]"#)! == (false, false))
+        #expect(try checked(open, #"[{"a":1,"\#(long)":1},{"a":1,"\#(long)":"2"}]"#)! == (false, false))
     }
 
     /// The normalizer's check follows as deep as the normalizer reads (its frames are on

@@ -174,38 +174,71 @@ static inline int serializerd_schema_kind(uint8_t c) {
     }
 }
 
-// The entry naming the n bytes at `name` in node's table, NULL when none does; `end` bounds
-// what may be read past the name. Names of up to 16 bytes are decided by their first and
-// last 8, compared with the entry's `head` (where a name of under 8 bytes has its quote).
-static inline const sw_prop *serializerd_schema_member(const sw_program *program, const sw_node *node, const uint8_t *name,
-                                                       size_t n, const uint8_t *end) {
-    if (node->props < 0 || n >= UINT32_MAX) return NULL;
-    uint64_t prefix = 0, suffix = 0;
+// A member name as the tables compare it: its first 8 bytes (zero padded), its last 8
+// when it has more than 8, its first 8 as an entry's `head` holds them (where a name of
+// under 8 bytes has its quote), and its `care`.
+typedef struct {
+    const uint8_t *name;
+    size_t n;
+    uint64_t prefix, suffix, head;
+    uint32_t care;
+} sw_name;
+
+// The name of the n bytes at `name`; `end` bounds what may be read past it.
+static inline sw_name serializerd_schema_name(const uint8_t *name, size_t n, const uint8_t *end) {
+    sw_name key = {name, n, 0, 0, 0, serializerd_schema_care(n)};
     if (end - name >= 8) {
-        memcpy(&prefix, name, 8);
-        if (n < 8) prefix &= (n ? ~0ull >> (64 - 8 * n) : 0);
+        memcpy(&key.prefix, name, 8);
+        if (n < 8) key.prefix &= (n ? ~0ull >> (64 - 8 * n) : 0);
     } else {
-        memcpy(&prefix, name, n < 8 ? n : 8);
+        memcpy(&key.prefix, name, n < 8 ? n : 8);
     }
-    if (n > 8) memcpy(&suffix, name + n - 8, 8);
-    uint64_t head = n < 8 ? prefix | (uint64_t)'"' << (8 * n) : prefix;
-    uint32_t care = serializerd_schema_care(n);
+    if (n > 8) memcpy(&key.suffix, name + n - 8, 8);
+    key.head = n < 8 ? key.prefix | (uint64_t)'"' << (8 * n) : key.prefix;
+    return key;
+}
+
+// Whether entry e names `key`: names of up to 16 bytes are decided by their first and
+// last 8, compared with the entry's `head`.
+static inline int serializerd_schema_names(const sw_program *program, const sw_prop *e, const sw_name *key) {
+    size_t n = key->n;
+    if (e->care != key->care) return 0;
+    if (n >= 31) {
+        // (Entries that name nothing have `care` all set, and a head that is all zeros.)
+        if (e->head[0] == 0) return 0;
+        uint32_t length;
+        memcpy(&length, program->names + e->name - 4, 4);
+        if (length != n) return 0;
+    }
+    uint64_t first, last = 0;
+    memcpy(&first, e->head, 8);
+    // A name of up to 30 bytes has its last 8 in `head`.
+    if (n > 8) memcpy(&last, n < 31 ? e->head + n - 8 : program->names + e->name + n - 8, 8);
+    return first == key->head && last == key->suffix && (n <= 16 || memcmp(program->names + e->name + 8, key->name + 8, n - 16) == 0);
+}
+
+// The entry naming `key` in node's table, NULL when none does.
+static inline const sw_prop *serializerd_schema_find(const sw_program *program, const sw_node *node, const sw_name *key) {
+    if (node->props < 0 || key->n >= UINT32_MAX) return NULL;
     const int32_t *slots = program->slots + node->slots;
-    for (uint32_t slot = serializerd_schema_slot(prefix, suffix, (uint32_t)n, node->mask);; slot = (slot + 1) & node->mask) {
+    for (uint32_t slot = serializerd_schema_slot(key->prefix, key->suffix, (uint32_t)key->n, node->mask);; slot = (slot + 1) & node->mask) {
         if (slots[slot] < 0) return NULL;
         const sw_prop *e = program->props + slots[slot];
-        if (e->care != care) continue;
-        if (n >= 31) {
-            uint32_t length;
-            memcpy(&length, program->names + e->name - 4, 4);
-            if (length != n) continue;
-        }
-        uint64_t first, last = 0;
-        memcpy(&first, e->head, 8);
-        // A name of up to 30 bytes has its last 8 in `head`.
-        if (n > 8) memcpy(&last, n < 31 ? e->head + n - 8 : program->names + e->name + n - 8, 8);
-        if (first == head && last == suffix && (n <= 16 || memcmp(program->names + e->name + 8, name + 8, n - 16) == 0)) return e;
+        if (serializerd_schema_names(program, e, key)) return e;
     }
+}
+
+// The entry naming the n bytes at `name` in node's table, NULL when none does; `end` bounds
+// what may be read past the name.
+static inline const sw_prop *serializerd_schema_member(const sw_program *program, const sw_node *node, const uint8_t *name,
+                                                       size_t n, const uint8_t *end) {
+    sw_name key = serializerd_schema_name(name, n, end);
+    return serializerd_schema_find(program, node, &key);
+}
+
+// The entry of the member likely after `last`'s (sw_prop's `next`).
+static inline const sw_prop *serializerd_schema_guess(const sw_prop *last) {
+    return (const sw_prop *)((const char *)last + __atomic_load_n(&last->next, __ATOMIC_RELAXED));
 }
 
 // Appends a deferred value (node, its `length` bytes at `start`); 0 when the list is full

@@ -416,14 +416,13 @@ typedef struct {
     // A contract checked as the walk goes (serializerd_json_fast_normalize_checked): the
     // walk's own registers for it while it is suspended.
     const sw_program *program;
-    sw_frame *frames;           // per open container (max_depth of them), after one before
-                                // the document's (so that `top` moves by one)
     sw_deferrals *deferred;
     const sw_check *vcheck;     // what the next value must meet
     sw_check root;              // the document's
     int vouching;               // 1 while everything so far meets the schema; once 0, the
                                 // checks go on (against nodes that allow anything) unheeded
-    sw_frame *top;              // the innermost open container
+    sw_frame *top;              // the innermost open container (a frame stands before the
+                                // document's, so that `top` moves by one)
 } sj_state;
 
 SJ_TARGET static inline __m256i sj_lookup(__m256i table, __m256i idx) { return _mm256_shuffle_epi8(table, idx); }
@@ -874,7 +873,7 @@ __attribute__((noinline)) static void sj_count_number(sj_state *st, const uint8_
 // "ask the full validator" (0). Bytes are the output before `\u` and `\/` rewrites,
 // which only shorten strings: a byte count is still an upper bound on code points.
 // Each check has a quick case inline in the walk (a node's `quick` kinds; a member name
-// where the last object of its node had it) and the rest in a function of its own.
+// that came after the last member the last time) and the rest in a function of its own.
 
 // The node `id` resolves to for a value beginning with `first`, NULL where the walk gives up.
 static inline const sw_node *sj_schema_node(const sw_program *program, int32_t *id, uint8_t first) {
@@ -1232,7 +1231,6 @@ SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(co
     }
     if (program) {
         st.program = program;
-        st.frames = frames + 1;
         st.top = frames;
         st.deferred = deferred;
         st.root = serializerd_schema_check(program->nodes, root);

@@ -139,7 +139,7 @@ import Testing
 
     /// A member's place remembers the name the last object had there; objects whose members
     /// come in another order, or are other members, are still checked name by name.
-    @Test func theNormalizersHintsNeverDecideAName() throws {
+    @Test func theNormalizersGuessesNeverDecideAName() throws {
         try #require(JSONNormalizer.fastPathAvailable, "this CPU does not run the fast path")
         let pair = try schema(#"{"type":"array","items":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"},"ab":{"type":"null"}},"required":["a"]}}"#)
         #expect(try checked(pair, #"[{"a":1,"b":"x"},{"b":"y","a":2},{"a":3,"ab":null}]"#)! == (true, true))

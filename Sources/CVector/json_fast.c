@@ -886,17 +886,6 @@ static inline const sw_node *sj_schema_node(const sw_program *program, int32_t *
     return node->flags & SW_GIVE_UP ? NULL : node;
 }
 
-// Whether the n bytes at a and b are equal; both have 32 readable bytes past n.
-SJ_TARGET static inline int sj_same_bytes(const uint8_t *a, const uint8_t *b, size_t n) {
-    for (;;) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)a), y = _mm256_loadu_si256((const __m256i *)b);
-        uint32_t differ = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
-        if (n <= 32) return _bzhi_u32(differ, (unsigned)n) == 0;
-        if (differ) return 0;
-        a += 32; b += 32; n -= 32;
-    }
-}
-
 // A valid scalar's kind by its first byte; a number's is SW_INTEGER, shifted right once
 // (SW_NUMBER) when it has a fraction or exponent.
 static const uint8_t sj_scalar_kind[256] = {
@@ -909,23 +898,11 @@ _Static_assert(SW_INTEGER >> 1 == SW_NUMBER, "a fraction shifts an integer's kin
 // Whether the n bytes at `name`, a member name followed by its closing quote (32 bytes
 // readable), are e's name: one compare of the name and its quote with the entry's copy
 // of them (which has the quote after the name, so the length is compared too), with no
-// branch on how long names are (they alternate member by member). Names of 31 bytes or
+// branch on how long names are (they alternate member by member). Names of 32 bytes or
 // more never match by that compare alone (sw_prop).
-// `same` is set to the bytes that compared equal.
-SJ_TARGET static inline int sj_same_head(const sw_prop *e, const uint8_t *name, uint32_t *same) {
+SJ_TARGET static inline int sj_same_head(const sw_prop *e, const uint8_t *name) {
     __m256i x = _mm256_loadu_si256((const __m256i *)name), y = _mm256_loadu_si256((const __m256i *)e->head);
-    *same = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
-    return (~*same & e->care) == 0;
-}
-
-// The same for a name of 31 bytes or more (both have 32 readable bytes past n).
-// `same` is the compare of the first 32 bytes (sj_same_head's).
-SJ_TARGET static inline int sj_same_long_name(const sw_prop *e, uint32_t same, const uint8_t *names, const uint8_t *name, size_t n) {
-    // (An entry that names nothing has no name to read: its head matches no name's.)
-    if (e->care != UINT32_MAX || (~same & 0x7FFFFFFF) != 0) return 0;
-    uint32_t length;
-    memcpy(&length, names + e->name - 4, 4);
-    return length == n && sj_same_bytes(names + e->name + 31, name + 31, n - 31);
+    return (~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)) & e->care) == 0;
 }
 
 // The answer does not meet the schema as far as the walk can tell: the full validator decides.
@@ -957,7 +934,7 @@ SJ_COLD static void sj_schema_scalar(sj_state *st, int32_t id, const uint8_t *p,
     if ((node->flags & defer) && !serializerd_schema_defer(st->deferred, id, (size_t)(p - st->out), n)) sj_schema_fail(st);
 }
 
-// A container opening (`c` its opener) at depth `depth`: its node, resolved.
+// A container opening (`c` its opener): its node, resolved.
 SJ_COLD static int32_t sj_schema_open(sj_state *st, int32_t id, uint8_t c) {
     const sw_node *node = sj_schema_node(st->program, &id, c);
     if (!node || (node->flags & SW_DEFER_SCALAR) ||
@@ -991,15 +968,15 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
     const sw_node *node = program->nodes + top->node;
     if (node->props < 0) return &program->props[node->other].child;
     if (node->flags & SW_ESCAPED_NAMES) return sj_schema_fail(st);
-    // A long name is never matched inline.
+    // The guess again, in full: a name of 32 bytes or more is never matched inline. (The
+    // output has slack past every name.)
+    sw_name key = serializerd_schema_name(name, n, name + n + 8);
     const sw_prop *guess = serializerd_schema_guess(last);
-    uint32_t same;
-    if (n >= 31 && (sj_same_head(guess, name, &same), sj_same_long_name(guess, same, program->names, name, n))) {
+    if (serializerd_schema_names(program, guess, &key)) {
         top->seen[guess->bit] = 1;
         return &guess->child;
     }
-    // The output has slack past every name.
-    const sw_prop *e = serializerd_schema_member(program, node, name, n, name + n + 8);
+    const sw_prop *e = serializerd_schema_find(program, node, &key);
     if (!e) {
         // An escaped name could equal a declared one once decoded; names compare by
         // canonical equivalence, so a name that is not ASCII is the tree's.
@@ -1023,8 +1000,7 @@ SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema
                                                                                          const sw_check *last,
                                                                                          const uint8_t *name, size_t n) {
     const sw_prop *e = serializerd_schema_guess(sj_schema_entry(last));
-    uint32_t same;
-    if (sj_same_head(e, name, &same)) {
+    if (sj_same_head(e, name)) {
         top->seen[e->bit] = 1;
         return &e->child;
     }
@@ -1059,9 +1035,6 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     uint8_t *const stack = st->stack;
     const uint32_t *ip = idx, *const iend = idx + count;
     size_t p = 0, cursor = st->cursor, depth = st->depth;
-    // Checking, the depth stays in `st`: it is needed only at containers, and the walk's
-    // registers go to the per-token state.
-#define SJ_DEPTH (*(checking ? &st->depth : &depth))
     uint8_t c = 0;
     const sw_check *vcheck = st->vcheck;
     sw_frame *top = st->top;
@@ -1091,14 +1064,14 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         goto then; \
     } \
     if (c == '{' || c == '[') { \
-        if (SJ_DEPTH >= st->max_depth) return -1; \
+        if (depth >= st->max_depth) return -1; \
         if (checking) { \
             int32_t id = vcheck->node; \
             if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY))) id = sj_schema_open(st, id, c); \
             top->parent = vcheck; \
             vcheck = sj_schema_push(st->program, ++top, id, c == '['); \
         } \
-        stack[SJ_DEPTH++] = c == '['; \
+        stack[depth++] = c == '['; \
         cursor = p + 1; \
         if (c == '{') goto object_begin; \
         goto array_begin; \
@@ -1154,7 +1127,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
 
     scope_end:
         // The closer that is current matches: each label that comes here checked its kind.
-        SJ_DEPTH--;
+        depth--;
         if (checking) {
             if (!sj_schema_closes(top)) sj_schema_fail(st);
             top--;
@@ -1162,8 +1135,8 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         }
         cursor = p + 1;
         SJ_NEXT(6)
-        if (SJ_DEPTH == 0) goto document_end;
-        if (stack[SJ_DEPTH - 1]) goto array_continue;
+        if (depth == 0) goto document_end;
+        if (stack[depth - 1]) goto array_continue;
         goto object_continue;
 
     document_end:
@@ -1177,12 +1150,11 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     return -1;
 suspend:
     st->cursor = cursor;
-    if (!checking) st->depth = depth;
+    st->depth = depth;
     if (checking) { st->vcheck = vcheck; st->top = top; }
     return 0;
 #undef SJ_NEXT
 #undef SJ_VALUE
-#undef SJ_DEPTH
 }
 
 // Not inlined: the hot loop keeps its own registers.

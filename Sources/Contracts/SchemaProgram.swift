@@ -75,8 +75,8 @@ final class SchemaProgram: @unchecked Sendable {
         program.deallocate()
     }
 
-    /// `items` in memory of their own, aligned to `alignment` bytes (a member-table slot
-    /// is one cache line when its table starts on one).
+    /// `items` in memory of their own, aligned to `alignment` bytes (a member entry or a
+    /// frame is one cache line when its array starts on one).
     private static func copy<T>(_ items: [T], alignment: Int = MemoryLayout<T>.alignment) -> UnsafeMutableBufferPointer<T> {
         let capacity = max(items.count, 1)
         let raw = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<T>.stride, alignment: alignment)

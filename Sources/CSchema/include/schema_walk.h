@@ -228,14 +228,6 @@ static inline const sw_prop *serializerd_schema_find(const sw_program *program, 
     }
 }
 
-// The entry naming the n bytes at `name` in node's table, NULL when none does; `end` bounds
-// what may be read past the name.
-static inline const sw_prop *serializerd_schema_member(const sw_program *program, const sw_node *node, const uint8_t *name,
-                                                       size_t n, const uint8_t *end) {
-    sw_name key = serializerd_schema_name(name, n, end);
-    return serializerd_schema_find(program, node, &key);
-}
-
 // The entry of the member likely after `last`'s (sw_prop's `next`).
 static inline const sw_prop *serializerd_schema_guess(const sw_prop *last) {
     return (const sw_prop *)((const char *)last + __atomic_load_n(&last->next, __ATOMIC_RELAXED));

@@ -47,7 +47,7 @@ static inline const sw_prop *sw_member(const sw_run *r, const sw_node *node, con
     const sw_prop *e = serializerd_schema_find(&r->program, node, &key);
     if (!e) return NULL;
     if (!(node->flags & SW_COUNTED))
-        __atomic_store_n((int32_t *)&(*last)->next, (int32_t)((const char *)e - (const char *)*last), __ATOMIC_RELAXED);
+        serializerd_schema_learn(*last, e);
     return *last = e;
 }
 

@@ -423,6 +423,8 @@ typedef struct {
                                 // checks go on (against nodes that allow anything) unheeded
     sw_frame *top;              // the innermost open container (a frame stands before the
                                 // document's, so that `top` moves by one)
+    sw_frame *frames;           // that frame: `top` is there at depth 0, and the checking walk
+    sw_frame *frames_limit;     // keeps no depth of its own (it is top - frames), nor a stack
 } sj_state;
 
 SJ_TARGET static inline __m256i sj_lookup(__m256i table, __m256i idx) { return _mm256_shuffle_epi8(table, idx); }
@@ -951,11 +953,6 @@ SJ_TARGET static inline const sw_check *sj_schema_push(const sw_program *program
     return frame->first;
 }
 
-// The entry whose child `check` is.
-static inline const sw_prop *sj_schema_entry(const sw_check *check) {
-    return (const sw_prop *)((const char *)check - offsetof(sw_prop, child));
-}
-
 // A member's name, the n bytes at `name`, in top's object after the member of entry
 // `last`, where the entry after `last` did not name it: found in the node's table (and
 // made the one after `last`), or an undeclared name checked. Returns what its value must
@@ -987,7 +984,7 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
     // (Entry 0 stands in for nodes that never guess, and a node that counts its members
     // never learns a next.)
     if (last != program->props && !(node->flags & SW_COUNTED))
-        __atomic_store_n((int32_t *)&last->next, (int32_t)((const char *)e - (const char *)last), __ATOMIC_RELAXED);
+        serializerd_schema_learn(last, e);
     top->seen[e->bit] = 1;
     return &e->child;
 }
@@ -999,12 +996,12 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
 SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema_member(sj_state *st, sw_frame *top,
                                                                                          const sw_check *last,
                                                                                          const uint8_t *name, size_t n) {
-    const sw_prop *e = serializerd_schema_guess(sj_schema_entry(last));
+    const sw_prop *e = serializerd_schema_guess(serializerd_schema_entry(last));
     if (sj_same_head(e, name)) {
         top->seen[e->bit] = 1;
         return &e->child;
     }
-    return sj_schema_name(st, top, sj_schema_entry(last), name, n);
+    return sj_schema_name(st, top, serializerd_schema_entry(last), name, n);
 }
 
 // The container of `top` closing: whether it meets its node's counts and `required`.
@@ -1064,14 +1061,16 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         goto then; \
     } \
     if (c == '{' || c == '[') { \
-        if (depth >= st->max_depth) return -1; \
         if (checking) { \
+            if (top >= st->frames_limit) return -1; \
             int32_t id = vcheck->node; \
             if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY))) id = sj_schema_open(st, id, c); \
             top->parent = vcheck; \
             vcheck = sj_schema_push(st->program, ++top, id, c == '['); \
+        } else { \
+            if (depth >= st->max_depth) return -1; \
+            stack[depth++] = c == '['; \
         } \
-        stack[depth++] = c == '['; \
         cursor = p + 1; \
         if (c == '{') goto object_begin; \
         goto array_begin; \
@@ -1127,16 +1126,17 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
 
     scope_end:
         // The closer that is current matches: each label that comes here checked its kind.
-        depth--;
         if (checking) {
             if (!sj_schema_closes(top)) sj_schema_fail(st);
             top--;
             vcheck = top->parent;
+        } else {
+            depth--;
         }
         cursor = p + 1;
         SJ_NEXT(6)
-        if (depth == 0) goto document_end;
-        if (stack[depth - 1]) goto array_continue;
+        if (checking ? top == st->frames : depth == 0) goto document_end;
+        if (checking ? top->array : stack[depth - 1]) goto array_continue;
         goto object_continue;
 
     document_end:
@@ -1150,8 +1150,12 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     return -1;
 suspend:
     st->cursor = cursor;
-    st->depth = depth;
-    if (checking) { st->vcheck = vcheck; st->top = top; }
+    if (checking) {
+        st->vcheck = vcheck;
+        st->top = top;
+    } else {
+        st->depth = depth;
+    }
     return 0;
 #undef SJ_NEXT
 #undef SJ_VALUE
@@ -1203,7 +1207,8 @@ SJ_TARGET __attribute__((always_inline)) static inline ptrdiff_t sj_normalize(co
     }
     if (program) {
         st.program = program;
-        st.top = frames;
+        st.top = st.frames = frames;
+        st.frames_limit = frames + max_depth;
         st.deferred = deferred;
         st.root = serializerd_schema_check(program->nodes, root);
         st.vcheck = &st.root;

@@ -39,6 +39,10 @@ final class SchemaProgram: @unchecked Sendable {
             return prop
         }, alignment: 64)
         let propsBase = props.baseAddress!
+        let childOffset = MemoryLayout<sw_prop>.offset(of: \.child)!
+        for (i, successor) in lowering.successors.enumerated() {
+            props[i].next = UnsafeRawPointer(propsBase + successor).advanced(by: childOffset).assumingMemoryBound(to: sw_check.self)
+        }
         slots = Self.copy(lowering.slots)
         // Names are compared 32 bytes at a time.
         names = Self.copy(lowering.names + [UInt8](repeating: 0, count: 32))
@@ -49,10 +53,11 @@ final class SchemaProgram: @unchecked Sendable {
                 // A node whose names need escapes never guesses a member by its bytes.
                 let start = node.props < 0 ? Int(node.other) : node.flags & UInt32(SW_ESCAPED_NAMES) != 0 ? 0 : Int(node.props) - 1
                 var frame = sw_frame()
-                frame.first = UnsafeRawPointer(propsBase + start).advanced(by: MemoryLayout<sw_prop>.offset(of: \.child)!)
+                frame.first = UnsafeRawPointer(propsBase + start).advanced(by: childOffset)
                     .assumingMemoryBound(to: sw_check.self)
                 frame.required = array ? 0 : node.required
                 frame.node = Int32(id)
+                frame.array = array ? 1 : 0
                 (frame.min, frame.span) = min <= max ? (min, max - min) : (.max, 0)
                 frame.items = serializerd_schema_check(nodesBase, node.items)
                 return frame
@@ -133,6 +138,9 @@ private struct Lowering {
     var nodes: [sw_node]
     /// Entry 0 names nothing (sw_frame).
     var props: [sw_prop] = [Self.unnamed]
+    /// Per entry, the entry first guessed after it (sw_prop's `next`, a pointer once the
+    /// entries have their place).
+    var successors: [Int] = [0]
     var slots: [Int32] = []
     var names: [UInt8] = []
     var branches: [Int32] = []
@@ -157,6 +165,7 @@ private struct Lowering {
             var other = Self.unnamed
             other.child.node = nodes[i].additional
             nodes[i].other = Int32(props.count)
+            successors.append(props.count)
             props.append(other)
         }
         for i in nodes.indices {
@@ -310,25 +319,24 @@ private struct Lowering {
 
     /// An entry no name matches (its head has no quote), for entry 0, a node's start and
     /// its undeclared members; its child allows anything.
-    static let unnamed: sw_prop = {
+    static var unnamed: sw_prop {
         var entry = sw_prop()
         entry.care = .max
         entry.child = sw_check(node: Int32(SW_NODE_ANY), quick: 0, strings: 0)
         entry.bit = UInt8(SW_UNREQUIRED)
         return entry
-    }()
+    }
 
     /// The node's members: entries in the order given, after a start entry, and a hash
     /// table of them with twice as many slots as names, probed linearly.
     mutating func table(_ node: inout sw_node, _ entries: [(name: String, child: Int32, bit: Int32)]) {
         var size = 2
         while size < entries.count * 2 { size *= 2 }
-        let stride = MemoryLayout<sw_prop>.stride
         // A node that counts its members guesses entry 0 after every one: each is then
         // counted off the quick path.
         let counted = node.flags & UInt32(SW_COUNTED) != 0
-        var start = Self.unnamed
-        start.next = Int32(counted ? -props.count * stride : stride)
+        let start = Self.unnamed
+        successors.append(counted ? 0 : props.count + 1)
         props.append(start)
         node.props = Int32(props.count)
         node.slots = Int32(slots.count)
@@ -356,7 +364,7 @@ private struct Lowering {
             prop.child = sw_check(node: entry.child >= 0 ? entry.child : node.additional, quick: 0, strings: 0)
             // Objects often have their members in the order declared. (The last entry's
             // next is itself: the one after it is another node's.)
-            prop.next = Int32(counted ? -props.count * stride : k + 1 < entries.count ? stride : 0)
+            successors.append(counted ? 0 : k + 1 < entries.count ? props.count + 1 : props.count)
             props.append(prop)
             names += bytes
         }

@@ -85,14 +85,14 @@ typedef struct {
                              // bytes and the quote (all 32 for a name of 31 bytes or more)
     uint32_t name;           // offset of the name's bytes in the names block, which has
                              // each name's length (4 bytes) before it
-    int32_t next;            // the entry, in bytes from this one, of the declared member
-                             // that came after this one when last seen (at first, the next
-                             // one declared); read and written relaxed, by any thread, and
-                             // always checked
+    const sw_check *next;    // the child of the declared member that came after this one
+                             // when last seen (at first, the next one declared): a pointer,
+                             // not an offset, so that following it is one load; read and
+                             // written relaxed, by any thread, and always checked
     sw_check child;          // what its value must meet (the owner's `additional` for a
                              // name only `required` lists)
     uint8_t bit;             // its bit in the owner's `required`, SW_UNREQUIRED when none
-    uint8_t reserved[7];
+    uint8_t reserved[3];
 } sw_prop;
 _Static_assert(sizeof(sw_prop) == 64, "a member entry is one cache line");
 
@@ -118,7 +118,8 @@ typedef struct {
     uint32_t min, span;      // the count it must have: min to min + span (min_items and
                              // max_items for an array; none when max < min: UINT32_MAX, 0)
     sw_check items;
-    uint32_t reserved[3];
+    uint32_t array;          // 1 for an array's
+    uint32_t reserved[2];
     uint8_t seen[64];        // per bit of `required`, nonzero once its member is met (bytes
                              // stored, not bits or'd, so members do not wait on each other)
 } sw_frame;
@@ -228,9 +229,19 @@ static inline const sw_prop *serializerd_schema_find(const sw_program *program, 
     }
 }
 
+// The entry whose child `check` is.
+static inline const sw_prop *serializerd_schema_entry(const sw_check *check) {
+    return (const sw_prop *)((const char *)check - offsetof(sw_prop, child));
+}
+
 // The entry of the member likely after `last`'s (sw_prop's `next`).
 static inline const sw_prop *serializerd_schema_guess(const sw_prop *last) {
-    return (const sw_prop *)((const char *)last + __atomic_load_n(&last->next, __ATOMIC_RELAXED));
+    return serializerd_schema_entry(__atomic_load_n(&last->next, __ATOMIC_RELAXED));
+}
+
+// Makes `e` the member guessed after `last`.
+static inline void serializerd_schema_learn(const sw_prop *last, const sw_prop *e) {
+    __atomic_store_n((const sw_check **)&last->next, &e->child, __ATOMIC_RELAXED);
 }
 
 // Appends a deferred value (node, its `length` bytes at `start`); 0 when the list is full

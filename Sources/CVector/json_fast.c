@@ -423,6 +423,7 @@ typedef struct {
                                 // checks go on (against nodes that allow anything) unheeded
     sw_frame *top;              // the innermost open container (a frame stands before the
                                 // document's, so that `top` moves by one)
+    uint64_t seen;              // the members top's object has met, by their bits
     sw_frame *frames;           // that frame: `top` is there at depth 0, and the checking walk
     sw_frame *frames_limit;     // keeps no depth of its own (it is top - frames), nor a stack
 } sj_state;
@@ -869,6 +870,9 @@ __attribute__((noinline)) static void sj_count_number(sj_state *st, const uint8_
     if (st->count_numbers) st->numbers[sj_number_verdict(p, n)]++;
 }
 
+// The same for the checking walk, keeping its registers: it holds more state in them.
+SJ_COLD static void sj_count_number_keeping(sj_state *st, const uint8_t *p, size_t n) { sj_count_number(st, p, n); }
+
 // The contract's checks, one per token of the walk (DESIGN §10): the same rules as the
 // one-pass walk over the output (schema_walk.c), on positions the walk has already found,
 // so a string costs no scan for its end. They only ever say "meets it so far" (1) or
@@ -948,8 +952,7 @@ SJ_COLD static int32_t sj_schema_open(sj_state *st, int32_t id, uint8_t c) {
 // `first`.
 SJ_TARGET static inline const sw_check *sj_schema_push(const sw_program *program, sw_frame *top, int32_t id, int array) {
     const sw_frame *frame = program->frames + 2 * (size_t)id + (array != 0);
-    memcpy(top, frame, offsetof(sw_frame, seen));
-    memset(top->seen, 0, sizeof top->seen);
+    memcpy(top, frame, sizeof *top);
     return frame->first;
 }
 
@@ -969,10 +972,7 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
     // output has slack past every name.)
     sw_name key = serializerd_schema_name(name, n, name + n + 8);
     const sw_prop *guess = serializerd_schema_guess(last);
-    if (serializerd_schema_names(program, guess, &key)) {
-        top->seen[guess->bit] = 1;
-        return &guess->child;
-    }
+    if (serializerd_schema_names(program, guess, &key)) return &guess->child;
     const sw_prop *e = serializerd_schema_find(program, node, &key);
     if (!e) {
         // An escaped name could equal a declared one once decoded; names compare by
@@ -985,32 +985,27 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
     // never learns a next.)
     if (last != program->props && !(node->flags & SW_COUNTED))
         serializerd_schema_learn(last, e);
-    top->seen[e->bit] = 1;
     return &e->child;
 }
 
 // A member's name, the n bytes at `name`, in top's object, after the member whose check
 // was `last` (the value the walk has just checked): the one that came after it the last
-// time, else the table. Returns what its value must meet. Inline in the walk: objects of
-// a node mostly have their members in the same order.
+// time, else the table; its bit joins `seen`. Returns what its value must meet. Inline in
+// the walk: objects of a node mostly have their members in the same order.
 SJ_TARGET __attribute__((always_inline)) static inline const sw_check *sj_schema_member(sj_state *st, sw_frame *top,
                                                                                          const sw_check *last,
-                                                                                         const uint8_t *name, size_t n) {
+                                                                                         const uint8_t *name, size_t n,
+                                                                                         uint64_t *seen) {
     const sw_prop *e = serializerd_schema_guess(serializerd_schema_entry(last));
-    if (sj_same_head(e, name)) {
-        top->seen[e->bit] = 1;
-        return &e->child;
-    }
-    return sj_schema_name(st, top, serializerd_schema_entry(last), name, n);
+    if (!sj_same_head(e, name)) e = serializerd_schema_entry(sj_schema_name(st, top, serializerd_schema_entry(last), name, n));
+    *seen |= 1ull << e->bit;
+    return &e->child;
 }
 
-// The container of `top` closing: whether it meets its node's counts and `required`.
-SJ_TARGET static inline int sj_schema_closes(const sw_frame *top) {
-    const __m256i zero = _mm256_setzero_si256();
-    uint64_t unseen = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)top->seen), zero)) |
-                      (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(top->seen + 32)), zero))
-                          << 32;
-    return !(unseen & top->required) & (top->count - top->min <= top->span);
+// The container of `top` closing, having met the members of `seen`: whether it meets its
+// node's counts and `required`.
+static inline int sj_schema_closes(const sw_frame *top, uint64_t seen) {
+    return !(~seen & top->required) & (top->count - top->min <= top->span);
 }
 
 enum { SJ_DOCUMENT_DONE = 7 };   // sj_walk's `resume` once the document is whole (past its labels, 1-6)
@@ -1034,6 +1029,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     size_t p = 0, cursor = st->cursor, depth = st->depth;
     uint8_t c = 0;
     const sw_check *vcheck = st->vcheck;
+    uint64_t seen = st->seen;
     sw_frame *top = st->top;
     if (count == 0) return 0;
 // Moves to the next listed position, suspending when the list is used up.
@@ -1052,7 +1048,10 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
         int fraction = 0; \
         int scalar = sj_scalar(out + cursor, p - cursor, checking ? &fraction : NULL); \
         if (!scalar) return -1; \
-        if (__builtin_expect(scalar == 2, 0)) sj_count_number(st, out + cursor, p - cursor); \
+        if (__builtin_expect(scalar == 2, 0)) { \
+            if (checking) sj_count_number_keeping(st, out + cursor, p - cursor); \
+            else sj_count_number(st, out + cursor, p - cursor); \
+        } \
         if (checking) { \
             uint32_t kind = (uint32_t)sj_scalar_kind[out[cursor]] >> fraction; \
             if (!(vcheck->quick & kind)) sj_schema_scalar(st, vcheck->node, out + cursor, p - cursor, kind); \
@@ -1066,6 +1065,8 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
             int32_t id = vcheck->node; \
             if (!(vcheck->quick & (c == '{' ? SW_OBJECT : SW_ARRAY))) id = sj_schema_open(st, id, c); \
             top->parent = vcheck; \
+            top->seen = seen; \
+            seen = 0; \
             vcheck = sj_schema_push(st->program, ++top, id, c == '['); \
         } else { \
             if (depth >= st->max_depth) return -1; \
@@ -1089,7 +1090,7 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     object_key:
         if (out[cursor] != '"') return -1;
         if (c != ':') return -1;
-        if (checking) vcheck = sj_schema_member(st, top, vcheck, out + cursor + 1, p - cursor - 2);
+        if (checking) vcheck = sj_schema_member(st, top, vcheck, out + cursor + 1, p - cursor - 2, &seen);
         cursor = p + 1;
         SJ_NEXT(2)
         SJ_VALUE(object_next)
@@ -1127,9 +1128,10 @@ SJ_TARGET __attribute__((always_inline)) static inline int sj_walk_with(sj_state
     scope_end:
         // The closer that is current matches: each label that comes here checked its kind.
         if (checking) {
-            if (!sj_schema_closes(top)) sj_schema_fail(st);
+            if (!sj_schema_closes(top, seen)) sj_schema_fail(st);
             top--;
             vcheck = top->parent;
+            seen = top->seen;
         } else {
             depth--;
         }
@@ -1153,6 +1155,7 @@ suspend:
     if (checking) {
         st->vcheck = vcheck;
         st->top = top;
+        st->seen = seen;
     } else {
         st->depth = depth;
     }

@@ -119,11 +119,10 @@ typedef struct {
                              // max_items for an array; none when max < min: UINT32_MAX, 0)
     sw_check items;
     uint32_t array;          // 1 for an array's
-    uint32_t reserved[2];
-    uint8_t seen[64];        // per bit of `required`, nonzero once its member is met (bytes
-                             // stored, not bits or'd, so members do not wait on each other)
+    uint64_t seen;           // while a container in it is open, the bits of the members met
+                             // so far (the walk keeps them in a register)
 } sw_frame;
-_Static_assert(offsetof(sw_frame, seen) == 64, "a container's state is a cache line, then what it has seen");
+_Static_assert(sizeof(sw_frame) == 64, "a container's state is a cache line");
 
 // The kinds a branch table tells apart: null, boolean, object, array, number, string.
 #define SW_KINDS 6

@@ -244,7 +244,7 @@ int serializerd_json_fast_available(void) {
 #define SJ_TARGET __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt")))
 #define SJ_TARGET512 __attribute__((target("avx2,bmi,bmi2,pclmul,popcnt,avx512f,avx512bw,avx512vl,avx512vbmi2")))
 #define SJ_CHUNK 4096
-#define SJ_LOCAL_FRAMES 513   // the contract check's frames on the stack (64 KB), for the default depth limit of 512
+#define SJ_LOCAL_FRAMES 513   // the contract check's frames on the stack (32 KB), for the default depth limit of 512
 // The hot loops start on a cache line, so that their speed does not move with the size of
 // whatever the linker puts before them (a few percent either way on this kernel).
 #define SJ_HOT __attribute__((noinline, aligned(64)))

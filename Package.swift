@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // Typed wrappers for C variadics and macros; no logic.
         .target(name: "CShims", dependencies: ["CCurl"]),
-        .target(name: "Upstream", dependencies: ["CCurl", "CShims", "CTLS", "EventLoop", "HTTPCore"]),
+        .target(name: "Upstream", dependencies: ["CCurl", "CShims", "CTLS", "EventLoop", "HTTPCore", "Tracing"]),
 
         .target(name: "HTTPCore"),
         .target(name: "EventLoop", dependencies: ["CLibevent", "HTTPCore"]),

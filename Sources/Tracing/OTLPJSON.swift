@@ -1,108 +1,26 @@
 /// An `ExportTraceServiceRequest` as OTLP/HTTP's JSON encoding writes it (ids as hex,
 /// 64-bit integers as decimal strings, enums as numbers, the empty and the zero left
-/// out), written straight into bytes: the exporter's thread makes one a batch.
+/// out): the exporter's thread makes one a batch from spans written as they ended.
 public enum OTLPJSON {
-    /// One resource (the service), one scope (serializerd), the spans of `traces`.
-    public static func encode(_ traces: ArraySlice<FinishedTrace>, serviceName: String, version: String) -> [UInt8] {
-        var out = ByteWriter(capacity: 256 + traces.count * 1600)
-        out.raw(#"{"resourceSpans":[{"resource":{"attributes":["#)
-        attribute(SpanAttribute("service.name", serviceName), &out)
-        out.raw(#"]},"scopeSpans":[{"scope":{"name":"serializerd","version":"#)
+    /// One resource (the service), one scope (serializerd), the spans of `traces`, which
+    /// are already written: a batch is their bytes joined.
+    public static func encode(_ traces: ArraySlice<TraceSpans>, serviceName: String, version: String) -> [UInt8] {
+        var size = 256 + serviceName.utf8.count + version.utf8.count
+        for trace in traces { size += trace.withBytes { $0.count } + 1 }
+        var out = ByteWriter(capacity: size)
+        out.raw(#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"#)
+        out.string(serviceName)
+        out.raw(#"}}]},"scopeSpans":[{"scope":{"name":"serializerd","version":"#)
         out.string(version)
         out.raw(#"},"spans":["#)
         var first = true
-        for t in traces.indices {
-            span(traces[t].server, trace: traces[t], parent: traces[t].parentSpanID, traceState: traces[t].traceState, first: &first, &out)
-            for c in traces[t].children.indices {
-                span(traces[t].children[c], trace: traces[t], parent: traces[t].server.spanID, traceState: nil, first: &first, &out)
-            }
+        for trace in traces where trace.count > 0 {
+            if !first { out.byte(UInt8(ascii: ",")) }
+            first = false
+            trace.withBytes { out.bytes($0) }
         }
         out.raw("]}]}]}")
         return out.finish()
-    }
-
-    private static func span(_ span: borrowing SpanRecord, trace: borrowing FinishedTrace, parent: UInt64, traceState: String?,
-                             first: inout Bool, _ out: inout ByteWriter) {
-        out.raw(first ? #"{"traceId":""# : #",{"traceId":""#)
-        first = false
-        out.hex(trace.traceHigh)
-        out.hex(trace.traceLow)
-        out.raw(#"","spanId":""#)
-        out.hex(span.spanID)
-        out.byte(UInt8(ascii: "\""))
-        if let traceState, !traceState.isEmpty {
-            out.raw(#","traceState":"#)
-            out.string(traceState)
-        }
-        if parent != 0 {
-            out.raw(#","parentSpanId":""#)
-            out.hex(parent)
-            out.byte(UInt8(ascii: "\""))
-        }
-        out.raw(#","name":"#)
-        out.string(span.name)
-        out.raw(#","kind":"#)
-        out.byte(UInt8(ascii: "0") + span.kind.rawValue)
-        out.raw(#","startTimeUnixNano":""#)
-        out.decimal(span.start)
-        out.raw(#"","endTimeUnixNano":""#)
-        out.decimal(span.end)
-        out.byte(UInt8(ascii: "\""))
-        if !span.attributes.isEmpty {
-            out.raw(#","attributes":"#)
-            attributes(span.attributes, &out)
-        }
-        if !span.events.isEmpty {
-            out.raw(#","events":["#)
-            for i in span.events.indices {
-                out.raw(i == 0 ? #"{"timeUnixNano":""# : #",{"timeUnixNano":""#)
-                out.decimal(span.events[i].time)
-                out.raw(#"","name":"#)
-                span.events[i].name.withUTF8Buffer { out.string($0) }
-                if !span.events[i].attributes.isEmpty {
-                    out.raw(#","attributes":"#)
-                    attributes(span.events[i].attributes, &out)
-                }
-                out.byte(UInt8(ascii: "}"))
-            }
-            out.byte(UInt8(ascii: "]"))
-        }
-        if let error = span.error {
-            out.raw(#","status":{"message":"#)
-            out.string(error)
-            out.raw(#","code":2}"#)
-        }
-        out.byte(UInt8(ascii: "}"))
-    }
-
-    private static func attributes(_ list: borrowing [SpanAttribute], _ out: inout ByteWriter) {
-        out.byte(UInt8(ascii: "["))
-        for i in list.indices {
-            if i > 0 { out.byte(UInt8(ascii: ",")) }
-            attribute(list[i], &out)
-        }
-        out.byte(UInt8(ascii: "]"))
-    }
-
-    private static func attribute(_ a: borrowing SpanAttribute, _ out: inout ByteWriter) {
-        out.raw(#"{"key":"#)
-        // Keys are the semantic conventions' names: nothing to escape.
-        out.byte(UInt8(ascii: "\""))
-        a.key.withUTF8Buffer { out.bytes($0) }
-        out.byte(UInt8(ascii: "\""))
-        switch a.value {
-        case .string(let s):
-            out.raw(#","value":{"stringValue":"#)
-            out.string(s)
-            out.raw("}}")
-        case .int(let n):
-            out.raw(#","value":{"intValue":""#)
-            if n < 0 { out.byte(UInt8(ascii: "-")) }
-            out.decimal(UInt64(n.magnitude))
-            out.raw("\"}}")
-        case .bool(let b):
-            out.raw(b ? #","value":{"boolValue":true}}"# : #","value":{"boolValue":false}}"#)
-        }
     }
 }
 
@@ -111,7 +29,7 @@ public enum OTLPJSON {
 struct ByteWriter {
     private var storage: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    private var count = 0
+    private(set) var count = 0
 
     init(capacity: Int) {
         self.capacity = max(64, capacity)
@@ -122,6 +40,20 @@ struct ByteWriter {
     mutating func finish() -> [UInt8] {
         defer { storage.deallocate() }
         return Array(UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    /// The writer is spent without its bytes.
+    func release() { storage.deallocate() }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        body(UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    /// `n` bytes already written, from `offset`, again.
+    @inline(__always) mutating func copy(from offset: Int, count n: Int) {
+        reserve(n)
+        (storage + count).update(from: storage + offset, count: n)
+        count += n
     }
 
     @inline(__always) private mutating func reserve(_ n: Int) {
@@ -164,14 +96,29 @@ struct ByteWriter {
         count += 16
     }
 
-    /// Decimal digits, two at a time from a table.
+    private static let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// Decimal digits: a timestamp in nanoseconds has 19, written as its leading digits
+    /// and two runs of exactly 8, each two digits at a time from a table.
     mutating func decimal(_ value: UInt64) {
         reserve(20)
+        if value < 100_000_000 { return short(UInt32(value)) }
+        if value < 10_000_000_000_000_000 {
+            short(UInt32(value / 100_000_000))
+            return eight(UInt32(value % 100_000_000))
+        }
+        let rest = value % 10_000_000_000_000_000
+        short(UInt32(value / 10_000_000_000_000_000))
+        eight(UInt32(rest / 100_000_000))
+        eight(UInt32(rest % 100_000_000))
+    }
+
+    /// A number under 10^8, as many digits as it has (room reserved).
+    @inline(__always) private mutating func short(_ value: UInt32) {
         var digits = 1, rest = value
         while rest >= 100 { rest /= 100; digits += 2 }
         if rest >= 10 { digits += 1 }
-        let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
-        let table = pairs.utf8Start
+        let table = Self.pairs.utf8Start
         var v = value, at = count + digits
         while v >= 100 {
             let pair = Int(v % 100) * 2
@@ -189,21 +136,55 @@ struct ByteWriter {
         count += digits
     }
 
+    /// Exactly 8 digits of a number under 10^8, leading zeros included (room reserved).
+    @inline(__always) private mutating func eight(_ value: UInt32) {
+        let table = UnsafeRawPointer(Self.pairs.utf8Start)
+        let high = value / 10_000, low = value % 10_000
+        let at = UnsafeMutableRawPointer(storage + count)
+        at.storeBytes(of: table.loadUnaligned(fromByteOffset: Int(high / 100) * 2, as: UInt16.self), toByteOffset: 0, as: UInt16.self)
+        at.storeBytes(of: table.loadUnaligned(fromByteOffset: Int(high % 100) * 2, as: UInt16.self), toByteOffset: 2, as: UInt16.self)
+        at.storeBytes(of: table.loadUnaligned(fromByteOffset: Int(low / 100) * 2, as: UInt16.self), toByteOffset: 4, as: UInt16.self)
+        at.storeBytes(of: table.loadUnaligned(fromByteOffset: Int(low % 100) * 2, as: UInt16.self), toByteOffset: 6, as: UInt16.self)
+        count += 8
+    }
+
+    /// Whether any of the 8 bytes of `w` must be escaped in a JSON string: a control byte,
+    /// `"` or `\` (the classic has-less and has-zero tests, exact as to whether any).
+    @inline(__always) private static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (w &- ones &* 0x20) & ~w
+        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+        return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs != 0
+    }
+
     mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { string($0) }
     }
 
+    /// One JSON string of `first`, `separator` (ASCII, nothing to escape) and `second`.
+    mutating func string(_ first: String, _ separator: UInt8, _ second: String) {
+        var first = first, second = second
+        first.withUTF8 { string($0, closing: false) }
+        byte(separator)
+        second.withUTF8 { string($0, opening: false) }
+    }
+
     /// A JSON string: `"` and `\` escaped, control bytes as `\u00XX`, the rest as it is
     /// (Swift strings are valid UTF-8). Runs without an escape are copied whole.
-    mutating func string(_ text: UnsafeBufferPointer<UInt8>) {
+    mutating func string(_ text: UnsafeBufferPointer<UInt8>, opening: Bool = true, closing: Bool = true) {
         reserve(text.count + 2)
-        storage[count] = UInt8(ascii: "\"")
-        count += 1
-        guard let base = text.baseAddress else { return byte(UInt8(ascii: "\"")) }
+        if opening {
+            storage[count] = UInt8(ascii: "\"")
+            count += 1
+        }
+        guard let base = text.baseAddress else { if closing { byte(UInt8(ascii: "\"")) }; return }
         var start = 0, i = 0
         let n = text.count
         while i < n {
+            // Eight bytes at a time while none needs escaping.
+            while i + 8 <= n, !Self.needsEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
+            guard i < n else { break }
             let c = base[i]
             if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { i += 1; continue }
             if i > start { bytes(UnsafeBufferPointer(start: base + start, count: i - start)) }
@@ -222,6 +203,6 @@ struct ByteWriter {
             start = i
         }
         if start < n { bytes(UnsafeBufferPointer(start: base + start, count: n - start)) }
-        byte(UInt8(ascii: "\""))
+        if closing { byte(UInt8(ascii: "\"")) }
     }
 }

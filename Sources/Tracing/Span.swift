@@ -28,59 +28,189 @@ public struct SpanEvent: Sendable {
     }
 }
 
-/// One finished span. Times are nanoseconds since the Unix epoch.
-public struct SpanRecord: Sendable {
-    /// OTLP's span kinds that serializerd makes.
-    public enum Kind: UInt8, Sendable {
-        case `internal` = 1, server = 2, client = 3
+/// OTLP's span kinds that serializerd makes.
+public enum SpanKind: UInt8, Sendable {
+    case `internal` = 1, server = 2, client = 3
+}
+
+/// A span's attributes as they are written: straight into the span's JSON, so a span keeps
+/// no list of them (OTLP/JSON: `{"key":…,"value":{"stringValue":…}}`).
+public struct SpanAttributes: ~Copyable {
+    fileprivate var out: ByteWriter
+    fileprivate var count = 0
+
+    fileprivate init(_ out: ByteWriter) { self.out = out }
+
+    private mutating func key(_ key: StaticString) {
+        out.raw(count == 0 ? #","attributes":[{"key":""# : #",{"key":""#)
+        count += 1
+        // Keys are the semantic conventions' names: nothing to escape.
+        out.raw(key)
     }
 
-    public var name: String
-    public var kind: Kind
-    public var spanID: UInt64
-    public var start: UInt64
-    public var end: UInt64
-    public var attributes: [SpanAttribute]
-    public var events: [SpanEvent]
-    /// Set when the span failed: OTLP's status `ERROR` with this message.
-    public var error: String?
+    public mutating func add(_ key: StaticString, _ value: String) {
+        self.key(key)
+        out.raw(#"","value":{"stringValue":"#)
+        out.string(value)
+        out.raw("}}")
+    }
 
-    public init(name: String, kind: Kind, spanID: UInt64, start: UInt64, end: UInt64, attributes: [SpanAttribute] = [],
-                events: [SpanEvent] = [], error: String? = nil) {
-        self.name = name
-        self.kind = kind
-        self.spanID = spanID
-        self.start = start
-        self.end = end
-        self.attributes = attributes
-        self.events = events
-        self.error = error
+    /// A value that is one string joined from two, with `separator` between them.
+    public mutating func add(_ key: StaticString, _ first: String, _ separator: UInt8, _ second: String) {
+        self.key(key)
+        out.raw(#"","value":{"stringValue":"#)
+        out.string(first, separator, second)
+        out.raw("}}")
+    }
+
+    public mutating func add(_ key: StaticString, _ value: Int) {
+        self.key(key)
+        out.raw(#"","value":{"intValue":""#)
+        if value < 0 { out.byte(UInt8(ascii: "-")) }
+        out.decimal(UInt64(value.magnitude))
+        out.raw("\"}}")
+    }
+
+    public mutating func add(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        out.raw(value ? #"","value":{"boolValue":true}}"# : #"","value":{"boolValue":false}}"#)
+    }
+
+    public mutating func add(_ attribute: SpanAttribute) {
+        switch attribute.value {
+        case .string(let s): add(attribute.key, s)
+        case .int(let n): add(attribute.key, n)
+        case .bool(let b): add(attribute.key, b)
+        }
+    }
+
+    /// Attributes written once ahead (`SpanAttributes.encode`): a route's own, say.
+    public mutating func add(encoded: EncodedAttributes) {
+        guard encoded.count > 0 else { return }
+        out.raw(count == 0 ? #","attributes":["# : ",")
+        count += encoded.count
+        encoded.bytes.withUnsafeBufferPointer { out.bytes($0) }
+    }
+
+    fileprivate consuming func finish() -> ByteWriter {
+        if count > 0 { out.byte(UInt8(ascii: "]")) }
+        return out
     }
 }
 
-/// A request's spans once it is answered: the `SERVER` span (a child of the client's span
-/// when it sent a `traceparent`) and its children.
-public struct FinishedTrace: Sendable {
-    public var traceHigh: UInt64
-    public var traceLow: UInt64
-    /// The client's span, or 0 when the trace began here.
-    public var parentSpanID: UInt64
-    /// The client's `tracestate`, kept on the `SERVER` span.
-    public var traceState: String?
-    public var server: SpanRecord
-    public var children: [SpanRecord]
+/// Attributes encoded once, to be added to many spans as they are.
+public struct EncodedAttributes: Sendable {
+    fileprivate let bytes: [UInt8]
+    fileprivate let count: Int
 
-    public init(traceHigh: UInt64, traceLow: UInt64, parentSpanID: UInt64, traceState: String?, server: SpanRecord,
-                children: [SpanRecord]) {
+    public init(_ attributes: [SpanAttribute]) {
+        var writer = SpanAttributes(ByteWriter(capacity: 64 * attributes.count))
+        for a in attributes { writer.add(a) }
+        count = writer.count
+        var out = writer.finish()
+        let all = out.finish()
+        // What `add(encoded:)` appends: the attribute objects alone, without the member
+        // name before the first or the list's closing bracket.
+        let prefix = #","attributes":["#.utf8.count
+        bytes = count == 0 ? [] : Array(all[prefix..<(all.count - 1)])
+    }
+}
+
+/// A request's spans as OTLP/JSON span objects, each written when it ends (DESIGN §12): a
+/// trace keeps bytes, not records of strings, and the exporter only joins traces into a
+/// batch. A worker writes it, then hands it to the exporter and never touches it again.
+public final class TraceSpans: @unchecked Sendable {
+    public let traceHigh: UInt64
+    public let traceLow: UInt64
+    /// The spans written so far.
+    public private(set) var count = 0
+    private var out: ByteWriter
+    /// Where the trace id's hex digits were first written, copied from there after that.
+    private var traceIDAt = -1
+
+    public init(traceHigh: UInt64, traceLow: UInt64, capacity: Int = 1536) {
         self.traceHigh = traceHigh
         self.traceLow = traceLow
-        self.parentSpanID = parentSpanID
-        self.traceState = traceState
-        self.server = server
-        self.children = children
+        out = ByteWriter(capacity: capacity)
     }
 
-    public var spanCount: Int { 1 + children.count }
+    deinit { out.release() }
+
+    /// The span objects, separated by commas.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { out.withBytes(body) }
+
+    /// One span; `parent` 0 for none. Its name is `name`, or `name` + " " + `suffix`.
+    public func span(_ name: String, _ suffix: String? = nil, kind: SpanKind, id: UInt64, parent: UInt64, start: UInt64,
+                     end: UInt64, traceState: String? = nil, events: [SpanEvent] = [], error: String? = nil,
+                     attributes: (inout SpanAttributes) -> Void = { _ in }) {
+        // Written through a local: each access to the stored writer would be checked for
+        // exclusivity at run time.
+        var out = self.out
+        defer { self.out = out }
+        out.raw(count == 0 ? #"{"traceId":""# : #",{"traceId":""#)
+        count += 1
+        if traceIDAt < 0 {
+            traceIDAt = out.count
+            out.hex(traceHigh)
+            out.hex(traceLow)
+        } else {
+            out.copy(from: traceIDAt, count: 32)
+        }
+        out.raw(#"","spanId":""#)
+        out.hex(id)
+        out.byte(UInt8(ascii: "\""))
+        if let traceState, !traceState.isEmpty {
+            out.raw(#","traceState":"#)
+            out.string(traceState)
+        }
+        if parent != 0 {
+            out.raw(#","parentSpanId":""#)
+            out.hex(parent)
+            out.byte(UInt8(ascii: "\""))
+        }
+        out.raw(#","name":"#)
+        if let suffix { out.string(name, UInt8(ascii: " "), suffix) } else { out.string(name) }
+        out.raw(#","kind":"#)
+        out.byte(UInt8(ascii: "0") + kind.rawValue)
+        out.raw(#","startTimeUnixNano":""#)
+        out.decimal(start)
+        out.raw(#"","endTimeUnixNano":""#)
+        out.decimal(max(start, end))
+        out.byte(UInt8(ascii: "\""))
+        var list = SpanAttributes(out)
+        attributes(&list)
+        out = list.finish()
+        if !events.isEmpty {
+            out.raw(#","events":["#)
+            for i in events.indices {
+                out.raw(i == 0 ? #"{"timeUnixNano":""# : #",{"timeUnixNano":""#)
+                out.decimal(events[i].time)
+                out.raw(#"","name":"#)
+                events[i].name.withUTF8Buffer { out.string($0) }
+                var eventList = SpanAttributes(out)
+                for a in events[i].attributes { eventList.add(a) }
+                out = eventList.finish()
+                out.byte(UInt8(ascii: "}"))
+            }
+            out.byte(UInt8(ascii: "]"))
+        }
+        if let error {
+            out.raw(#","status":{"message":"#)
+            out.string(error)
+            out.raw(#","code":2}"#)
+        }
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    /// The same with a list of attributes.
+    public func span(_ name: String, _ suffix: String? = nil, kind: SpanKind, id: UInt64, parent: UInt64, start: UInt64,
+                     end: UInt64, traceState: String? = nil, events: [SpanEvent] = [], error: String? = nil,
+                     attributes list: [SpanAttribute]) {
+        span(name, suffix, kind: kind, id: id, parent: parent, start: start, end: end, traceState: traceState, events: events,
+             error: error) { attributes in
+            for a in list { attributes.add(a) }
+        }
+    }
 }
 
 /// Random ids for traces and spans: a worker's own xoshiro256** generator, seeded from

@@ -40,7 +40,7 @@ public final class TraceExporter: Sendable {
     public static let stopTimeout = 2.0
 
     private struct Queue {
-        var traces: [FinishedTrace] = []
+        var traces: [TraceSpans] = []
         var spans = 0
         var settings: ExportSettings?
         var stopping = false
@@ -79,8 +79,8 @@ public final class TraceExporter: Sendable {
     }
 
     /// A worker's finished trace: queued, or dropped when `capacity` spans already wait.
-    public func submit(_ trace: FinishedTrace) {
-        let count = trace.spanCount
+    public func submit(_ trace: TraceSpans) {
+        let count = trace.count
         let (taken, full) = queue.withLock { q -> (Bool, Bool) in
             guard q.settings != nil, !q.stopping, q.spans + count <= capacity else { return (false, false) }
             q.traces.append(trace)
@@ -107,7 +107,7 @@ public final class TraceExporter: Sendable {
             while let (batch, settings) = take() {
                 // Stopping: one collector that does not answer is not waited for again.
                 if last && failed {
-                    droppedCount.add(UInt64(batch.reduce(0) { $0 + $1.spanCount }), ordering: .relaxed)
+                    droppedCount.add(UInt64(batch.reduce(0) { $0 + $1.count }), ordering: .relaxed)
                     continue
                 }
                 failed = !send(batch, settings, timeout: last ? Self.stopTimeout : Self.sendTimeout)
@@ -117,12 +117,12 @@ public final class TraceExporter: Sendable {
     }
 
     /// The oldest traces, up to `batchSpans` spans (a trace is never split), and where they go.
-    private func take() -> (ArraySlice<FinishedTrace>, ExportSettings)? {
+    private func take() -> (ArraySlice<TraceSpans>, ExportSettings)? {
         queue.withLock { q in
             guard let settings = q.settings, !q.traces.isEmpty else { return nil }
             var spans = 0, n = 0
-            while n < q.traces.count, n == 0 || spans + q.traces[n].spanCount <= Self.batchSpans {
-                spans += q.traces[n].spanCount
+            while n < q.traces.count, n == 0 || spans + q.traces[n].count <= Self.batchSpans {
+                spans += q.traces[n].count
                 n += 1
             }
             let batch = q.traces[..<n]
@@ -132,8 +132,8 @@ public final class TraceExporter: Sendable {
         }
     }
 
-    private func send(_ batch: ArraySlice<FinishedTrace>, _ settings: ExportSettings, timeout: Double) -> Bool {
-        let spans = batch.reduce(0) { $0 + $1.spanCount }
+    private func send(_ batch: ArraySlice<TraceSpans>, _ settings: ExportSettings, timeout: Double) -> Bool {
+        let spans = batch.reduce(0) { $0 + $1.count }
         let body = OTLPJSON.encode(batch, serviceName: settings.serviceName, version: version)
         let taken = sender.send(body, to: settings.url, timeout: timeout)
         if taken { exportedCount.add(UInt64(spans), ordering: .relaxed) } else { droppedCount.add(UInt64(spans), ordering: .relaxed) }

@@ -1,4 +1,5 @@
 import HTTPCore
+import Tracing
 internal import CCurl
 internal import CShims
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ struct CurlHeaderList: ~Copyable {
     /// `application/x-www-form-urlencoded`; a type in `fields` is still sent); then each
     /// field. (Without a body libcurl adds neither, and every entry is compared with a
     /// dozen names per request.)
-    init(fields: HeaderFields, sendsBody: Bool) throws(CurlError) {
+    init(fields: HeaderFields, sendsBody: Bool, traceparent: TraceParent? = nil) throws(CurlError) {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         var failed = false
         if sendsBody {
@@ -39,6 +40,21 @@ struct CurlHeaderList: ~Copyable {
                 if let longer = curl_slist_append(list, lines + start) { list = longer } else { failed = true }
             }
             start = end + 1
+        }
+        if let traceparent, !failed {
+            let name: StaticString = "traceparent: "
+            let n = name.utf8CodeUnitCount
+            traceparent.withField { field in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n + field.count + 1) { line in
+                    let base = line.baseAddress!
+                    base.update(from: name.utf8Start, count: n)
+                    (base + n).update(from: field.baseAddress!, count: field.count)
+                    base[n + field.count] = 0
+                    base.withMemoryRebound(to: CChar.self, capacity: n + field.count + 1) { text in
+                        if let longer = curl_slist_append(list, text) { list = longer } else { failed = true }
+                    }
+                }
+            }
         }
         pointer = list
         if failed {

@@ -235,7 +235,7 @@ public final class SessionManager {
             }
             try Curl.check(code, "CURLOPT_COPYPOSTFIELDS")
         }
-        t.headerList = try CurlHeaderList(fields: r.headers, sendsBody: sendsBody)
+        t.headerList = try CurlHeaderList(fields: r.headers, sendsBody: sendsBody, traceparent: r.traceparent)
         try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(t.headerList?.pointer)), "CURLOPT_HTTPHEADER")
     }
 

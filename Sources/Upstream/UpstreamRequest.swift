@@ -1,4 +1,5 @@
 import HTTPCore
+import Tracing
 
 /// One request for the upstream, fully resolved by the proxy.
 public struct UpstreamRequest: Sendable {
@@ -20,6 +21,9 @@ public struct UpstreamRequest: Sendable {
     /// An answer that streams may be of any size (`stream.bytes`): libcurl is not told the
     /// cap, which the body read still keeps for an answer that is buffered.
     public var uncappedStreams = false
+    /// The W3C `traceparent` this attempt carries (DESIGN §12): written as its header lines
+    /// are handed to libcurl, so that an attempt's own traceparent copies no fields.
+    public var traceparent: TraceParent?
 
     /// One object: a request carries it through to its transfer for one retain.
     public final class Tag: Sendable {

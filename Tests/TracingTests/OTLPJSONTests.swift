@@ -3,17 +3,23 @@ import Testing
 @testable import Tracing
 
 @Suite struct OTLPJSONTests {
-    static func trace(children: Int = 1, events: [SpanEvent] = [], state: String? = nil, parent: UInt64 = 0xABC) -> FinishedTrace {
-        let server = SpanRecord(name: "GET api", kind: .server, spanID: 0x1111, start: 1_700_000_000_000_000_000, end: 1_700_000_000_005_000_000,
-                                attributes: [SpanAttribute("http.request.method", "GET"), SpanAttribute("http.response.status_code", 502),
-                                             SpanAttribute("serializerd.flag", true)],
-                                events: events, error: "upstream \"unavailable\"\n")
-        let kids = (0..<children).map { k in
-            SpanRecord(name: "serialize", kind: .internal, spanID: 0x2000 + UInt64(k), start: 1_700_000_000_001_000_000,
-                       end: 1_700_000_000_002_000_000, attributes: [SpanAttribute("serializerd.serializer", "json")])
+    /// A trace as a request writes it: `children` stage spans, then the `SERVER` span.
+    static func trace(children: Int = 1, events: [SpanEvent] = [], state: String? = nil, parent: UInt64 = 0xABC,
+                      serverName: String = "GET", _ suffix: String? = "api",
+                      serverAttributes: (inout SpanAttributes) -> Void = { a in
+                          a.add("http.request.method", "GET")
+                          a.add("http.response.status_code", 502)
+                          a.add("serializerd.flag", true)
+                      }) -> TraceSpans {
+        let trace = TraceSpans(traceHigh: 0x0102030405060708, traceLow: 0x090A0B0C0D0E0F10, capacity: 64)
+        for k in 0..<children {
+            trace.span("serialize", kind: .internal, id: 0x2000 + UInt64(k), parent: 0x1111, start: 1_700_000_000_001_000_000,
+                       end: 1_700_000_000_002_000_000) { $0.add("serializerd.serializer", "json") }
         }
-        return FinishedTrace(traceHigh: 0x0102030405060708, traceLow: 0x090A0B0C0D0E0F10, parentSpanID: parent, traceState: state,
-                             server: server, children: kids)
+        trace.span(serverName, suffix, kind: .server, id: 0x1111, parent: parent, start: 1_700_000_000_000_000_000,
+                   end: 1_700_000_000_005_000_000, traceState: state, events: events, error: "upstream \"unavailable\"\n",
+                   attributes: serverAttributes)
+        return trace
     }
 
     static func spans(_ body: [UInt8]) throws -> [[String: Any]] {
@@ -35,7 +41,7 @@ import Testing
         #expect((service?["value"] as? [String: Any])?["stringValue"] as? String == "svc \"one\"")
         let spans = try Self.spans(body)
         #expect(spans.count == 2)
-        let server = spans[0], child = spans[1]
+        let server = spans[1], child = spans[0]
         #expect(server["traceId"] as? String == "0102030405060708090a0b0c0d0e0f10")
         #expect(server["spanId"] as? String == "0000000000001111" && server["parentSpanId"] as? String == "0000000000000abc")
         #expect(server["kind"] as? Int == 2 && child["kind"] as? Int == 1)
@@ -53,26 +59,83 @@ import Testing
     }
 
     @Test func aTraceBegunHereHasNoParentAndControlBytesAreEscaped() throws {
-        var trace = Self.trace(parent: 0)
-        trace.server.name = "GET \u{1}a"
+        let trace = Self.trace(children: 0, parent: 0, serverName: "GET", "\u{1}a\\")
         let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
-        #expect(spans[0]["parentSpanId"] == nil && spans[0]["name"] as? String == "GET \u{1}a")
+        #expect(spans[0]["parentSpanId"] == nil && spans[0]["name"] as? String == "GET \u{1}a\\")
+    }
+
+    /// Traces of several spans joined into one batch, the trace id written once and copied,
+    /// attributes encoded once added among others, and an empty trace left out.
+    @Test func tracesJoinIntoOneBatch() throws {
+        let shared = EncodedAttributes([SpanAttribute("server.address", "h\"1"), SpanAttribute("server.port", 8443)])
+        let traces = (0..<3).map { k in
+            Self.trace(children: k) { a in
+                a.add("http.request.method", "GET")
+                a.add(encoded: shared)
+                a.add("serializerd.n", k)
+            }
+        } + [TraceSpans(traceHigh: 1, traceLow: 2)]
+        let spans = try Self.spans(OTLPJSON.encode(traces[...], serviceName: "s", version: "v"))
+        #expect(spans.count == 1 + 2 + 3)
+        #expect(spans.allSatisfy { $0["traceId"] as? String == "0102030405060708090a0b0c0d0e0f10" })
+        let servers = spans.filter { $0["kind"] as? Int == 2 }
+        #expect(servers.count == 3)
+        for (k, server) in servers.enumerated() {
+            let attributes = try #require(server["attributes"] as? [[String: Any]])
+            #expect(attributes.map { $0["key"] as? String ?? "" } == ["http.request.method", "server.address", "server.port", "serializerd.n"])
+            #expect((attributes[1]["value"] as? [String: Any])?["stringValue"] as? String == "h\"1")
+            #expect((attributes[2]["value"] as? [String: Any])?["intValue"] as? String == "8443")
+            #expect((attributes[3]["value"] as? [String: Any])?["intValue"] as? String == String(k))
+        }
+        // Only attributes encoded ahead, and none at all.
+        let alone = TraceSpans(traceHigh: 1, traceLow: 2)
+        alone.span("a", kind: .internal, id: 1, parent: 0, start: 5, end: 4) { $0.add(encoded: shared) }
+        alone.span("b", kind: .internal, id: 2, parent: 0, start: 5, end: 6) { $0.add(encoded: EncodedAttributes([])) }
+        let two = try Self.spans(OTLPJSON.encode([alone][...], serviceName: "s", version: "v"))
+        #expect((two[0]["attributes"] as? [[String: Any]])?.count == 2 && two[1]["attributes"] == nil)
+        // An end before the start is written as the start.
+        #expect(two[0]["endTimeUnixNano"] as? String == "5")
     }
 }
 
 extension OTLPJSONTests {
     /// Numbers of every width, and a body past the writer's first capacity.
     @Test func decimalsOfEveryWidthAndABodyThatGrows() throws {
-        let values: [UInt64] = [0, 7, 10, 99, 100, 101, 999, 1_000, 123_456_789, 1_700_000_000_000_000_000, UInt64.max]
-        var trace = Self.trace(children: 0)
-        trace.server.attributes = values.map { SpanAttribute("n", Int(truncatingIfNeeded: $0 & 0x7FFF_FFFF_FFFF_FFFF)) }
-        trace.server.events = values.map { SpanEvent(name: "e", time: $0) }
-        trace.server.name = String(repeating: "long \u{e9}\"", count: 20_000)
+        let values: [UInt64] = [0, 7, 10, 99, 100, 101, 999, 1_000, 99_999_999, 100_000_000, 100_000_001, 123_456_789,
+                                9_999_999_999_999_999, 10_000_000_000_000_000, 10_000_000_000_000_005, 1_000_000_000_000_000_007,
+                                1_700_000_000_000_000_000, 10_000_000_000_000_000_000, UInt64.max]
+        let name = String(repeating: "long \u{e9}\"", count: 20_000)
+        let trace = Self.trace(children: 0, events: values.map { SpanEvent(name: "e", time: $0) }, serverName: name, nil) { a in
+            for v in values { a.add("n", Int(truncatingIfNeeded: v & 0x7FFF_FFFF_FFFF_FFFF)) }
+        }
         let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
         let times = (spans[0]["events"] as? [[String: Any]] ?? []).map { $0["timeUnixNano"] as? String ?? "" }
         #expect(times == values.map { String($0) })
         let numbers = (spans[0]["attributes"] as? [[String: Any]] ?? []).map { ($0["value"] as? [String: Any])?["intValue"] as? String ?? "" }
         #expect(numbers == values.map { String($0 & 0x7FFF_FFFF_FFFF_FFFF) })
-        #expect(spans[0]["name"] as? String == trace.server.name)
+        #expect(spans[0]["name"] as? String == name)
+    }
+
+    /// Strings escaped wherever their special bytes fall, eight bytes at a time or not.
+    @Test func everySpecialByteAtEveryPlace() throws {
+        let specials: [Character] = ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1f}", "\u{7f}", "\u{e9}", " "]
+        var names: [String] = []
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 31] {
+            for special in specials {
+                for at in Set([0, length / 2, max(0, length - 1)]) where at <= length {
+                    var text = String(repeating: "a", count: length)
+                    text.insert(special, at: text.index(text.startIndex, offsetBy: at))
+                    names.append(text)
+                }
+            }
+        }
+        let trace = TraceSpans(traceHigh: 1, traceLow: 2)
+        for (k, name) in names.enumerated() {
+            trace.span(name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) { $0.add("v", name, UInt8(ascii: "/"), name) }
+        }
+        let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
+        #expect(spans.map { $0["name"] as? String ?? "" } == names)
+        let values = spans.map { (($0["attributes"] as? [[String: Any]])?.first?["value"] as? [String: Any])?["stringValue"] as? String ?? "" }
+        #expect(values == names.map { $0 + "/" + $0 })
     }
 }

@@ -4,6 +4,7 @@ import HTTPCore
 import Network
 import Serializers
 import Tapes
+import Tracing
 import Upstream
 
 /// One compiled route. A class: it is handed along every stage of every request, and
@@ -16,9 +17,9 @@ public final class Route: Sendable {
     /// Set for absolute-form (HTTP_PROXY-style) routes: lowercased host[:port].
     public let host: String?
     public let upstream: UpstreamBase
-    /// The upstream's host and port, as trace spans name them (`server.address`, `server.port`).
-    let upstreamHost: String
-    let upstreamPort: Int
+    /// The upstream's host and port as its attempts' spans name them (`server.address`,
+    /// `server.port`), encoded once.
+    let upstreamSpanAttributes: EncodedAttributes
     public let timeout: Double
     public let connectTimeout: Double
     public let followRedirects: Int
@@ -122,7 +123,8 @@ public final class Route: Sendable {
         self.methods = methods
         self.host = host
         self.upstream = upstream
-        (upstreamHost, upstreamPort) = Self.hostAndPort(upstream)
+        let (upstreamHost, upstreamPort) = Self.hostAndPort(upstream)
+        upstreamSpanAttributes = EncodedAttributes([SpanAttribute("server.address", upstreamHost), SpanAttribute("server.port", upstreamPort)])
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects

@@ -78,23 +78,19 @@ struct CompletionRecorder {
         case "tape"?: trace.end(at: now, attributes: c.route?.tape.map { TapeStage.spanAttributes($0, c) } ?? [])
         default: trace.end(at: now, attributes: [])
         }
-        var attributes = [SpanAttribute]()
-        attributes.reserveCapacity(10)
-        attributes.append(SpanAttribute("http.request.method", c.request.method))
-        attributes.append(SpanAttribute("url.path", c.path))
-        if let query = trace.query { attributes.append(SpanAttribute("url.query", query)) }
-        attributes.append(SpanAttribute("http.route", c.label))
-        attributes.append(SpanAttribute("http.response.status_code", status))
-        attributes.append(SpanAttribute("serializerd.outcome", outcome.label))
-        attributes.append(SpanAttribute("serializerd.source", c.source.rawValue))
-        attributes.append(SpanAttribute("serializerd.request_id", c.requestID))
-        var error: String?
-        if status >= 500 && status != Self.clientGoneStatus {
-            attributes.append(SpanAttribute("error.type", outcome.label))
-            error = outcome.error ?? outcome.label
+        let failed = status >= 500 && status != Self.clientGoneStatus
+        let spans = trace.finished(name: c.request.method, c.label, at: now, error: failed ? outcome.error ?? outcome.label : nil) { a in
+            a.add("http.request.method", c.request.method)
+            a.add("url.path", c.path)
+            if let query = trace.query { a.add("url.query", query) }
+            a.add("http.route", c.label)
+            a.add("http.response.status_code", status)
+            a.add("serializerd.outcome", outcome.label)
+            a.add("serializerd.source", c.source.rawValue)
+            a.add("serializerd.request_id", c.requestID)
+            if failed { a.add("error.type", outcome.label) }
         }
-        telemetry.tracer.submit(trace.finished(name: c.request.method + " " + c.label, at: now, attributes: attributes,
-                                               error: error))
+        if let spans { telemetry.tracer.submit(spans) }
     }
 
     /// The event of a request whose client left before the whole reply was sent.

@@ -141,10 +141,10 @@ extension RequestPipeline {
         (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer, checking: checking)
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
         // The contract's parts are read in place: a copy of it costs every answer.
-        if let trace = context.trace {
+        if let trace = context.trace, trace.sampled {
+            let serializer = outcome.serializer
             trace.child("serialize", id: traceIDs.next(), from: started, to: clock.now(),
-                        attributes: [SpanAttribute("serializerd.serializer", outcome.serializer)],
-                        error: outcome.succeeded ? nil : outcome.error?.typeSuffix)
+                        error: outcome.succeeded ? nil : outcome.error?.typeSuffix) { $0.add("serializerd.serializer", serializer) }
         }
         if route.contract?.source != nil, outcome.succeeded, let value = outcome.value, let contract = route.contract {
             let checked = clock.now()

@@ -21,7 +21,9 @@ final class RequestTrace {
     var query: String?
     private let startedNanos: UInt64
     private let started: Double
-    private(set) var children: [SpanRecord] = []
+    /// The spans written so far (sampled requests only), until the request hands them to
+    /// the exporter: a child that ends after that is not written.
+    private var spans: TraceSpans?
     private(set) var events: [SpanEvent] = []
     /// The upstream attempt under way: its span's id and when it was sent.
     var attemptSpanID: UInt64 = 0
@@ -44,22 +46,29 @@ final class RequestTrace {
         self.traceState = traceState
         self.started = started
         startedNanos = UInt64(max(0, startedWall) * 1e9)
+        if sampled { spans = TraceSpans(traceHigh: traceHigh, traceLow: traceLow) }
     }
 
     func nanos(_ monotonic: Double) -> UInt64 { startedNanos &+ UInt64(max(0, (monotonic - started) * 1e9)) }
 
     /// The `traceparent` an upstream request carries: this trace, the attempt's span.
-    func withUpstreamField<R>(spanID: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        TraceParent(traceHigh: traceHigh, traceLow: traceLow, spanID: spanID, flags: sampled ? 1 : 0).withField(body)
+    func upstreamField(spanID: UInt64) -> TraceParent {
+        TraceParent(traceHigh: traceHigh, traceLow: traceLow, spanID: spanID, flags: sampled ? 1 : 0)
     }
 
-    /// A stage's span, a child of the `SERVER` span (sampled requests only).
-    func child(_ name: String, kind: SpanRecord.Kind = .internal, id: UInt64, from: Double, to: Double,
-               attributes: [SpanAttribute] = [], error: String? = nil) {
-        guard sampled else { return }
-        if children.isEmpty { children.reserveCapacity(6) }
-        children.append(SpanRecord(name: name, kind: kind, spanID: id, start: nanos(from), end: nanos(max(from, to)),
-                                   attributes: attributes, error: error))
+    /// A stage's span, a child of the `SERVER` span (sampled requests only). Children end
+    /// before the request does (one monotonic clock), so they sit inside its span.
+    func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, error: String? = nil,
+               attributes: (inout SpanAttributes) -> Void = { _ in }) {
+        spans?.span(name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(max(from, to)), error: error,
+                    attributes: attributes)
+    }
+
+    func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, attributes list: [SpanAttribute],
+               error: String? = nil) {
+        child(name, kind: kind, id: id, from: from, to: to, error: error) { attributes in
+            for a in list { attributes.add(a) }
+        }
     }
 
     /// A stage under way whose answer may finish the request before the stage returns
@@ -87,19 +96,15 @@ final class RequestTrace {
         events.append(SpanEvent(name: name, time: nanos(time), attributes: attributes))
     }
 
-    /// The request answered (or its stream ended): the `SERVER` span, its children ending
-    /// no later than it does.
-    func finished(name: String, at end: Double, attributes: [SpanAttribute], error: String?) -> FinishedTrace {
-        let endNanos = nanos(end)
-        var kids = children
-        for k in kids.indices where kids[k].end > endNanos {
-            kids[k].end = endNanos
-            kids[k].start = min(kids[k].start, endNanos)
-        }
-        let server = SpanRecord(name: name, kind: .server, spanID: serverSpanID, start: startedNanos, end: endNanos,
-                                attributes: attributes, events: events, error: error)
-        return FinishedTrace(traceHigh: traceHigh, traceLow: traceLow, parentSpanID: parentSpanID, traceState: traceState,
-                             server: server, children: kids)
+    /// The request answered (or its stream ended): the `SERVER` span, named `name` +
+    /// " " + `suffix`, written after its children; the trace's spans, now the exporter's.
+    func finished(name: String, _ suffix: String, at end: Double, error: String?,
+                  attributes: (inout SpanAttributes) -> Void) -> TraceSpans? {
+        guard let spans else { return nil }
+        self.spans = nil
+        spans.span(name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
+                   traceState: traceState, events: events, error: error, attributes: attributes)
+        return spans
     }
 }
 
@@ -137,7 +142,7 @@ extension RequestPipeline {
         var sent = upstream
         trace.attemptSpanID = traceIDs.next()
         trace.attemptStarted = clock.now()
-        trace.withUpstreamField(spanID: trace.attemptSpanID) { sent.headers.append("traceparent", value: $0) }
+        sent.traceparent = trace.upstreamField(spanID: trace.attemptSpanID)
         if let state = trace.traceState { sent.headers.append("tracestate", state) }
         return sent
     }
@@ -145,27 +150,24 @@ extension RequestPipeline {
     /// An upstream attempt's `CLIENT` span, once its outcome is in.
     func endAttempt(_ trace: RequestTrace, _ result: Result<UpstreamResponse, UpstreamFailure>, route: Route, attempt: Int) {
         guard trace.sampled else { return }
-        var attributes = [SpanAttribute]()
-        attributes.reserveCapacity(7)
-        attributes.append(SpanAttribute("http.request.method", trace.method))
-        attributes.append(SpanAttribute("server.address", route.upstreamHost))
-        attributes.append(SpanAttribute("server.port", route.upstreamPort))
-        if attempt > 1 { attributes.append(SpanAttribute("http.request.resend_count", attempt - 1)) }
         var error: String?
         switch result {
-        case .success(let reply):
-            attributes.append(SpanAttribute("http.response.status_code", reply.status))
-            if let version = reply.httpVersion { attributes.append(SpanAttribute("network.protocol.version", version)) }
-            if reply.status >= 500 {
-                attributes.append(SpanAttribute("error.type", String(reply.status)))
-                error = "the upstream answered \(reply.status)"
-            }
-        case .failure(let failure):
-            attributes.append(SpanAttribute("error.type", failure.errorType))
-            error = failure.description
+        case .success(let reply): if reply.status >= 500 { error = "the upstream answered \(reply.status)" }
+        case .failure(let failure): error = failure.description
         }
-        trace.child(trace.method, kind: .client, id: trace.attemptSpanID, from: trace.attemptStarted, to: clock.now(),
-                    attributes: attributes, error: error)
+        trace.child(trace.method, kind: .client, id: trace.attemptSpanID, from: trace.attemptStarted, to: clock.now(), error: error) { a in
+            a.add("http.request.method", trace.method)
+            a.add(encoded: route.upstreamSpanAttributes)
+            if attempt > 1 { a.add("http.request.resend_count", attempt - 1) }
+            switch result {
+            case .success(let reply):
+                a.add("http.response.status_code", reply.status)
+                if let version = reply.httpVersion { a.add("network.protocol.version", version) }
+                if reply.status >= 500 { a.add("error.type", String(reply.status)) }
+            case .failure(let failure):
+                a.add("error.type", failure.errorType)
+            }
+        }
     }
 }
 

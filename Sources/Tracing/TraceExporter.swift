@@ -103,8 +103,11 @@ public final class TraceExporter: Sendable {
         while true {
             if !queue.withLock({ $0.stopping }) { wake.wait(seconds: Self.interval) }
             let last = queue.withLock { $0.stopping }
-            var failed = false
-            while let (batch, settings) = take() {
+            var failed = false, first = true
+            // Woken by a full batch or the interval: that batch, then only full ones (under
+            // load, draining what came during each send would POST many small batches).
+            while let (batch, settings) = take(full: !first && !last) {
+                first = false
                 // Stopping: one collector that does not answer is not waited for again.
                 if last && failed {
                     droppedCount.add(UInt64(batch.reduce(0) { $0 + $1.count }), ordering: .relaxed)
@@ -116,10 +119,11 @@ public final class TraceExporter: Sendable {
         }
     }
 
-    /// The oldest traces, up to `batchSpans` spans (a trace is never split), and where they go.
-    private func take() -> (ArraySlice<TraceSpans>, ExportSettings)? {
+    /// The oldest traces, up to `batchSpans` spans (a trace is never split), and where they
+    /// go; with `full`, only when `batchSpans` spans wait.
+    private func take(full: Bool) -> (ArraySlice<TraceSpans>, ExportSettings)? {
         queue.withLock { q in
-            guard let settings = q.settings, !q.traces.isEmpty else { return nil }
+            guard let settings = q.settings, !q.traces.isEmpty, !full || q.spans >= Self.batchSpans else { return nil }
             var spans = 0, n = 0
             while n < q.traces.count, n == 0 || spans + q.traces[n].count <= Self.batchSpans {
                 spans += q.traces[n].count

@@ -7,8 +7,14 @@ import Testing
 final class FakeSender: SpanSender {
     let bodies = Mutex<[[UInt8]]>([])
     let accepts: Atomic<Bool>
-    init(accepts: Bool = true) { self.accepts = Atomic(accepts) }
+    /// How long each send takes, in microseconds.
+    let delay: UInt32
+    init(accepts: Bool = true, delay: UInt32 = 0) {
+        self.accepts = Atomic(accepts)
+        self.delay = delay
+    }
     func send(_ body: [UInt8], to url: String, timeout: Double) -> Bool {
+        if delay > 0 { usleep(delay) }
         guard accepts.load(ordering: .relaxed) else { return false }
         bodies.withLock { $0.append(body) }
         return true
@@ -84,5 +90,24 @@ extension TraceExporterTests {
         exporter.stop()
         let bodies = sender.bodies.withLock { $0.count }
         #expect(bodies >= 2 && bodies <= 4, "\(bodies) batches in 2.5 s")
+    }
+
+    /// Traces that keep coming while a batch is sent wait for a full batch (or the
+    /// interval), not one small batch per send.
+    @Test func underSteadyLoadBatchesAreFull() {
+        let sender = FakeSender(delay: 20_000)
+        let exporter = TraceExporter(sender: sender, version: "t")
+        exporter.apply(Self.settings)
+        // 1,500 traces of 2 spans, one about every millisecond: 3,000 spans over ~1.5 s.
+        for _ in 0..<1_500 {
+            exporter.submit(OTLPJSONTests.trace())
+            usleep(1_000)
+        }
+        #expect(waitUntil { exporter.exported == 3_000 })
+        exporter.stop()
+        let sizes = sender.bodies.withLock { $0 }.map { (try? OTLPJSONTests.spans($0).count) ?? 0 }
+        // Full batches of 512, and at most one partial one a second and at the end.
+        #expect(sizes.count <= 3_000 / TraceExporter.batchSpans + 4, "\(sizes)")
+        #expect(sizes.reduce(0, +) == 3_000 && exporter.dropped == 0)
     }
 }

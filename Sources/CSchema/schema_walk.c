@@ -37,8 +37,7 @@ static inline int sw_defer(sw_run *r, int32_t node, const uint8_t *start, const 
 
 // The entry naming the n bytes at `name` in node's table, NULL when none does: first the
 // one that came after `*last` the last time (and then that is the last), else the table
-// (and it becomes the one after, except where the node counts its members: the
-// normalizer's check never guesses there).
+// (and it becomes the one after, as serializerd_schema_learn allows).
 static inline const sw_prop *sw_member(const sw_run *r, const sw_node *node, const sw_prop **last, const uint8_t *name, size_t n) {
     if (node->props < 0) return NULL;
     sw_name key = serializerd_schema_name(name, n, r->end);
@@ -46,8 +45,7 @@ static inline const sw_prop *sw_member(const sw_run *r, const sw_node *node, con
     if (serializerd_schema_names(&r->program, guess, &key)) return *last = guess;
     const sw_prop *e = serializerd_schema_find(&r->program, node, &key);
     if (!e) return NULL;
-    if (!(node->flags & SW_COUNTED))
-        serializerd_schema_learn(*last, e);
+    serializerd_schema_learn(&r->program, node, *last, e);
     return *last = e;
 }
 

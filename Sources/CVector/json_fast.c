@@ -981,10 +981,7 @@ SJ_TARGET SJ_COLD static const sw_check *sj_schema_name(sj_state *st, sw_frame *
         for (size_t k = 0; k < n; k++) if (name[k] >= 0x80 || name[k] == '\\') return sj_schema_fail(st);
         e = program->props + node->other;
     }
-    // (Entry 0 stands in for nodes that never guess, and a node that counts its members
-    // never learns a next.)
-    if (last != program->props && !(node->flags & SW_COUNTED))
-        serializerd_schema_learn(last, e);
+    serializerd_schema_learn(program, node, last, e);
     return &e->child;
 }
 

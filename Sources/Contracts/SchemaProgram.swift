@@ -165,8 +165,7 @@ private struct Lowering {
             var other = Self.unnamed
             other.child.node = nodes[i].additional
             nodes[i].other = Int32(props.count)
-            successors.append(props.count)
-            props.append(other)
+            add(other, next: props.count)
         }
         for i in nodes.indices {
             let node = nodes[i]
@@ -317,6 +316,12 @@ private struct Lowering {
         return value
     }
 
+    /// Appends an entry, and the entry first guessed after it.
+    mutating func add(_ prop: sw_prop, next: Int) {
+        props.append(prop)
+        successors.append(next)
+    }
+
     /// An entry no name matches (its head has no quote), for entry 0, a node's start and
     /// its undeclared members; its child allows anything.
     static var unnamed: sw_prop {
@@ -335,9 +340,7 @@ private struct Lowering {
         // A node that counts its members guesses entry 0 after every one: each is then
         // counted off the quick path.
         let counted = node.flags & UInt32(SW_COUNTED) != 0
-        let start = Self.unnamed
-        successors.append(counted ? 0 : props.count + 1)
-        props.append(start)
+        add(Self.unnamed, next: counted ? 0 : props.count + 1)
         node.props = Int32(props.count)
         node.slots = Int32(slots.count)
         node.mask = UInt32(size - 1)
@@ -364,8 +367,7 @@ private struct Lowering {
             prop.child = sw_check(node: entry.child >= 0 ? entry.child : node.additional, quick: 0, strings: 0)
             // Objects often have their members in the order declared. (The last entry's
             // next is itself: the one after it is another node's.)
-            successors.append(counted ? 0 : k + 1 < entries.count ? props.count + 1 : props.count)
-            props.append(prop)
+            add(prop, next: counted ? 0 : k + 1 < entries.count ? props.count + 1 : props.count)
             names += bytes
         }
     }

@@ -76,11 +76,13 @@ public struct SpanAttributes: ~Copyable {
         out.raw(value ? #"","value":{"boolValue":true}}"# : #"","value":{"boolValue":false}}"#)
     }
 
-    public mutating func add(_ attribute: SpanAttribute) {
-        switch attribute.value {
-        case .string(let s): add(attribute.key, s)
-        case .int(let n): add(attribute.key, n)
-        case .bool(let b): add(attribute.key, b)
+    public mutating func add(contentsOf list: [SpanAttribute]) {
+        for attribute in list {
+            switch attribute.value {
+            case .string(let s): add(attribute.key, s)
+            case .int(let n): add(attribute.key, n)
+            case .bool(let b): add(attribute.key, b)
+            }
         }
     }
 
@@ -105,7 +107,7 @@ public struct EncodedAttributes: Sendable {
 
     public init(_ attributes: [SpanAttribute]) {
         var writer = SpanAttributes(ByteWriter(capacity: 64 * attributes.count))
-        for a in attributes { writer.add(a) }
+        writer.add(contentsOf: attributes)
         count = writer.count
         var out = writer.finish()
         let all = out.finish()
@@ -188,7 +190,7 @@ public final class TraceSpans: @unchecked Sendable {
                 out.raw(#"","name":"#)
                 events[i].name.withUTF8Buffer { out.string($0) }
                 var eventList = SpanAttributes(out)
-                for a in events[i].attributes { eventList.add(a) }
+                eventList.add(contentsOf: events[i].attributes)
                 out = eventList.finish()
                 out.byte(UInt8(ascii: "}"))
             }
@@ -200,16 +202,6 @@ public final class TraceSpans: @unchecked Sendable {
             out.raw(#","code":2}"#)
         }
         out.byte(UInt8(ascii: "}"))
-    }
-
-    /// The same with a list of attributes.
-    public func span(_ name: String, _ suffix: String? = nil, kind: SpanKind, id: UInt64, parent: UInt64, start: UInt64,
-                     end: UInt64, traceState: String? = nil, events: [SpanEvent] = [], error: String? = nil,
-                     attributes list: [SpanAttribute]) {
-        span(name, suffix, kind: kind, id: id, parent: parent, start: start, end: end, traceState: traceState, events: events,
-             error: error) { attributes in
-            for a in list { attributes.add(a) }
-        }
     }
 }
 

@@ -62,24 +62,39 @@ public struct TraceParent: Equatable, Sendable {
     }
 
     /// The version-00 field value: `00-<trace id>-<span id>-<flags>`.
-    public var field: String { withField { String(decoding: $0, as: UTF8.self) } }
-
-    /// The field value's bytes, written on the stack.
-    public func withField<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length) { out in
-            let digits: StaticString = "0123456789abcdef"
-            let table = digits.utf8Start
-            func hex(_ value: UInt64, _ count: Int, at start: Int) {
-                for i in 0..<count { out[start + i] = table[Int((value >> UInt64(4 * (count - 1 - i))) & 0xF)] }
-            }
-            out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "0"); out[2] = UInt8(ascii: "-")
-            hex(traceHigh, 16, at: 3)
-            hex(traceLow, 16, at: 19)
-            out[35] = UInt8(ascii: "-")
-            hex(spanID, 16, at: 36)
-            out[52] = UInt8(ascii: "-")
-            hex(UInt64(flags), 2, at: 53)
-            return body(UnsafeBufferPointer(out))
+    public var field: String {
+        String(unsafeUninitializedCapacity: Self.length) { out in
+            write(into: out.baseAddress!)
+            return Self.length
         }
+    }
+
+    /// The header line `traceparent: <value>` as a C string, written on the stack.
+    public func withHeaderLine<R>(_ body: (UnsafePointer<CChar>) -> R) -> R {
+        let name: StaticString = "traceparent: "
+        let n = name.utf8CodeUnitCount
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + Self.length + 1) { line in
+            let base = UnsafeMutableRawPointer(line.baseAddress!).assumingMemoryBound(to: UInt8.self)
+            base.update(from: name.utf8Start, count: n)
+            write(into: base + n)
+            base[n + Self.length] = 0
+            return body(line.baseAddress!)
+        }
+    }
+
+    /// The version-00 value's 55 bytes at `out`.
+    private func write(into out: UnsafeMutablePointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        let table = digits.utf8Start
+        func hex(_ value: UInt64, _ count: Int, at start: Int) {
+            for i in 0..<count { out[start + i] = table[Int((value >> UInt64(4 * (count - 1 - i))) & 0xF)] }
+        }
+        out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "0"); out[2] = UInt8(ascii: "-")
+        hex(traceHigh, 16, at: 3)
+        hex(traceLow, 16, at: 19)
+        out[35] = UInt8(ascii: "-")
+        hex(spanID, 16, at: 36)
+        out[52] = UInt8(ascii: "-")
+        hex(UInt64(flags), 2, at: 53)
     }
 }

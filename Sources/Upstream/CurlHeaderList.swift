@@ -42,18 +42,8 @@ struct CurlHeaderList: ~Copyable {
             start = end + 1
         }
         if let traceparent, !failed {
-            let name: StaticString = "traceparent: "
-            let n = name.utf8CodeUnitCount
-            traceparent.withField { field in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n + field.count + 1) { line in
-                    let base = line.baseAddress!
-                    base.update(from: name.utf8Start, count: n)
-                    (base + n).update(from: field.baseAddress!, count: field.count)
-                    base[n + field.count] = 0
-                    base.withMemoryRebound(to: CChar.self, capacity: n + field.count + 1) { text in
-                        if let longer = curl_slist_append(list, text) { list = longer } else { failed = true }
-                    }
-                }
+            traceparent.withHeaderLine { line in
+                if let longer = curl_slist_append(list, line) { list = longer } else { failed = true }
             }
         }
         pointer = list

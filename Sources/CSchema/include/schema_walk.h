@@ -238,9 +238,13 @@ static inline const sw_prop *serializerd_schema_guess(const sw_prop *last) {
     return serializerd_schema_entry(__atomic_load_n(&last->next, __ATOMIC_RELAXED));
 }
 
-// Makes `e` the member guessed after `last`.
-static inline void serializerd_schema_learn(const sw_prop *last, const sw_prop *e) {
-    __atomic_store_n((const sw_check **)&last->next, &e->child, __ATOMIC_RELAXED);
+// Makes `e` the member guessed after `last` in node's objects; except after entry 0
+// (which stands in for nodes that never guess) and in a node that counts its members
+// (the normalizer's check takes each one off its quick path there).
+static inline void serializerd_schema_learn(const sw_program *program, const sw_node *node, const sw_prop *last,
+                                            const sw_prop *e) {
+    if (last != program->props && !(node->flags & SW_COUNTED))
+        __atomic_store_n((const sw_check **)&last->next, &e->child, __ATOMIC_RELAXED);
 }
 
 // Appends a deferred value (node, its `length` bytes at `start`); 0 when the list is full

@@ -57,18 +57,17 @@ final class RequestTrace {
     }
 
     /// A stage's span, a child of the `SERVER` span (sampled requests only). Children end
-    /// before the request does (one monotonic clock), so they sit inside its span.
+    /// before the request does (one monotonic clock), so they sit inside its span; an end
+    /// before the start is written as the start.
     func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, error: String? = nil,
                attributes: (inout SpanAttributes) -> Void = { _ in }) {
-        spans?.span(name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(max(from, to)), error: error,
+        spans?.span(name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
                     attributes: attributes)
     }
 
     func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, attributes list: [SpanAttribute],
                error: String? = nil) {
-        child(name, kind: kind, id: id, from: from, to: to, error: error) { attributes in
-            for a in list { attributes.add(a) }
-        }
+        child(name, kind: kind, id: id, from: from, to: to, error: error) { $0.add(contentsOf: list) }
     }
 
     /// A stage under way whose answer may finish the request before the stage returns

@@ -10,6 +10,8 @@ public final class WorkerTelemetry: CompletionSink {
     let hub: EventHub
     /// Where sampled requests' spans go.
     public let tracer: TraceExporter
+    /// This worker's spans, in batches to `tracer`.
+    public let spans: SpanWriter
     // Worker-thread only, never accessed across a call out: unchecked (see SessionManager).
     @exclusivity(unchecked) private var batch: [CompletionEvent] = []
     @exclusivity(unchecked) private var clock = LogClock()
@@ -24,6 +26,7 @@ public final class WorkerTelemetry: CompletionSink {
         metrics = telemetry.metrics.makeRecorder()
         hub = telemetry.hub
         tracer = telemetry.tracer
+        spans = SpanWriter(exporter: telemetry.tracer)
     }
 
     public func record(_ event: CompletionEvent) {

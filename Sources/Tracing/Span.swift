@@ -39,7 +39,7 @@ public struct SpanAttributes: ~Copyable {
     fileprivate var out: ByteWriter
     fileprivate var count = 0
 
-    fileprivate init(_ out: ByteWriter) { self.out = out }
+    init(_ out: ByteWriter) { self.out = out }
 
     private mutating func key(_ key: StaticString) {
         out.raw(count == 0 ? #","attributes":[{"key":""# : #",{"key":""#)
@@ -94,7 +94,7 @@ public struct SpanAttributes: ~Copyable {
         encoded.bytes.withUnsafeBufferPointer { out.bytes($0) }
     }
 
-    fileprivate consuming func finish() -> ByteWriter {
+    consuming func finish() -> ByteWriter {
         if count > 0 { out.byte(UInt8(ascii: "]")) }
         return out
     }
@@ -115,93 +115,6 @@ public struct EncodedAttributes: Sendable {
         // name before the first or the list's closing bracket.
         let prefix = #","attributes":["#.utf8.count
         bytes = count == 0 ? [] : Array(all[prefix..<(all.count - 1)])
-    }
-}
-
-/// A request's spans as OTLP/JSON span objects, each written when it ends (DESIGN §12): a
-/// trace keeps bytes, not records of strings, and the exporter only joins traces into a
-/// batch. A worker writes it, then hands it to the exporter and never touches it again.
-public final class TraceSpans: @unchecked Sendable {
-    public let traceHigh: UInt64
-    public let traceLow: UInt64
-    /// The spans written so far.
-    public private(set) var count = 0
-    private var out: ByteWriter
-    /// Where the trace id's hex digits were first written, copied from there after that.
-    private var traceIDAt = -1
-
-    public init(traceHigh: UInt64, traceLow: UInt64, capacity: Int = 1536) {
-        self.traceHigh = traceHigh
-        self.traceLow = traceLow
-        out = ByteWriter(capacity: capacity)
-    }
-
-    deinit { out.release() }
-
-    /// The span objects, separated by commas.
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { out.withBytes(body) }
-
-    /// One span; `parent` 0 for none. Its name is `name`, or `name` + " " + `suffix`.
-    public func span(_ name: String, _ suffix: String? = nil, kind: SpanKind, id: UInt64, parent: UInt64, start: UInt64,
-                     end: UInt64, traceState: String? = nil, events: [SpanEvent] = [], error: String? = nil,
-                     attributes: (inout SpanAttributes) -> Void = { _ in }) {
-        // Written through a local: each access to the stored writer would be checked for
-        // exclusivity at run time.
-        var out = self.out
-        defer { self.out = out }
-        out.raw(count == 0 ? #"{"traceId":""# : #",{"traceId":""#)
-        count += 1
-        if traceIDAt < 0 {
-            traceIDAt = out.count
-            out.hex(traceHigh)
-            out.hex(traceLow)
-        } else {
-            out.copy(from: traceIDAt, count: 32)
-        }
-        out.raw(#"","spanId":""#)
-        out.hex(id)
-        out.byte(UInt8(ascii: "\""))
-        if let traceState, !traceState.isEmpty {
-            out.raw(#","traceState":"#)
-            out.string(traceState)
-        }
-        if parent != 0 {
-            out.raw(#","parentSpanId":""#)
-            out.hex(parent)
-            out.byte(UInt8(ascii: "\""))
-        }
-        out.raw(#","name":"#)
-        if let suffix { out.string(name, UInt8(ascii: " "), suffix) } else { out.string(name) }
-        out.raw(#","kind":"#)
-        out.byte(UInt8(ascii: "0") + kind.rawValue)
-        out.raw(#","startTimeUnixNano":""#)
-        out.decimal(start)
-        out.raw(#"","endTimeUnixNano":""#)
-        out.decimal(max(start, end))
-        out.byte(UInt8(ascii: "\""))
-        var list = SpanAttributes(out)
-        attributes(&list)
-        out = list.finish()
-        if !events.isEmpty {
-            out.raw(#","events":["#)
-            for i in events.indices {
-                out.raw(i == 0 ? #"{"timeUnixNano":""# : #",{"timeUnixNano":""#)
-                out.decimal(events[i].time)
-                out.raw(#"","name":"#)
-                events[i].name.withUTF8Buffer { out.string($0) }
-                var eventList = SpanAttributes(out)
-                eventList.add(contentsOf: events[i].attributes)
-                out = eventList.finish()
-                out.byte(UInt8(ascii: "}"))
-            }
-            out.byte(UInt8(ascii: "]"))
-        }
-        if let error {
-            out.raw(#","status":{"message":"#)
-            out.string(error)
-            out.raw(#","code":2}"#)
-        }
-        out.byte(UInt8(ascii: "}"))
     }
 }
 

@@ -7,13 +7,13 @@ import Glibc
 /// Where a batch goes: OTLP/HTTP's endpoint, one POST of a JSON body. Returns whether the
 /// collector took it (a 2xx within `timeout` seconds).
 public protocol SpanSender: Sendable {
-    func send(_ body: [UInt8], to url: String, timeout: Double) -> Bool
+    func send(_ body: UnsafeBufferPointer<UInt8>, to url: String, timeout: Double) -> Bool
 }
 
 /// Nowhere to send: every batch is refused (and its spans counted as dropped).
 public struct NoSpanSender: SpanSender {
     public init() {}
-    public func send(_ body: [UInt8], to url: String, timeout: Double) -> Bool { false }
+    public func send(_ body: UnsafeBufferPointer<UInt8>, to url: String, timeout: Double) -> Bool { false }
 }
 
 /// What `tracing:` says the exporter does (DESIGN §12).
@@ -27,10 +27,11 @@ public struct ExportSettings: Sendable, Equatable {
     }
 }
 
-/// Spans from every worker to the collector (DESIGN §12): workers hand finished traces to a
-/// bounded queue (a lock held for an append); a thread of its own batches them, every
-/// second or at 512 spans, and sends each batch once. A collector that is down or slow
-/// holds only that thread: past `capacity` spans waiting, traces are dropped and counted.
+/// Spans from every worker to the collector (DESIGN §12): each worker writes its spans
+/// into a batch of its own (`SpanWriter`) and hands it over full, or after `interval`; a
+/// bounded queue (a lock held for an append) keeps the batches, and a thread of its own
+/// sends each once. A collector that is down or slow holds only that thread: past
+/// `capacity` spans waiting, batches are dropped and their spans counted.
 public final class TraceExporter: Sendable {
     public static let batchSpans = 512
     public static let capacity = 8192
@@ -38,13 +39,19 @@ public final class TraceExporter: Sendable {
     public static let sendTimeout = 10.0
     /// At shutdown, the most one batch may take.
     public static let stopTimeout = 2.0
+    /// Room a batch starts with: about what 512 spans take, so that it seldom grows.
+    static let batchBytes = 256 * 1024
 
     private struct Queue {
-        var traces: [TraceSpans] = []
+        var batches: [SpanBatch] = []
         var spans = 0
         var settings: ExportSettings?
         var stopping = false
+        /// Batches sent, kept to be written again: a batch's room is allocated once.
+        var spare: [SpanBatch] = []
     }
+    /// How many sent batches are kept for reuse.
+    static let spares = 4
 
     private let queue = Mutex(Queue())
     private let wake = Wake()
@@ -61,10 +68,12 @@ public final class TraceExporter: Sendable {
         self.capacity = capacity
     }
 
-    /// Spans the collector took, and spans dropped (the queue full, or a batch the
-    /// collector refused or did not answer in time).
+    /// Spans the collector took, and spans dropped (the queue full, tracing off, or a batch
+    /// the collector refused or did not answer in time).
     public var exported: UInt64 { exportedCount.load(ordering: .relaxed) }
     public var dropped: UInt64 { droppedCount.load(ordering: .relaxed) }
+
+    func countDropped(_ spans: Int) { droppedCount.add(UInt64(spans), ordering: .relaxed) }
 
     /// A load's or a reload's settings; nil stops exporting: new spans are dropped, and what
     /// already waits (at most `capacity`) goes when tracing is on again.
@@ -78,21 +87,32 @@ public final class TraceExporter: Sendable {
         }
     }
 
-    /// A worker's finished trace: queued, or dropped when `capacity` spans already wait.
-    public func submit(_ trace: TraceSpans) {
-        let count = trace.count
-        let (taken, full) = queue.withLock { q -> (Bool, Bool) in
-            guard q.settings != nil, !q.stopping, q.spans + count <= capacity else { return (false, false) }
-            q.traces.append(trace)
-            q.spans += count
-            return (true, q.spans >= Self.batchSpans && q.spans - count < Self.batchSpans)
+    /// An empty batch for a worker to write into, named by the settings of now; nil while
+    /// there is nowhere to send.
+    func openBatch(now: Double) -> SpanBatch? {
+        let (name, spare) = queue.withLock { q -> (String?, SpanBatch?) in
+            q.stopping || q.settings == nil ? (nil, nil) : (q.settings?.serviceName, q.spare.popLast())
         }
-        if !taken { droppedCount.add(UInt64(count), ordering: .relaxed); return }
-        if full { wake.signal() }
+        guard let name else { return nil }
+        guard let spare else { return SpanBatch(serviceName: name, version: version, opened: now, capacity: Self.batchBytes) }
+        spare.reopen(serviceName: name, version: version, opened: now)
+        return spare
     }
 
-    /// Shutdown: what waits goes in one last round of batches (each within `timeout`),
-    /// then the thread ends.
+    /// A worker's batch: queued, or dropped when `capacity` spans already wait.
+    public func submit(_ batch: SpanBatch) {
+        let count = batch.count
+        guard count > 0 else { return }
+        let taken = queue.withLock { q -> Bool in
+            guard q.settings != nil, !q.stopping, q.spans + count <= capacity else { return false }
+            q.batches.append(batch)
+            q.spans += count
+            return true
+        }
+        if taken { wake.signal() } else { countDropped(count) }
+    }
+
+    /// Shutdown: what waits goes (each batch within `stopTimeout`), then the thread ends.
     public func stop() {
         queue.withLock { $0.stopping = true }
         wake.signal()
@@ -103,14 +123,11 @@ public final class TraceExporter: Sendable {
         while true {
             if !queue.withLock({ $0.stopping }) { wake.wait(seconds: Self.interval) }
             let last = queue.withLock { $0.stopping }
-            var failed = false, first = true
-            // Woken by a full batch or the interval: that batch, then only full ones (under
-            // load, draining what came during each send would POST many small batches).
-            while let (batch, settings) = take(full: !first && !last) {
-                first = false
+            var failed = false
+            while let (batch, settings) = take() {
                 // Stopping: one collector that does not answer is not waited for again.
                 if last && failed {
-                    droppedCount.add(UInt64(batch.reduce(0) { $0 + $1.count }), ordering: .relaxed)
+                    countDropped(batch.count)
                     continue
                 }
                 failed = !send(batch, settings, timeout: last ? Self.stopTimeout : Self.sendTimeout)
@@ -119,28 +136,20 @@ public final class TraceExporter: Sendable {
         }
     }
 
-    /// The oldest traces, up to `batchSpans` spans (a trace is never split), and where they
-    /// go; with `full`, only when `batchSpans` spans wait.
-    private func take(full: Bool) -> (ArraySlice<TraceSpans>, ExportSettings)? {
+    /// The oldest batch, and where it goes.
+    private func take() -> (SpanBatch, ExportSettings)? {
         queue.withLock { q in
-            guard let settings = q.settings, !q.traces.isEmpty, !full || q.spans >= Self.batchSpans else { return nil }
-            var spans = 0, n = 0
-            while n < q.traces.count, n == 0 || spans + q.traces[n].count <= Self.batchSpans {
-                spans += q.traces[n].count
-                n += 1
-            }
-            let batch = q.traces[..<n]
-            q.traces.removeFirst(n)
-            q.spans -= spans
+            guard let settings = q.settings, !q.batches.isEmpty else { return nil }
+            let batch = q.batches.removeFirst()
+            q.spans -= batch.count
             return (batch, settings)
         }
     }
 
-    private func send(_ batch: ArraySlice<TraceSpans>, _ settings: ExportSettings, timeout: Double) -> Bool {
-        let spans = batch.reduce(0) { $0 + $1.count }
-        let body = OTLPJSON.encode(batch, serviceName: settings.serviceName, version: version)
-        let taken = sender.send(body, to: settings.url, timeout: timeout)
-        if taken { exportedCount.add(UInt64(spans), ordering: .relaxed) } else { droppedCount.add(UInt64(spans), ordering: .relaxed) }
+    private func send(_ batch: SpanBatch, _ settings: ExportSettings, timeout: Double) -> Bool {
+        let taken = batch.withBody { sender.send($0, to: settings.url, timeout: timeout) }
+        if taken { exportedCount.add(UInt64(batch.count), ordering: .relaxed) } else { countDropped(batch.count) }
+        queue.withLock { if $0.spare.count < Self.spares { $0.spare.append(batch) } }
         return taken
     }
 }

@@ -36,16 +36,21 @@ public final class BlockingPoster: @unchecked Sendable {
     deinit { if let easy { curl_easy_cleanup(easy) } }
 
     /// The status of one POST of `body` as `contentType` to `url`, or why none came.
-    /// `timeout` bounds the whole exchange, connecting included.
-    public func post(_ body: [UInt8], contentType: String, to url: String, timeout: Double) -> Result<Int, UpstreamFailure> {
+    /// `timeout` bounds the whole exchange, connecting included. The body is sent from
+    /// where it is (the call blocks until the exchange ends): a batch is not copied.
+    public func post(_ body: UnsafeBufferPointer<UInt8>, contentType: String, to url: String,
+                     timeout: Double) -> Result<Int, UpstreamFailure> {
         if easy == nil { easy = SessionManager.newHandle() }
         guard let easy else { return .failure(.unavailable(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed")) }
-        let request = UpstreamRequest(url: url, method: "POST", headers: HeaderFields([("Content-Type", contentType)]), body: body,
+        let request = UpstreamRequest(url: url, method: "POST", headers: HeaderFields([("Content-Type", contentType)]), body: [],
                                       timeout: timeout, connectTimeout: min(timeout, 2), followRedirects: 0, maxResponseBytes: 1 << 20)
         let transfer = Transfer(easy: easy, limit: request.maxResponseBytes) { _ in }
         defer { transfer.releaseKeepingHandle() }
         do throws(CurlError) {
             try SessionManager.configure(transfer, request)
+            try Curl.check(cshim_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
+            let bytes = UnsafeMutableRawPointer(mutating: body.baseAddress ?? UnsafePointer(("" as StaticString).utf8Start))
+            try Curl.check(cshim_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, bytes), "CURLOPT_POSTFIELDS")
         } catch {
             return .failure(.unavailable(code: error.code, message: error.description))
         }

@@ -2,24 +2,40 @@ import Foundation
 import Testing
 @testable import Tracing
 
+/// Where the tests write spans: a batch, or a worker's writer.
+protocol SpanTarget {
+    func span(_ trace: TraceID, _ name: String, _ suffix: String?, kind: SpanKind, id: UInt64, parent: UInt64, start: UInt64,
+              end: UInt64, traceState: String?, events: [SpanEvent], error: String?, attributes: (inout SpanAttributes) -> Void)
+}
+
+extension SpanBatch: SpanTarget {}
+extension SpanWriter: SpanTarget {}
+
 @Suite struct OTLPJSONTests {
+    static let traceID = TraceID(high: 0x0102030405060708, low: 0x090A0B0C0D0E0F10)
+
     /// A trace as a request writes it: `children` stage spans, then the `SERVER` span.
-    static func trace(children: Int = 1, events: [SpanEvent] = [], state: String? = nil, parent: UInt64 = 0xABC,
-                      serverName: String = "GET", _ suffix: String? = "api",
+    static func trace(into target: some SpanTarget, children: Int = 1, events: [SpanEvent] = [], state: String? = nil,
+                      parent: UInt64 = 0xABC, serverName: String = "GET", _ suffix: String? = "api", id: TraceID = traceID,
                       serverAttributes: (inout SpanAttributes) -> Void = { a in
                           a.add("http.request.method", "GET")
                           a.add("http.response.status_code", 502)
                           a.add("serializerd.flag", true)
-                      }) -> TraceSpans {
-        let trace = TraceSpans(traceHigh: 0x0102030405060708, traceLow: 0x090A0B0C0D0E0F10, capacity: 64)
+                      }) {
         for k in 0..<children {
-            trace.span("serialize", kind: .internal, id: 0x2000 + UInt64(k), parent: 0x1111, start: 1_700_000_000_001_000_000,
-                       end: 1_700_000_000_002_000_000) { $0.add("serializerd.serializer", "json") }
+            target.span(id, "serialize", nil, kind: .internal, id: 0x2000 + UInt64(k), parent: 0x1111, start: 1_700_000_000_001_000_000,
+                        end: 1_700_000_000_002_000_000, traceState: nil, events: [], error: nil) { $0.add("serializerd.serializer", "json") }
         }
-        trace.span(serverName, suffix, kind: .server, id: 0x1111, parent: parent, start: 1_700_000_000_000_000_000,
-                   end: 1_700_000_000_005_000_000, traceState: state, events: events, error: "upstream \"unavailable\"\n",
-                   attributes: serverAttributes)
-        return trace
+        target.span(id, serverName, suffix, kind: .server, id: 0x1111, parent: parent, start: 1_700_000_000_000_000_000,
+                    end: 1_700_000_000_005_000_000, traceState: state, events: events, error: "upstream \"unavailable\"\n",
+                    attributes: serverAttributes)
+    }
+
+    /// The body of one batch that `write` fills.
+    static func body(serviceName: String = "s", version: String = "v", _ write: (SpanBatch) -> Void) -> [UInt8] {
+        let batch = SpanBatch(serviceName: serviceName, version: version, capacity: 64)
+        write(batch)
+        return batch.body()
     }
 
     static func spans(_ body: [UInt8]) throws -> [[String: Any]] {
@@ -30,10 +46,10 @@ import Testing
     }
 
     @Test func spansCarryIdsLinksAndAttributesInOTLPsJSON() throws {
-        let body = OTLPJSON.encode([Self.trace(events: [SpanEvent(name: "retry", time: 1_700_000_000_003_000_000,
-                                                                   attributes: [SpanAttribute("serializerd.attempt", 2)])],
-                                               state: "vendor=x")][...],
-                                   serviceName: "svc \"one\"", version: "1.2")
+        let body = Self.body(serviceName: "svc \"one\"", version: "1.2") {
+            Self.trace(into: $0, events: [SpanEvent(name: "retry", time: 1_700_000_000_003_000_000,
+                                                    attributes: [SpanAttribute("serializerd.attempt", 2)])], state: "vendor=x")
+        }
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
         let resource = try #require((doc["resourceSpans"] as? [[String: Any]])?.first?["resource"] as? [String: Any])
         let service = (resource["attributes"] as? [[String: Any]])?.first
@@ -59,25 +75,27 @@ import Testing
     }
 
     @Test func aTraceBegunHereHasNoParentAndControlBytesAreEscaped() throws {
-        let trace = Self.trace(children: 0, parent: 0, serverName: "GET", "\u{1}a\\")
-        let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
+        let spans = try Self.spans(Self.body { Self.trace(into: $0, children: 0, parent: 0, serverName: "GET", "\u{1}a\\") })
         #expect(spans[0]["parentSpanId"] == nil && spans[0]["name"] as? String == "GET \u{1}a\\")
     }
 
-    /// Traces of several spans joined into one batch, the trace id written once and copied,
-    /// attributes encoded once added among others, and an empty trace left out.
-    @Test func tracesJoinIntoOneBatch() throws {
+    /// Spans of several traces in one batch, each with its own trace's id (every hex digit),
+    /// attributes encoded once added among others.
+    @Test func tracesShareOneBatch() throws {
         let shared = EncodedAttributes([SpanAttribute("server.address", "h\"1"), SpanAttribute("server.port", 8443)])
-        let traces = (0..<3).map { k in
-            Self.trace(children: k) { a in
-                a.add("http.request.method", "GET")
-                a.add(encoded: shared)
-                a.add("serializerd.n", k)
+        let ids = [Self.traceID, TraceID(high: 0xFEDC_BA98_7654_3210, low: 0x0123_4567_89AB_CDEF), TraceID(high: 0xA0, low: 0xF)]
+        let spans = try Self.spans(Self.body { batch in
+            for k in 0..<3 {
+                Self.trace(into: batch, children: k, id: ids[k]) { a in
+                    a.add("http.request.method", "GET")
+                    a.add(encoded: shared)
+                    a.add("serializerd.n", k)
+                }
             }
-        } + [TraceSpans(traceHigh: 1, traceLow: 2)]
-        let spans = try Self.spans(OTLPJSON.encode(traces[...], serviceName: "s", version: "v"))
+        })
         #expect(spans.count == 1 + 2 + 3)
-        #expect(spans.allSatisfy { $0["traceId"] as? String == "0102030405060708090a0b0c0d0e0f10" })
+        #expect(spans.map { $0["traceId"] as? String ?? "" } == ["0102030405060708090a0b0c0d0e0f10"]
+            + Array(repeating: "fedcba98765432100123456789abcdef", count: 2) + Array(repeating: "00000000000000a0000000000000000f", count: 3))
         let servers = spans.filter { $0["kind"] as? Int == 2 }
         #expect(servers.count == 3)
         for (k, server) in servers.enumerated() {
@@ -88,10 +106,12 @@ import Testing
             #expect((attributes[3]["value"] as? [String: Any])?["intValue"] as? String == String(k))
         }
         // Only attributes encoded ahead, and none at all.
-        let alone = TraceSpans(traceHigh: 1, traceLow: 2)
-        alone.span("a", kind: .internal, id: 1, parent: 0, start: 5, end: 4) { $0.add(encoded: shared) }
-        alone.span("b", kind: .internal, id: 2, parent: 0, start: 5, end: 6) { $0.add(encoded: EncodedAttributes([])) }
-        let two = try Self.spans(OTLPJSON.encode([alone][...], serviceName: "s", version: "v"))
+        let two = try Self.spans(Self.body { alone in
+            alone.span(TraceID(high: 1, low: 2), "a", kind: .internal, id: 1, parent: 0, start: 5, end: 4) { $0.add(encoded: shared) }
+            alone.span(TraceID(high: 1, low: 2), "b", kind: .internal, id: 2, parent: 0, start: 5, end: 6) {
+                $0.add(encoded: EncodedAttributes([]))
+            }
+        })
         #expect((two[0]["attributes"] as? [[String: Any]])?.count == 2 && two[1]["attributes"] == nil)
         // An end before the start is written as the start.
         #expect(two[0]["endTimeUnixNano"] as? String == "5")
@@ -105,10 +125,11 @@ extension OTLPJSONTests {
                                 9_999_999_999_999_999, 10_000_000_000_000_000, 10_000_000_000_000_005, 1_000_000_000_000_000_007,
                                 1_700_000_000_000_000_000, 10_000_000_000_000_000_000, UInt64.max]
         let name = String(repeating: "long \u{e9}\"", count: 20_000)
-        let trace = Self.trace(children: 0, events: values.map { SpanEvent(name: "e", time: $0) }, serverName: name, nil) { a in
-            for v in values { a.add("n", Int(truncatingIfNeeded: v & 0x7FFF_FFFF_FFFF_FFFF)) }
-        }
-        let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
+        let spans = try Self.spans(Self.body { batch in
+            Self.trace(into: batch, children: 0, events: values.map { SpanEvent(name: "e", time: $0) }, serverName: name, nil) { a in
+                for v in values { a.add("n", Int(truncatingIfNeeded: v & 0x7FFF_FFFF_FFFF_FFFF)) }
+            }
+        })
         let times = (spans[0]["events"] as? [[String: Any]] ?? []).map { $0["timeUnixNano"] as? String ?? "" }
         #expect(times == values.map { String($0) })
         let numbers = (spans[0]["attributes"] as? [[String: Any]] ?? []).map { ($0["value"] as? [String: Any])?["intValue"] as? String ?? "" }
@@ -129,13 +150,31 @@ extension OTLPJSONTests {
                 }
             }
         }
-        let trace = TraceSpans(traceHigh: 1, traceLow: 2)
-        for (k, name) in names.enumerated() {
-            trace.span(name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) { $0.add("v", name, UInt8(ascii: "/"), name) }
-        }
-        let spans = try Self.spans(OTLPJSON.encode([trace][...], serviceName: "s", version: "v"))
+        let spans = try Self.spans(Self.body { batch in
+            for (k, name) in names.enumerated() {
+                batch.span(TraceID(high: 1, low: 2), name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) {
+                    $0.add("v", name, UInt8(ascii: "/"), name)
+                }
+            }
+        })
         #expect(spans.map { $0["name"] as? String ?? "" } == names)
         let values = spans.map { (($0["attributes"] as? [[String: Any]])?.first?["value"] as? [String: Any])?["stringValue"] as? String ?? "" }
         #expect(values == names.map { $0 + "/" + $0 })
+    }
+}
+
+extension OTLPJSONTests {
+    /// A batch with no span is still a whole request, and one written again after it was
+    /// sent holds only its new spans.
+    @Test func anEmptyBatchAndABatchReopened() throws {
+        #expect(try Self.spans(Self.body { _ in }).isEmpty)
+        let batch = SpanBatch(serviceName: "one", version: "v", capacity: 64)
+        Self.trace(into: batch, children: 3)
+        #expect(try Self.spans(batch.body()).count == 4)
+        batch.reopen(serviceName: "two", version: "v", opened: 5)
+        Self.trace(into: batch, children: 0)
+        let body = batch.body()
+        #expect(try Self.spans(body).count == 1 && batch.count == 1 && batch.opened == 5)
+        #expect(String(decoding: body, as: UTF8.self).contains(#"{"stringValue":"two"}"#))
     }
 }

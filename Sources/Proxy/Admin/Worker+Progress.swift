@@ -13,6 +13,8 @@ extension Worker {
     /// `progress` event for each running longer than a second. The request path pays
     /// nothing: byte counts are read from libcurl here, four times a second.
     func progressTick() {
+        // Spans that have waited a second leave, however few.
+        telemetry.spans.handOver(now: Clock.now())
         var flows = session.inflight()
         if !pipeline.openWebSockets.isEmpty {
             let now = Clock.now()

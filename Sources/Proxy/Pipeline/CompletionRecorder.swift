@@ -69,7 +69,7 @@ struct CompletionRecorder {
         if let trace = c.trace, trace.sampled { finish(trace, c, status: status, outcome: outcome) }
     }
 
-    /// The `SERVER` span (DESIGN §12), ending now, and its children to the exporter.
+    /// The `SERVER` span (DESIGN §12), ending now, written after its children.
     private func finish(_ trace: RequestTrace, _ c: RequestContext, status: Int, outcome: Outcome) {
         let now = c.clock.now()
         // A stage that answered before it returned (a cache hit, a replay) ends with the request.
@@ -79,7 +79,7 @@ struct CompletionRecorder {
         default: trace.end(at: now, attributes: [])
         }
         let failed = status >= 500 && status != Self.clientGoneStatus
-        let spans = trace.finished(name: c.request.method, c.label, at: now, error: failed ? outcome.error ?? outcome.label : nil) { a in
+        trace.finished(name: c.request.method, c.label, at: now, error: failed ? outcome.error ?? outcome.label : nil) { a in
             a.add("http.request.method", c.request.method)
             a.add("url.path", c.path)
             if let query = trace.query { a.add("url.query", query) }
@@ -90,7 +90,6 @@ struct CompletionRecorder {
             a.add("serializerd.request_id", c.requestID)
             if failed { a.add("error.type", outcome.label) }
         }
-        if let spans { telemetry.tracer.submit(spans) }
     }
 
     /// The event of a request whose client left before the whole reply was sent.

@@ -21,16 +21,16 @@ final class RequestTrace {
     var query: String?
     private let startedNanos: UInt64
     private let started: Double
-    /// The spans written so far (sampled requests only), until the request hands them to
-    /// the exporter: a child that ends after that is not written.
-    private var spans: TraceSpans?
+    /// Where the spans go (sampled requests only), until the request's own span is
+    /// written: a child that ends after that is not.
+    private var spans: SpanWriter?
     private(set) var events: [SpanEvent] = []
     /// The upstream attempt under way: its span's id and when it was sent.
     var attemptSpanID: UInt64 = 0
     var attemptStarted = 0.0
 
     init(client: TraceParent?, traceState: String?, sampled: Bool, method: String, ids: inout TraceIDSource, started: Double,
-         startedWall: Double) {
+         startedWall: Double, spans: SpanWriter) {
         self.method = method
         if let client {
             traceHigh = client.traceHigh
@@ -46,7 +46,7 @@ final class RequestTrace {
         self.traceState = traceState
         self.started = started
         startedNanos = UInt64(max(0, startedWall) * 1e9)
-        if sampled { spans = TraceSpans(traceHigh: traceHigh, traceLow: traceLow) }
+        if sampled { self.spans = spans }
     }
 
     func nanos(_ monotonic: Double) -> UInt64 { startedNanos &+ UInt64(max(0, (monotonic - started) * 1e9)) }
@@ -61,7 +61,7 @@ final class RequestTrace {
     /// before the start is written as the start.
     func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, error: String? = nil,
                attributes: (inout SpanAttributes) -> Void = { _ in }) {
-        spans?.span(name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
+        spans?.span(TraceID(high: traceHigh, low: traceLow), name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
                     attributes: attributes)
     }
 
@@ -96,14 +96,12 @@ final class RequestTrace {
     }
 
     /// The request answered (or its stream ended): the `SERVER` span, named `name` +
-    /// " " + `suffix`, written after its children; the trace's spans, now the exporter's.
-    func finished(name: String, _ suffix: String, at end: Double, error: String?,
-                  attributes: (inout SpanAttributes) -> Void) -> TraceSpans? {
-        guard let spans else { return nil }
+    /// " " + `suffix`, written after its children.
+    func finished(name: String, _ suffix: String, at end: Double, error: String?, attributes: (inout SpanAttributes) -> Void) {
+        guard let spans else { return }
         self.spans = nil
-        spans.span(name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
+        spans.span(TraceID(high: traceHigh, low: traceLow), name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
                    traceState: traceState, events: events, error: error, attributes: attributes)
-        return spans
     }
 }
 
@@ -131,7 +129,7 @@ extension RequestPipeline {
         }
         let sampled = client?.sampled ?? (tracing.sample >= 1 || (tracing.sample > 0 && traceIDs.unit() < tracing.sample))
         let trace = RequestTrace(client: client, traceState: state, sampled: sampled, method: context.request.method, ids: &traceIDs,
-                                 started: context.started, startedWall: context.startedWall)
+                                 started: context.started, startedWall: context.startedWall, spans: telemetry.spans)
         if sampled, let query = context.query { trace.query = config.capture.query(query) }
         context.trace = trace
     }

@@ -8,7 +8,7 @@ public struct OTLPSender: SpanSender {
 
     public init() {}
 
-    public func send(_ body: [UInt8], to url: String, timeout: Double) -> Bool {
+    public func send(_ body: UnsafeBufferPointer<UInt8>, to url: String, timeout: Double) -> Bool {
         guard case .success(let status) = poster.post(body, contentType: "application/json", to: url, timeout: timeout) else { return false }
         return (200..<300).contains(status)
     }

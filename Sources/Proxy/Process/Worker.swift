@@ -110,6 +110,7 @@ final class Worker {
         // Closing connections records replies that never arrived: flushed after it.
         server.close()
         telemetry.flush()
+        telemetry.spans.handOver(now: Clock.now(), all: true)
         flushTimer?.cancel()
         loop.close()
     }

@@ -1,29 +1,3 @@
-/// An `ExportTraceServiceRequest` as OTLP/HTTP's JSON encoding writes it (ids as hex,
-/// 64-bit integers as decimal strings, enums as numbers, the empty and the zero left
-/// out): the exporter's thread makes one a batch from spans written as they ended.
-public enum OTLPJSON {
-    /// One resource (the service), one scope (serializerd), the spans of `traces`, which
-    /// are already written: a batch is their bytes joined.
-    public static func encode(_ traces: ArraySlice<TraceSpans>, serviceName: String, version: String) -> [UInt8] {
-        var size = 256 + serviceName.utf8.count + version.utf8.count
-        for trace in traces { size += trace.withBytes { $0.count } + 1 }
-        var out = ByteWriter(capacity: size)
-        out.raw(#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"#)
-        out.string(serviceName)
-        out.raw(#"}}]},"scopeSpans":[{"scope":{"name":"serializerd","version":"#)
-        out.string(version)
-        out.raw(#"},"spans":["#)
-        var first = true
-        for trace in traces where trace.count > 0 {
-            if !first { out.byte(UInt8(ascii: ",")) }
-            first = false
-            trace.withBytes { out.bytes($0) }
-        }
-        out.raw("]}]}]}")
-        return out.finish()
-    }
-}
-
 /// Bytes written through a pointer into storage that grows by doubling: one capacity
 /// check per write, none per byte.
 struct ByteWriter {
@@ -41,6 +15,9 @@ struct ByteWriter {
         defer { storage.deallocate() }
         return Array(UnsafeBufferPointer(start: storage, count: count))
     }
+
+    /// Empty again, its room kept.
+    mutating func removeAll() { count = 0 }
 
     /// The writer is spent without its bytes.
     func release() { storage.deallocate() }
@@ -80,20 +57,46 @@ struct ByteWriter {
         count += bytes.count
     }
 
+    /// A literal's bytes. Most are short: copied as a few overlapping words (the length is
+    /// a constant once inlined), not through a call to memcpy.
     @inline(__always) mutating func raw(_ text: StaticString) {
         let n = text.utf8CodeUnitCount
         reserve(n)
-        (storage + count).update(from: text.utf8Start, count: n)
+        let from = UnsafeRawPointer(text.utf8Start), to = UnsafeMutableRawPointer(storage + count)
+        func word(_ at: Int) { to.storeBytes(of: from.loadUnaligned(fromByteOffset: at, as: UInt64.self), toByteOffset: at, as: UInt64.self) }
+        switch n {
+        case 8...16:
+            word(0); word(n - 8)
+        case 17...32:
+            word(0); word(8); word(n - 16); word(n - 8)
+        case 33...48:
+            word(0); word(8); word(16); word(24); word(n - 16); word(n - 8)
+        default:
+            (storage + count).update(from: text.utf8Start, count: n)
+        }
         count += n
     }
 
-    /// 16 lowercase hex digits.
+    /// 16 lowercase hex digits, eight at a time: each nibble spread into a byte of its own,
+    /// then made a digit or a letter without a branch.
     @inline(__always) mutating func hex(_ value: UInt64) {
         reserve(16)
-        let digits: StaticString = "0123456789abcdef"
-        let table = digits.utf8Start
-        for i in 0..<16 { storage[count + i] = table[Int((value >> UInt64(60 - 4 * i)) & 0xF)] }
+        let to = UnsafeMutableRawPointer(storage + count)
+        to.storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: value >> 32)), as: UInt64.self)
+        to.storeBytes(of: Self.hexDigits(UInt32(truncatingIfNeeded: value)), toByteOffset: 8, as: UInt64.self)
         count += 16
+    }
+
+    /// The 8 hex digits of `value`, most significant first in memory.
+    @inline(__always) static func hexDigits(_ value: UInt32) -> UInt64 {
+        var x = UInt64(value)
+        x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF
+        x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF
+        x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F
+        // 1 in each byte whose nibble is 10 or more: those skip from '9' + 1 to 'a'.
+        let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        x = x &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
+        return UInt64(littleEndian: x.byteSwapped)
     }
 
     private static let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
@@ -157,17 +160,26 @@ struct ByteWriter {
         return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs != 0
     }
 
+    /// Read in place: a native string's own bytes, without the copy (and its retain and
+    /// release) that `withUTF8` on a `var` makes.
     mutating func string(_ s: String) {
-        var s = s
-        s.withUTF8 { string($0) }
+        if s.utf8.withContiguousStorageIfAvailable({ string($0) }) == nil {
+            var s = s
+            s.withUTF8 { string($0) }
+        }
     }
 
     /// One JSON string of `first`, `separator` (ASCII, nothing to escape) and `second`.
     mutating func string(_ first: String, _ separator: UInt8, _ second: String) {
-        var first = first, second = second
-        first.withUTF8 { string($0, closing: false) }
+        if first.utf8.withContiguousStorageIfAvailable({ string($0, closing: false) }) == nil {
+            var first = first
+            first.withUTF8 { string($0, closing: false) }
+        }
         byte(separator)
-        second.withUTF8 { string($0, opening: false) }
+        if second.utf8.withContiguousStorageIfAvailable({ string($0, opening: false) }) == nil {
+            var second = second
+            second.withUTF8 { string($0, opening: false) }
+        }
     }
 
     /// A JSON string: `"` and `\` escaped, control bytes as `\u00XX`, the rest as it is

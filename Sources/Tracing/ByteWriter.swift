@@ -151,6 +151,38 @@ struct ByteWriter {
         count += 8
     }
 
+    /// A short string with nothing to escape (most are: a method, a route, a status), in
+    /// words and without a call: false, and nothing written, if it has something to escape.
+    /// Room for 8 bytes past the string is reserved, as whole words are stored.
+    @inline(__always) private mutating func clean(_ text: UnsafeBufferPointer<UInt8>, opening: Bool, closing: Bool) -> Bool {
+        let n = text.count
+        guard n > 0, let base = text.baseAddress else { return false }
+        let from = UnsafeRawPointer(base)
+        var first: UInt64, middle: UInt64 = 0, last: UInt64 = 0
+        if n >= 8 {
+            // Words at 0, 8 (past 16 bytes) and n - 8 cover the string, overlapping.
+            first = from.loadUnaligned(as: UInt64.self)
+            last = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            if n > 16 { middle = from.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+            guard !Self.needsEscape(first), !Self.needsEscape(last), n <= 16 || !Self.needsEscape(middle) else { return false }
+        } else {
+            // The bytes past the string read as 'a', which needs no escape.
+            first = 0x6161_6161_6161_6161
+            for i in 0..<n { first = first & ~(0xFF << UInt64(8 * i)) | UInt64(base[i]) << UInt64(8 * i) }
+            first = UInt64(littleEndian: first)
+            guard !Self.needsEscape(first) else { return false }
+        }
+        reserve(n + 10)
+        var at = UnsafeMutableRawPointer(storage + count)
+        if opening { at.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self); at += 1 }
+        at.storeBytes(of: first, as: UInt64.self)
+        if n >= 8 { at.storeBytes(of: last, toByteOffset: n - 8, as: UInt64.self) }
+        if n > 16 { at.storeBytes(of: middle, toByteOffset: 8, as: UInt64.self) }
+        if closing { at.storeBytes(of: UInt8(ascii: "\""), toByteOffset: n, as: UInt8.self) }
+        count += n + (opening ? 1 : 0) + (closing ? 1 : 0)
+        return true
+    }
+
     /// Whether any of the 8 bytes of `w` must be escaped in a JSON string: a control byte,
     /// `"` or `\` (the classic has-less and has-zero tests, exact as to whether any).
     @inline(__always) private static func needsEscape(_ w: UInt64) -> Bool {
@@ -185,6 +217,7 @@ struct ByteWriter {
     /// A JSON string: `"` and `\` escaped, control bytes as `\u00XX`, the rest as it is
     /// (Swift strings are valid UTF-8). Runs without an escape are copied whole.
     mutating func string(_ text: UnsafeBufferPointer<UInt8>, opening: Bool = true, closing: Bool = true) {
+        if text.count <= 24, clean(text, opening: opening, closing: closing) { return }
         reserve(text.count + 2)
         if opening {
             storage[count] = UInt8(ascii: "\"")

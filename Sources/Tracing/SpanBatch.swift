@@ -17,11 +17,13 @@ public struct TraceID: Sendable, Equatable {
 /// collector joins spans by their ids. One worker writes it, then hands it to the exporter
 /// and never touches it again; the exporter sends the body as it stands.
 public final class SpanBatch: @unchecked Sendable {
+    // One thread at a time writes a batch (its worker, then the exporter's): its fields
+    // are not checked for exclusivity at run time.
     /// The spans written so far.
-    public private(set) var count = 0
+    @exclusivity(unchecked) public private(set) var count = 0
     /// When it was opened (monotonic seconds).
-    public private(set) var opened: Double
-    private var out: ByteWriter
+    @exclusivity(unchecked) public private(set) var opened: Double
+    @exclusivity(unchecked) private var out: ByteWriter
 
     /// An empty batch of the service `serviceName`, made by serializerd `version`.
     public init(serviceName: String, version: String, opened: Double = 0, capacity: Int = 4096) {
@@ -62,8 +64,6 @@ public final class SpanBatch: @unchecked Sendable {
     public func span(_ trace: TraceID, _ name: String, _ suffix: String? = nil, kind: SpanKind, id: UInt64, parent: UInt64,
                      start: UInt64, end: UInt64, traceState: String? = nil, events: [SpanEvent] = [], error: String? = nil,
                      attributes: (inout SpanAttributes) -> Void = { _ in }) {
-        // Written through a local: each access to the stored writer would be checked for
-        // exclusivity at run time.
         var out = self.out
         defer { self.out = out }
         out.raw(count == 0 ? #"{"traceId":""# : #",{"traceId":""#)
@@ -123,7 +123,7 @@ public final class SpanBatch: @unchecked Sendable {
 /// allocates nothing for its spans, and the exporter takes one lock a batch, not a request.
 public final class SpanWriter {
     private let exporter: TraceExporter
-    private var batch: SpanBatch?
+    @exclusivity(unchecked) private var batch: SpanBatch?
 
     public init(exporter: TraceExporter) { self.exporter = exporter }
 

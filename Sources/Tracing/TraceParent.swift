@@ -82,19 +82,21 @@ public struct TraceParent: Equatable, Sendable {
         }
     }
 
-    /// The version-00 value's 55 bytes at `out`.
+    /// The version-00 value's 55 bytes at `out`, the ids eight hex digits at a time.
     private func write(into out: UnsafeMutablePointer<UInt8>) {
-        let digits: StaticString = "0123456789abcdef"
-        let table = digits.utf8Start
-        func hex(_ value: UInt64, _ count: Int, at start: Int) {
-            for i in 0..<count { out[start + i] = table[Int((value >> UInt64(4 * (count - 1 - i))) & 0xF)] }
+        let to = UnsafeMutableRawPointer(out)
+        func hex(_ value: UInt64, at start: Int) {
+            to.storeBytes(of: ByteWriter.hexDigits(UInt32(truncatingIfNeeded: value >> 32)), toByteOffset: start, as: UInt64.self)
+            to.storeBytes(of: ByteWriter.hexDigits(UInt32(truncatingIfNeeded: value)), toByteOffset: start + 8, as: UInt64.self)
         }
+        let digits: StaticString = "0123456789abcdef"
         out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "0"); out[2] = UInt8(ascii: "-")
-        hex(traceHigh, 16, at: 3)
-        hex(traceLow, 16, at: 19)
+        hex(traceHigh, at: 3)
+        hex(traceLow, at: 19)
         out[35] = UInt8(ascii: "-")
-        hex(spanID, 16, at: 36)
+        hex(spanID, at: 36)
         out[52] = UInt8(ascii: "-")
-        hex(UInt64(flags), 2, at: 53)
+        out[53] = digits.utf8Start[Int(flags >> 4) & 0xF]
+        out[54] = digits.utf8Start[Int(flags) & 0xF]
     }
 }

@@ -6,6 +6,7 @@ import Upstream
 /// continues or begins, its `SERVER` span's id, and — when sampled — the child spans
 /// and events its stages record. Times are the pipeline's monotonic seconds, turned into
 /// wall-clock nanoseconds from the request's start, so children sit inside their parent.
+/// Its worker's thread alone uses it: its fields are not checked for exclusivity.
 final class RequestTrace {
     let traceHigh: UInt64
     let traceLow: UInt64
@@ -18,16 +19,16 @@ final class RequestTrace {
     /// The client's `tracestate`, forwarded as it came (only with a valid `traceparent`).
     let traceState: String?
     /// The request's query, redacted by `capture` (sampled requests only).
-    var query: String?
+    @exclusivity(unchecked) var query: String?
     private let startedNanos: UInt64
     private let started: Double
     /// Where the spans go (sampled requests only), until the request's own span is
     /// written: a child that ends after that is not.
-    private var spans: SpanWriter?
-    private(set) var events: [SpanEvent] = []
+    @exclusivity(unchecked) private var spans: SpanWriter?
+    @exclusivity(unchecked) private(set) var events: [SpanEvent] = []
     /// The upstream attempt under way: its span's id and when it was sent.
-    var attemptSpanID: UInt64 = 0
-    var attemptStarted = 0.0
+    @exclusivity(unchecked) var attemptSpanID: UInt64 = 0
+    @exclusivity(unchecked) var attemptStarted = 0.0
 
     init(client: TraceParent?, traceState: String?, sampled: Bool, method: String, ids: inout TraceIDSource, started: Double,
          startedWall: Double, spans: SpanWriter) {
@@ -72,7 +73,7 @@ final class RequestTrace {
 
     /// A stage under way whose answer may finish the request before the stage returns
     /// (a cache hit, a replay): its span is ended by whichever comes first.
-    private var open: (name: String, id: UInt64, start: Double)?
+    @exclusivity(unchecked) private var open: (name: String, id: UInt64, start: Double)?
 
     func begin(_ name: String, id: @autoclosure () -> UInt64, at time: @autoclosure () -> Double) {
         guard sampled else { return }

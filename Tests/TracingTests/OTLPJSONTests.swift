@@ -178,3 +178,26 @@ extension OTLPJSONTests {
         #expect(String(decoding: body, as: UTF8.self).contains(#"{"stringValue":"two"}"#))
     }
 }
+
+extension OTLPJSONTests {
+    /// Random strings of every short length, from an alphabet of what needs escaping and
+    /// what does not, each written as a span's name and as both halves of a joined value,
+    /// read back as they were.
+    @Test func randomStringsReadBackAsWritten() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "Z", "0", " ", "/", "\"", "\\", "\n", "\u{0}", "\u{1f}", "\u{7f}", "\u{e9}", "\u{20ac}", "\u{1f600}"]
+        let names = (0..<2_000).map { k in
+            String((0..<(k % 41)).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        let spans = try Self.spans(Self.body { batch in
+            for (k, name) in names.enumerated() {
+                batch.span(TraceID(high: 1, low: 2), name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) {
+                    $0.add("v", name, UInt8(ascii: "|"), name)
+                }
+            }
+        })
+        #expect(spans.map { $0["name"] as? String ?? "?" } == names)
+        let values = spans.map { (($0["attributes"] as? [[String: Any]])?.first?["value"] as? [String: Any])?["stringValue"] as? String ?? "?" }
+        #expect(values == names.map { $0 + "|" + $0 })
+    }
+}

@@ -50,6 +50,8 @@ final class RequestTrace {
         if sampled { self.spans = spans }
     }
 
+    var traceID: TraceID { TraceID(high: traceHigh, low: traceLow) }
+
     func nanos(_ monotonic: Double) -> UInt64 { startedNanos &+ UInt64(max(0, (monotonic - started) * 1e9)) }
 
     /// The `traceparent` an upstream request carries: this trace, the attempt's span.
@@ -62,7 +64,7 @@ final class RequestTrace {
     /// before the start is written as the start.
     func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, error: String? = nil,
                attributes: (inout SpanAttributes) -> Void = { _ in }) {
-        spans?.span(TraceID(high: traceHigh, low: traceLow), name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
+        spans?.span(traceID, name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
                     attributes: attributes)
     }
 
@@ -101,7 +103,7 @@ final class RequestTrace {
     func finished(name: String, _ suffix: String, at end: Double, error: String?, attributes: (inout SpanAttributes) -> Void) {
         guard let spans else { return }
         self.spans = nil
-        spans.span(TraceID(high: traceHigh, low: traceLow), name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
+        spans.span(traceID, name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
                    traceState: traceState, events: events, error: error, attributes: attributes)
     }
 }

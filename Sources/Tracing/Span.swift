@@ -41,15 +41,14 @@ public struct SpanAttributes: ~Copyable {
 
     init(_ out: ByteWriter) { self.out = out }
 
-    // Inlined, so that each key is a literal of known length: copied as words.
-    @inline(__always) private mutating func key(_ key: StaticString) {
+    private mutating func key(_ key: StaticString) {
         out.raw(count == 0 ? #","attributes":[{"key":""# : #",{"key":""#)
         count += 1
         // Keys are the semantic conventions' names: nothing to escape.
         out.raw(key)
     }
 
-    @inline(__always) public mutating func add(_ key: StaticString, _ value: String) {
+    public mutating func add(_ key: StaticString, _ value: String) {
         self.key(key)
         out.raw(#"","value":{"stringValue":"#)
         out.string(value)
@@ -57,14 +56,14 @@ public struct SpanAttributes: ~Copyable {
     }
 
     /// A value that is one string joined from two, with `separator` between them.
-    @inline(__always) public mutating func add(_ key: StaticString, _ first: String, _ separator: UInt8, _ second: String) {
+    public mutating func add(_ key: StaticString, _ first: String, _ separator: UInt8, _ second: String) {
         self.key(key)
         out.raw(#"","value":{"stringValue":"#)
         out.string(first, separator, second)
         out.raw("}}")
     }
 
-    @inline(__always) public mutating func add(_ key: StaticString, _ value: Int) {
+    public mutating func add(_ key: StaticString, _ value: Int) {
         self.key(key)
         out.raw(#"","value":{"intValue":""#)
         if value < 0 { out.byte(UInt8(ascii: "-")) }
@@ -72,7 +71,7 @@ public struct SpanAttributes: ~Copyable {
         out.raw("\"}}")
     }
 
-    @inline(__always) public mutating func add(_ key: StaticString, _ value: Bool) {
+    public mutating func add(_ key: StaticString, _ value: Bool) {
         self.key(key)
         out.raw(value ? #"","value":{"boolValue":true}}"# : #"","value":{"boolValue":false}}"#)
     }

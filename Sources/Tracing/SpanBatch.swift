@@ -57,7 +57,7 @@ public final class SpanBatch: @unchecked Sendable {
     }
 
     /// The whole body, as a copy; no span may be written after it.
-    public func body() -> [UInt8] { withBody { Array($0) } }
+    func body() -> [UInt8] { withBody { Array($0) } }
 
     /// One span of the trace `trace`; `parent` 0 for none. Its name is `name`, or `name` +
     /// " " + `suffix`.
@@ -127,13 +127,11 @@ public final class SpanWriter {
 
     public init(exporter: TraceExporter) { self.exporter = exporter }
 
-    /// One span (see `SpanBatch.span`); dropped and counted when tracing is off.
-    public func span(_ trace: TraceID, _ name: String, _ suffix: String? = nil, kind: SpanKind, id: UInt64, parent: UInt64,
-                     start: UInt64, end: UInt64, traceState: String? = nil, events: [SpanEvent] = [], error: String? = nil,
-                     attributes: (inout SpanAttributes) -> Void = { _ in }) {
+    /// `body` writes one span (`SpanBatch.span`) into the batch under way; when tracing is
+    /// off it is not called, and the span is counted as dropped.
+    public func write(_ body: (SpanBatch) -> Void) {
         guard let batch = batch ?? open() else { return exporter.countDropped(1) }
-        batch.span(trace, name, suffix, kind: kind, id: id, parent: parent, start: start, end: end, traceState: traceState,
-                   events: events, error: error, attributes: attributes)
+        body(batch)
         if batch.count >= TraceExporter.batchSpans {
             self.batch = nil
             exporter.submit(batch)

@@ -102,7 +102,6 @@ public final class TraceExporter: Sendable {
     /// A worker's batch: queued, or dropped when `capacity` spans already wait.
     public func submit(_ batch: SpanBatch) {
         let count = batch.count
-        guard count > 0 else { return }
         let taken = queue.withLock { q -> Bool in
             guard q.settings != nil, !q.stopping, q.spans + count <= capacity else { return false }
             q.batches.append(batch)

@@ -2,20 +2,11 @@ import Foundation
 import Testing
 @testable import Tracing
 
-/// Where the tests write spans: a batch, or a worker's writer.
-protocol SpanTarget {
-    func span(_ trace: TraceID, _ name: String, _ suffix: String?, kind: SpanKind, id: UInt64, parent: UInt64, start: UInt64,
-              end: UInt64, traceState: String?, events: [SpanEvent], error: String?, attributes: (inout SpanAttributes) -> Void)
-}
-
-extension SpanBatch: SpanTarget {}
-extension SpanWriter: SpanTarget {}
-
 @Suite struct OTLPJSONTests {
     static let traceID = TraceID(high: 0x0102030405060708, low: 0x090A0B0C0D0E0F10)
 
     /// A trace as a request writes it: `children` stage spans, then the `SERVER` span.
-    static func trace(into target: some SpanTarget, children: Int = 1, events: [SpanEvent] = [], state: String? = nil,
+    static func trace(into batch: SpanBatch, children: Int = 1, events: [SpanEvent] = [], state: String? = nil,
                       parent: UInt64 = 0xABC, serverName: String = "GET", _ suffix: String? = "api", id: TraceID = traceID,
                       serverAttributes: (inout SpanAttributes) -> Void = { a in
                           a.add("http.request.method", "GET")
@@ -23,12 +14,12 @@ extension SpanWriter: SpanTarget {}
                           a.add("serializerd.flag", true)
                       }) {
         for k in 0..<children {
-            target.span(id, "serialize", nil, kind: .internal, id: 0x2000 + UInt64(k), parent: 0x1111, start: 1_700_000_000_001_000_000,
-                        end: 1_700_000_000_002_000_000, traceState: nil, events: [], error: nil) { $0.add("serializerd.serializer", "json") }
+            batch.span(id, "serialize", kind: .internal, id: 0x2000 + UInt64(k), parent: 0x1111, start: 1_700_000_000_001_000_000,
+                       end: 1_700_000_000_002_000_000) { $0.add("serializerd.serializer", "json") }
         }
-        target.span(id, serverName, suffix, kind: .server, id: 0x1111, parent: parent, start: 1_700_000_000_000_000_000,
-                    end: 1_700_000_000_005_000_000, traceState: state, events: events, error: "upstream \"unavailable\"\n",
-                    attributes: serverAttributes)
+        batch.span(id, serverName, suffix, kind: .server, id: 0x1111, parent: parent, start: 1_700_000_000_000_000_000,
+                   end: 1_700_000_000_005_000_000, traceState: state, events: events, error: "upstream \"unavailable\"\n",
+                   attributes: serverAttributes)
     }
 
     /// The body of one batch that `write` fills.
@@ -36,6 +27,21 @@ extension SpanWriter: SpanTarget {}
         let batch = SpanBatch(serviceName: serviceName, version: version, capacity: 64)
         write(batch)
         return batch.body()
+    }
+
+    /// Each of `names` written as a span's name and as both halves of a joined value,
+    /// read back as it was.
+    static func expectReadBack(_ names: [String], joinedBy separator: Character) throws {
+        let spans = try Self.spans(Self.body { batch in
+            for (k, name) in names.enumerated() {
+                batch.span(TraceID(high: 1, low: 2), name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) {
+                    $0.add("v", name, UInt8(ascii: separator.unicodeScalars.first!), name)
+                }
+            }
+        })
+        #expect(spans.map { $0["name"] as? String ?? "?" } == names)
+        let values = spans.map { (($0["attributes"] as? [[String: Any]])?.first?["value"] as? [String: Any])?["stringValue"] as? String ?? "?" }
+        #expect(values == names.map { $0 + String(separator) + $0 })
     }
 
     static func spans(_ body: [UInt8]) throws -> [[String: Any]] {
@@ -150,16 +156,7 @@ extension OTLPJSONTests {
                 }
             }
         }
-        let spans = try Self.spans(Self.body { batch in
-            for (k, name) in names.enumerated() {
-                batch.span(TraceID(high: 1, low: 2), name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) {
-                    $0.add("v", name, UInt8(ascii: "/"), name)
-                }
-            }
-        })
-        #expect(spans.map { $0["name"] as? String ?? "" } == names)
-        let values = spans.map { (($0["attributes"] as? [[String: Any]])?.first?["value"] as? [String: Any])?["stringValue"] as? String ?? "" }
-        #expect(values == names.map { $0 + "/" + $0 })
+        try Self.expectReadBack(names, joinedBy: "/")
     }
 }
 
@@ -181,23 +178,13 @@ extension OTLPJSONTests {
 
 extension OTLPJSONTests {
     /// Random strings of every short length, from an alphabet of what needs escaping and
-    /// what does not, each written as a span's name and as both halves of a joined value,
-    /// read back as they were.
+    /// what does not.
     @Test func randomStringsReadBackAsWritten() throws {
         var generator = SystemRandomNumberGenerator()
         let alphabet: [Character] = ["a", "Z", "0", " ", "/", "\"", "\\", "\n", "\u{0}", "\u{1f}", "\u{7f}", "\u{e9}", "\u{20ac}", "\u{1f600}"]
         let names = (0..<2_000).map { k in
             String((0..<(k % 41)).map { _ in alphabet.randomElement(using: &generator)! })
         }
-        let spans = try Self.spans(Self.body { batch in
-            for (k, name) in names.enumerated() {
-                batch.span(TraceID(high: 1, low: 2), name, kind: .internal, id: UInt64(k + 1), parent: 0, start: 1, end: 2) {
-                    $0.add("v", name, UInt8(ascii: "|"), name)
-                }
-            }
-        })
-        #expect(spans.map { $0["name"] as? String ?? "?" } == names)
-        let values = spans.map { (($0["attributes"] as? [[String: Any]])?.first?["value"] as? [String: Any])?["stringValue"] as? String ?? "?" }
-        #expect(values == names.map { $0 + "|" + $0 })
+        try Self.expectReadBack(names, joinedBy: "|")
     }
 }

@@ -66,7 +66,7 @@ struct CompletionRecorder {
             httpVersion: reply?.httpVersion, faults: c.network?.appliedText, exchange: exchange, stream: c.streamSummary,
             contractViolations: c.contractViolations, attempts: c.attempts > 1 ? c.attempts : nil,
             queueDuration: c.queueSeconds))
-        if let trace = c.trace, trace.sampled { finish(trace, c, status: status, outcome: outcome) }
+        if let trace = c.sampledTrace { finish(trace, c, status: status, outcome: outcome) }
     }
 
     /// The `SERVER` span (DESIGN §12), ending now, written after its children.

@@ -67,6 +67,12 @@ final class RequestContext {
     var breakerProbe = false
     /// Its trace, while `tracing:` is on (DESIGN §12).
     var trace: RequestTrace?
+    /// Its trace when its spans are recorded: what stages that only record spans and
+    /// events read, so that a request not sampled pays for none of them.
+    var sampledTrace: RequestTrace? {
+        guard let trace, trace.sampled else { return nil }
+        return trace
+    }
 
     // MARK: what the stages decided
 

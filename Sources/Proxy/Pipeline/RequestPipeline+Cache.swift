@@ -137,7 +137,7 @@ extension RequestPipeline {
         var status = "serializerd; hit; fwd=stale"
         if let fwdStatus { status += "; fwd-status=\(fwdStatus)" }
         status += invalid ? "; detail=invalid" : "; detail=error"
-        context.trace?.event("stale", at: now, [SpanAttribute("serializerd.stale.reason", invalid ? "invalid" : "error")]
+        context.sampledTrace?.event("stale", at: now, [SpanAttribute("serializerd.stale.reason", invalid ? "invalid" : "error")]
                              + (fwdStatus.map { [SpanAttribute("http.response.status_code", $0)] } ?? []))
         serveStored(stale, context, result: .stale, status: status, now: now, reply: reply, error: error)
         return true

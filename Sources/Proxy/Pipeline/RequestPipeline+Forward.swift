@@ -141,7 +141,7 @@ extension RequestPipeline {
         (outcome, context.unsafeNumbers) = (damaged ? nil : serialized) ?? route.serialize(answer, checking: checking)
         if serialized == nil, !damaged { made?(outcome, context.unsafeNumbers) }
         // The contract's parts are read in place: a copy of it costs every answer.
-        if let trace = context.trace, trace.sampled {
+        if let trace = context.sampledTrace {
             let serializer = outcome.serializer
             trace.child("serialize", id: traceIDs.next(), from: started, to: clock.now(),
                         error: outcome.succeeded ? nil : outcome.error?.typeSuffix) { $0.add("serializerd.serializer", serializer) }
@@ -149,7 +149,7 @@ extension RequestPipeline {
         if route.contract?.source != nil, outcome.succeeded, let value = outcome.value, let contract = route.contract {
             let checked = clock.now()
             outcome = check(contract, outcome, value: value, reply: answer, context, route: route)
-            if let trace = context.trace {
+            if let trace = context.sampledTrace {
                 trace.child("contract", id: traceIDs.next(), from: checked, to: clock.now(),
                             attributes: [SpanAttribute("serializerd.contract.violations", context.contractViolations ?? 0)],
                             error: outcome.succeeded ? nil : "the answer breaks the route's contract")

@@ -86,7 +86,7 @@ extension RequestPipeline {
     /// `overloaded`, with `Retry-After` in whole seconds (at least 1).
     func refuseQueued(_ context: RequestContext, route: Route, retryAfter: Double = 1, hint: String) {
         let seconds = max(1, Int(retryAfter.rounded(.up)))
-        if let trace = context.trace {
+        if let trace = context.sampledTrace {
             let now = clock.now()
             trace.child("queue", id: traceIDs.next(), from: context.queuedAt ?? now, to: now, error: "overloaded")
         }
@@ -98,7 +98,7 @@ extension RequestPipeline {
     func leftQueue(_ context: RequestContext) {
         let seconds = context.queuedAt.map { clock.now() - $0 }
         context.queueSeconds = seconds
-        if let trace = context.trace, let queuedAt = context.queuedAt {
+        if let trace = context.sampledTrace, let queuedAt = context.queuedAt {
             trace.child("queue", id: traceIDs.next(), from: queuedAt, to: clock.now())
         }
         context.route?.throttle.waited(seconds ?? 0)

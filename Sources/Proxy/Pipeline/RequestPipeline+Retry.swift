@@ -31,7 +31,7 @@ extension RequestPipeline {
             wait = held
         }
         context.attempts += 1
-        context.trace?.event("retry", at: now, [SpanAttribute("serializerd.retry.reason", reason.description),
+        context.sampledTrace?.event("retry", at: now, [SpanAttribute("serializerd.retry.reason", reason.description),
                                                  SpanAttribute("serializerd.retry.attempt", context.attempts),
                                                  SpanAttribute("serializerd.retry.backoff_ms", Int((wait * 1000).rounded()))])
         requestStarted()

@@ -64,8 +64,8 @@ final class RequestTrace {
     /// before the start is written as the start.
     func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, error: String? = nil,
                attributes: (inout SpanAttributes) -> Void = { _ in }) {
-        spans?.span(traceID, name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
-                    attributes: attributes)
+        spans?.write { $0.span(traceID, name, kind: kind, id: id, parent: serverSpanID, start: nanos(from), end: nanos(to), error: error,
+                               attributes: attributes) }
     }
 
     func child(_ name: String, kind: SpanKind = .internal, id: UInt64, from: Double, to: Double, attributes list: [SpanAttribute],
@@ -74,12 +74,12 @@ final class RequestTrace {
     }
 
     /// A stage under way whose answer may finish the request before the stage returns
-    /// (a cache hit, a replay): its span is ended by whichever comes first.
+    /// (a cache hit, a replay): its span is ended by whichever comes first. Stages record
+    /// stages and events only on a sampled trace (`RequestContext.sampledTrace`).
     @exclusivity(unchecked) private var open: (name: String, id: UInt64, start: Double)?
 
-    func begin(_ name: String, id: @autoclosure () -> UInt64, at time: @autoclosure () -> Double) {
-        guard sampled else { return }
-        open = (name, id(), time())
+    func begin(_ name: String, id: UInt64, at time: Double) {
+        open = (name, id, time)
     }
 
     /// Ends the stage under way, if the request has not already ended it.
@@ -94,7 +94,6 @@ final class RequestTrace {
 
     /// An event on the `SERVER` span: a fault, a retry, a stale answer.
     func event(_ name: StaticString, at time: Double, _ attributes: [SpanAttribute] = []) {
-        guard sampled else { return }
         events.append(SpanEvent(name: name, time: nanos(time), attributes: attributes))
     }
 
@@ -103,8 +102,10 @@ final class RequestTrace {
     func finished(name: String, _ suffix: String, at end: Double, error: String?, attributes: (inout SpanAttributes) -> Void) {
         guard let spans else { return }
         self.spans = nil
-        spans.span(traceID, name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
-                   traceState: traceState, events: events, error: error, attributes: attributes)
+        spans.write {
+            $0.span(traceID, name, suffix, kind: .server, id: serverSpanID, parent: parentSpanID, start: startedNanos, end: nanos(end),
+                    traceState: traceState, events: events, error: error, attributes: attributes)
+        }
     }
 }
 

@@ -8,9 +8,9 @@ struct CacheStage: RequestStage {
     let rule: CacheRule
 
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
-        context.trace?.begin("cache", id: pipeline.traceIDs.next(), at: pipeline.clock.now())
+        context.sampledTrace?.begin("cache", id: pipeline.traceIDs.next(), at: pipeline.clock.now())
         let step = pipeline.consultCache(rule, context, route: route)
-        if let trace = context.trace {
+        if let trace = context.sampledTrace {
             let result: String
             switch step {
             case .answered: result = Self.spanResult(context)

@@ -8,9 +8,9 @@ struct MockStage: RequestStage {
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
         let request = context.request
         let asked = MockRequest(method: request.method, path: String(context.remainder), query: context.query, fields: request.fields)
-        let started = context.trace == nil ? 0 : pipeline.clock.now()
+        let started = context.sampledTrace == nil ? 0 : pipeline.clock.now()
         let answer = Mocks.answer(route.mocks, asked, maxBytes: pipeline.config.limits.maxResponseBody)
-        if let trace = context.trace {
+        if let trace = context.sampledTrace {
             var matched = false
             if case .answer = answer { matched = true }
             trace.child("mock", id: pipeline.traceIDs.next(), from: started, to: pipeline.clock.now(),

@@ -5,7 +5,7 @@ import Tracing
 struct NetworkStage: RequestStage {
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
         if let failure = pipeline.planNetwork(context, route: route) { return .refused(failure) }
-        if let trace = context.trace, let applied = context.network?.appliedText {
+        if let trace = context.sampledTrace, let applied = context.network?.appliedText {
             trace.event("fault", at: pipeline.clock.now(), [SpanAttribute("serializerd.faults", applied)])
         }
         switch context.network?.fault {

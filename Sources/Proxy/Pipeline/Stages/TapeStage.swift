@@ -9,7 +9,7 @@ struct TapeStage: RequestStage {
     let tape: RouteTape
 
     func run(_ context: RequestContext, route: Route, in pipeline: RequestPipeline) -> StageStep {
-        guard let trace = context.trace else { return consult(context, route: route, in: pipeline) }
+        guard let trace = context.sampledTrace else { return consult(context, route: route, in: pipeline) }
         trace.begin("tape", id: pipeline.traceIDs.next(), at: pipeline.clock.now())
         let step = consult(context, route: route, in: pipeline)
         var error: String?
